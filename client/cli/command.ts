@@ -1,0 +1,45 @@
+/** One option of a command, as parsed by `node:util` parseArgs and shown by `--help`. */
+export interface OptionSpec {
+  type: 'string' | 'boolean';
+  description: string;
+  multiple?: boolean;
+  short?: string;
+  /** Placeholder shown in help, e.g. `N` for `--port N`. */
+  valueName?: string;
+}
+
+/** Where a command writes; injected so tests can capture it. */
+export interface CommandIo {
+  stdout: { write(text: string): unknown; isTTY?: boolean };
+  stderr: { write(text: string): unknown };
+  env: NodeJS.ProcessEnv;
+  /** Resolves when the user asks a long-running command to stop (SIGINT/SIGTERM). */
+  stopRequested: Promise<string>;
+}
+
+/** Parsed arguments handed to {@link Command.run}. */
+export interface CommandArgs {
+  values: Record<string, string | boolean | (string | boolean)[] | undefined>;
+  positionals: string[];
+}
+
+/** An `idv` subcommand. */
+export interface Command {
+  name: string;
+  summary: string;
+  /** Usage line after `idv `, e.g. `dev [--port N]`. */
+  usage: string;
+  options: Record<string, OptionSpec>;
+  /** Resolves to the exit code: 0 success, 1 failure. Usage mistakes throw {@link UsageError}. */
+  run(args: CommandArgs, io: CommandIo): Promise<number>;
+}
+
+/** Thrown when the command line itself is wrong; exits with status 2. */
+export class UsageError extends Error {
+  override readonly name = 'UsageError';
+}
+
+/** Thrown for an expected failure whose message is enough for the user; exits with status 1. */
+export class CommandFailedError extends Error {
+  override readonly name = 'CommandFailedError';
+}

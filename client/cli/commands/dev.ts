@@ -1,0 +1,43 @@
+import { startEmbeddedStack } from '../../../workers/dev/embedded-stack';
+import { type Command } from '../command';
+import { parsePort, stringOption } from '../parse-values';
+
+/** `idv dev`: the embedded development stack, until Ctrl-C. */
+export const devCommand: Command = {
+  name: 'dev',
+  summary: 'Start the embedded stack (Temporal dev server with web UI) and print its addresses',
+  usage: 'dev [--port N] [--ui-port N] [--data-dir DIR]',
+  options: {
+    port: { type: 'string', valueName: 'N', description: 'Temporal gRPC port (default 7233)' },
+    'ui-port': { type: 'string', valueName: 'N', description: 'Temporal web UI port (default 8233)' },
+    'data-dir': {
+      type: 'string',
+      valueName: 'DIR',
+      description: 'data directory (default $IDV_DATA_DIR or ./.data)',
+    },
+  },
+  async run({ values }, io) {
+    const temporalPort = parsePort(stringOption(values, 'port'), 'port');
+    const uiPort = parsePort(stringOption(values, 'ui-port'), 'ui-port');
+    const dataDir = stringOption(values, 'data-dir') ?? io.env.IDV_DATA_DIR ?? '.data';
+    const stack = await startEmbeddedStack({ dataDir, temporalPort, uiPort });
+    if (values.json === true) {
+      io.stdout.write(`${JSON.stringify({ ...stack.info, dataDir: stack.dataDir })}\n`);
+    } else {
+      io.stdout.write(
+        [
+          'idv dev is running (Ctrl-C to stop)',
+          `  Temporal:     ${stack.info.temporalAddress} (namespace ${stack.info.namespace})`,
+          `  Temporal UI:  ${stack.info.temporalUiUrl ?? 'disabled'}`,
+          `  Data dir:     ${stack.dataDir}`,
+          '',
+        ].join('\n'),
+      );
+    }
+    const signal = await io.stopRequested;
+    io.stderr.write(`idv dev: ${signal} received, stopping\n`);
+    await stack.stop();
+    io.stderr.write('idv dev: stopped\n');
+    return 0;
+  },
+};

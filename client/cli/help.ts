@@ -1,0 +1,23 @@
+import { type Command } from './command';
+
+const commonOptions = ['  --json          machine-readable output', '  -h, --help      show this help'];
+
+/** Help text of one command. */
+export function commandHelp(command: Command): string {
+  const lines = [`Usage: idv ${command.usage}`, '', command.summary, '', 'Options:'];
+  for (const [name, spec] of Object.entries(command.options)) {
+    const flag = `${spec.short ? `-${spec.short}, ` : ''}--${name}${spec.type === 'string' ? ` ${spec.valueName ?? 'VALUE'}` : ''}`;
+    const repeat = spec.multiple ? ' (repeatable)' : '';
+    lines.push(`  ${flag.padEnd(28)} ${spec.description}${repeat}`);
+  }
+  lines.push(...commonOptions);
+  return `${lines.join('\n')}\n`;
+}
+
+/** Help text listing every command. */
+export function overviewHelp(commands: readonly Command[]): string {
+  const lines = ['Usage: idv <command> [options]', '', 'Commands:'];
+  for (const command of commands) lines.push(`  ${command.name.padEnd(16)} ${command.summary}`);
+  lines.push('', 'Run `idv <command> --help` for the options of a command.');
+  return `${lines.join('\n')}\n`;
+}

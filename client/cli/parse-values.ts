@@ -1,0 +1,24 @@
+import { type CommandArgs, UsageError } from './command';
+
+/** Parses a TCP port option (0 means "pick a free one"). */
+export function parsePort(value: string | undefined, option: string): number | undefined {
+  if (value === undefined) return undefined;
+  const port = Number(value);
+  if (!/^\d+$/.test(value) || port > 65535) {
+    throw new UsageError(`--${option} must be a port number from 0 to 65535, got '${value}'`);
+  }
+  return port;
+}
+
+/** The value of a single-valued string option. */
+export function stringOption(values: CommandArgs['values'], name: string): string | undefined {
+  const value = values[name];
+  return typeof value === 'string' ? value : undefined;
+}
+
+/** Every value of a repeatable string option. */
+export function stringListOption(values: CommandArgs['values'], name: string): string[] {
+  const value = values[name];
+  if (Array.isArray(value)) return value.filter((item): item is string => typeof item === 'string');
+  return typeof value === 'string' ? [value] : [];
+}

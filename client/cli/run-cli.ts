@@ -1,0 +1,67 @@
+import { parseArgs, type ParseArgsConfig } from 'node:util';
+import { type Command, CommandFailedError, type CommandIo, UsageError } from './command';
+import { commandHelp, overviewHelp } from './help';
+
+/** Exit statuses of every `idv` command. */
+export const exitCodes = { ok: 0, failed: 1, usage: 2 } as const;
+
+/**
+ * Runs one `idv` invocation and resolves to its exit status. Errors end as one line on stderr;
+ * a stack trace is printed only for unexpected errors and only with IDV_DEBUG=1.
+ */
+export async function runCli(
+  argv: readonly string[],
+  commands: readonly Command[],
+  io: CommandIo,
+): Promise<number> {
+  const [name, ...rest] = argv;
+  if (name === undefined || name === '--help' || name === '-h' || name === 'help') {
+    io.stdout.write(overviewHelp(commands));
+    return name === undefined ? exitCodes.usage : exitCodes.ok;
+  }
+  const command = commands.find((candidate) => candidate.name === name);
+  try {
+    if (!command) throw new UsageError(`unknown command '${name}' (see idv --help)`);
+    const parsed = parse(command, rest);
+    if (parsed.values.help === true) {
+      io.stdout.write(commandHelp(command));
+      return exitCodes.ok;
+    }
+    return await command.run(parsed, io);
+  } catch (error) {
+    return report(error, io);
+  }
+}
+
+function parse(command: Command, args: string[]) {
+  const options: NonNullable<ParseArgsConfig['options']> = {
+    help: { type: 'boolean', short: 'h' },
+    json: { type: 'boolean' },
+  };
+  for (const [optionName, spec] of Object.entries(command.options)) {
+    options[optionName] = {
+      type: spec.type,
+      ...(spec.multiple ? { multiple: true } : {}),
+      ...(spec.short ? { short: spec.short } : {}),
+    };
+  }
+  try {
+    return parseArgs({ args, options, allowPositionals: true, strict: true });
+  } catch (error) {
+    const message = error instanceof Error ? error.message : String(error);
+    throw new UsageError(`${message.split('\n')[0] ?? message} (see idv ${command.name} --help)`);
+  }
+}
+
+function report(error: unknown, io: CommandIo): number {
+  if (error instanceof UsageError) {
+    io.stderr.write(`idv: ${error.message}\n`);
+    return exitCodes.usage;
+  }
+  const message = error instanceof Error ? error.message : String(error);
+  io.stderr.write(`idv: ${message.split('\n')[0]}\n`);
+  if (!(error instanceof CommandFailedError) && io.env.IDV_DEBUG === '1' && error instanceof Error) {
+    io.stderr.write(`${error.stack ?? ''}\n`);
+  }
+  return exitCodes.failed;
+}

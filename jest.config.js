@@ -1,0 +1,17 @@
+/** @type {import('jest').Config} */
+module.exports = {
+  testEnvironment: 'node',
+  roots: ['<rootDir>/test'],
+  testMatch: ['**/*.test.ts'],
+  transform: {
+    '^.+\\.ts$': [
+      '@swc/jest',
+      { jsc: { parser: { syntax: 'typescript' }, target: 'es2022' }, module: { type: 'commonjs' } },
+    ],
+  },
+  globalSetup: '<rootDir>/test/harness/global-setup.ts',
+  globalTeardown: '<rootDir>/test/harness/global-teardown.ts',
+  setupFiles: ['<rootDir>/test/harness/quiet-runtime.ts'],
+  testTimeout: 60_000,
+  maxWorkers: 2,
+};

@@ -1,0 +1,36 @@
+import { readFile, rm, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { z } from 'zod';
+
+/** What `idv dev` publishes in the data dir so other `idv` commands find the running stack. */
+export const stackInfoSchema = z.object({
+  pid: z.number().int(),
+  temporalAddress: z.string(),
+  namespace: z.string(),
+  temporalUiUrl: z.string().optional(),
+});
+
+/** Addresses of a running embedded stack. */
+export type StackInfo = z.infer<typeof stackInfoSchema>;
+
+const fileName = 'stack.json';
+
+/** Writes the stack file into the data dir. */
+export async function writeStackInfo(dataDir: string, info: StackInfo): Promise<void> {
+  await writeFile(join(dataDir, fileName), `${JSON.stringify(info, null, 2)}\n`);
+}
+
+/** Reads the stack file; undefined when no stack has been started or the file is damaged. */
+export async function readStackInfo(dataDir: string): Promise<StackInfo | undefined> {
+  try {
+    const parsed = stackInfoSchema.safeParse(JSON.parse(await readFile(join(dataDir, fileName), 'utf8')));
+    return parsed.success ? parsed.data : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Removes the stack file when the stack stops. */
+export async function removeStackInfo(dataDir: string): Promise<void> {
+  await rm(join(dataDir, fileName), { force: true });
+}

@@ -1,0 +1,138 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { Connection } from '@temporalio/client';
+import { searchAttributeTypes } from '../../domain/search-attributes';
+import { freePort } from './free-port';
+import { resolveTemporalBinaries } from './temporal-binaries';
+
+/** Options of {@link startDevServer}. */
+export interface DevServerOptions {
+  /** gRPC port; `0` picks a free one. @default 0 */
+  port?: number;
+  /** Web UI port; `false` runs headless, `0` picks a free one. @default false */
+  uiPort?: number | false;
+  /** SQLite file for persistence; in-memory when absent. */
+  dbFile?: string;
+  /** Namespace the callers use; created at start. @default 'default' */
+  namespace?: string;
+  /** How long to wait for the server to become healthy. @default 60_000 */
+  startTimeoutMs?: number;
+  /** Server log level passed to the CLI. @default 'error' */
+  logLevel?: 'debug' | 'info' | 'warn' | 'error';
+}
+
+/** A running `temporal server start-dev`. */
+export interface DevServer {
+  address: string;
+  namespace: string;
+  uiUrl: string | undefined;
+  pid: number | undefined;
+  /** Stops the server (SIGTERM, then SIGKILL after 10 s). Safe to call twice. */
+  stop(): Promise<void>;
+}
+
+/** Thrown when the dev server exits or stays unhealthy during start-up. */
+export class DevServerStartError extends Error {
+  override readonly name = 'DevServerStartError';
+}
+
+const HOST = '127.0.0.1';
+
+/**
+ * Starts a Temporal dev server with our search attributes registered and update-with-start
+ * enabled, and resolves once it answers health checks and lists those search attributes (the
+ * SDK's own launcher gives up after a few seconds, too short on a loaded 2-core machine).
+ */
+export async function startDevServer(options: DevServerOptions = {}): Promise<DevServer> {
+  const { cli } = resolveTemporalBinaries();
+  const namespace = options.namespace ?? 'default';
+  const port = options.port || (await freePort(HOST));
+  const uiPort =
+    options.uiPort === false || options.uiPort === undefined
+      ? false
+      : options.uiPort || (await freePort(HOST));
+  const args = ['server', 'start-dev', '--ip', HOST, '--port', String(port), '--namespace', namespace];
+  args.push('--log-level', options.logLevel ?? 'error');
+  args.push(
+    ...(uiPort === false ? ['--headless'] : ['--ui-port', String(uiPort), '--ui-disable-news-fetch']),
+  );
+  if (options.dbFile) args.push('--db-filename', options.dbFile);
+  for (const [name, type] of Object.entries(searchAttributeTypes)) {
+    args.push('--search-attribute', `${name}=${type}`);
+  }
+  for (const flag of ['frontend.enableUpdateWorkflowExecution', 'frontend.enableExecuteMultiOperation']) {
+    args.push('--dynamic-config-value', `${flag}=true`);
+  }
+  const child = spawn(cli, args, { stdio: ['ignore', 'ignore', 'pipe'] });
+  let stderrTail = '';
+  child.stderr?.on('data', (chunk: Buffer) => {
+    stderrTail = (stderrTail + chunk.toString('utf8')).slice(-4000);
+  });
+  const address = `${HOST}:${port}`;
+  const stop = stopper(child);
+  try {
+    await waitHealthy(child, address, namespace, options.startTimeoutMs ?? 60_000, () => stderrTail);
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+  return {
+    address,
+    namespace,
+    uiUrl: uiPort === false ? undefined : `http://${HOST}:${uiPort}`,
+    pid: child.pid,
+    stop,
+  };
+}
+
+function stopper(child: ChildProcess): () => Promise<void> {
+  let stopping: Promise<void> | undefined;
+  return () => {
+    stopping ??= (async () => {
+      if (child.exitCode !== null || child.signalCode !== null) return;
+      const exited = once(child, 'exit');
+      child.kill('SIGTERM');
+      const killTimer = setTimeout(() => child.kill('SIGKILL'), 10_000);
+      await exited;
+      clearTimeout(killTimer);
+    })();
+    return stopping;
+  };
+}
+
+async function waitHealthy(
+  child: ChildProcess,
+  address: string,
+  namespace: string,
+  timeoutMs: number,
+  stderr: () => string,
+): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  let lastError: unknown;
+  while (Date.now() < deadline) {
+    if (child.exitCode !== null || child.signalCode !== null) {
+      throw new DevServerStartError(`temporal dev server exited during start-up: ${stderr().trim()}`);
+    }
+    try {
+      await probe(address, namespace);
+      return;
+    } catch (error) {
+      lastError = error;
+      await new Promise((resolveDelay) => setTimeout(resolveDelay, 200));
+    }
+  }
+  const reason = lastError instanceof Error ? lastError.message : String(lastError);
+  throw new DevServerStartError(`temporal dev server not healthy after ${timeoutMs} ms: ${reason}`);
+}
+
+async function probe(address: string, namespace: string): Promise<void> {
+  const connection = await Connection.connect({ address, connectTimeout: 1_000 });
+  try {
+    await connection.healthService.check({});
+    const { customAttributes } = await connection.operatorService.listSearchAttributes({ namespace });
+    const missing = Object.keys(searchAttributeTypes).filter((name) => !customAttributes?.[name]);
+    if (missing.length > 0) throw new Error(`search attributes not registered yet: ${missing.join(', ')}`);
+  } finally {
+    await connection.close();
+  }
+}

@@ -1,0 +1,181 @@
+import { type ProblemDetails } from './problem-details';
+
+/** Stable codes of {@link ApiError} subclasses; activities use them as failure types. */
+export const apiErrorCodes = {
+  validation: 'ValidationError',
+  unauthorized: 'UnauthorizedError',
+  forbidden: 'ForbiddenError',
+  notFound: 'NotFoundError',
+  conflict: 'ConflictError',
+  rateLimited: 'RateLimitedError',
+  server: 'ServerError',
+  unexpectedStatus: 'UnexpectedStatusError',
+  network: 'NetworkError',
+  timeout: 'TimeoutError',
+  malformedResponse: 'MalformedResponseError',
+} as const;
+
+/** One of {@link apiErrorCodes}. */
+export type ApiErrorCode = (typeof apiErrorCodes)[keyof typeof apiErrorCodes];
+
+/** What every API error carries. */
+export interface ApiErrorDetails {
+  /** Operation name of the interface document, e.g. `GetSession`. */
+  operation: string;
+  /** HTTP status; absent when no answer arrived or the request was never sent. */
+  status?: number;
+  traceId?: string;
+  problem?: ProblemDetails;
+  /** Delay the service asked for (`Retry-After`), in milliseconds. */
+  retryAfterMs?: number;
+  /** The first bytes of a body that could not be understood (never a request body). */
+  rawBody?: string;
+  cause?: unknown;
+}
+
+/**
+ * Base of every error of the API clients. Subclasses decide `retryable`; Temporal does the
+ * retrying. Messages never contain API keys, results access keys or request bodies.
+ */
+export abstract class ApiError extends Error {
+  abstract readonly code: ApiErrorCode;
+  abstract readonly retryable: boolean;
+  readonly operation: string;
+  readonly status: number | undefined;
+  readonly traceId: string | undefined;
+  readonly problem: ProblemDetails | undefined;
+  readonly retryAfterMs: number | undefined;
+  readonly rawBody: string | undefined;
+
+  constructor(summary: string, details: ApiErrorDetails) {
+    super(describe(summary, details), details.cause === undefined ? undefined : { cause: details.cause });
+    this.name = new.target.name;
+    this.operation = details.operation;
+    this.status = details.status;
+    this.traceId = details.traceId ?? details.problem?.traceId ?? undefined;
+    this.problem = details.problem;
+    this.retryAfterMs = details.retryAfterMs;
+    this.rawBody = details.rawBody;
+  }
+}
+
+function describe(summary: string, details: ApiErrorDetails): string {
+  const status = details.status === undefined ? '' : ` ${details.status}`;
+  const detail = details.problem?.detail ?? details.problem?.title;
+  const trace = details.traceId ?? details.problem?.traceId;
+  return `${details.operation} failed${status}: ${summary}${detail ? ` (${detail})` : ''}${trace ? ` [traceId ${trace}]` : ''}`;
+}
+
+/**
+ * Thrown when a request is invalid: answered 400 by the service (`errors` holds its messages
+ * per property), or rejected by the client before sending (`sent` is false).
+ */
+export class ValidationError extends ApiError {
+  readonly code = apiErrorCodes.validation;
+  readonly retryable = false;
+  readonly errors: Record<string, string[]>;
+  readonly sent: boolean;
+
+  constructor(details: ApiErrorDetails & { errors?: Record<string, string[]>; sent?: boolean }) {
+    const errors = details.errors ?? details.problem?.errors ?? {};
+    const fields = Object.entries(errors).map(([field, messages]) => `${field}: ${messages.join('; ')}`);
+    super(fields.length > 0 ? `invalid request: ${fields.join(', ')}` : 'invalid request', details);
+    this.errors = errors;
+    this.sent = details.sent ?? true;
+  }
+}
+
+/** Thrown on 401: the API key is missing, unknown or revoked. */
+export class UnauthorizedError extends ApiError {
+  readonly code = apiErrorCodes.unauthorized;
+  readonly retryable = false;
+  constructor(details: ApiErrorDetails) {
+    super('unauthorized: check the API key', details);
+  }
+}
+
+/** Thrown on 403: the key may not act on this resource (another environment, wrong results access key). */
+export class ForbiddenError extends ApiError {
+  readonly code = apiErrorCodes.forbidden;
+  readonly retryable = false;
+  constructor(details: ApiErrorDetails) {
+    super('forbidden: the credentials do not grant access to this resource', details);
+  }
+}
+
+/** Thrown on 404: the resource does not exist (or no longer does). */
+export class NotFoundError extends ApiError {
+  readonly code = apiErrorCodes.notFound;
+  readonly retryable = false;
+  constructor(details: ApiErrorDetails) {
+    super('not found', details);
+  }
+}
+
+/** Thrown on 409: the resource is in a conflicting state; retried, as the state may settle. */
+export class ConflictError extends ApiError {
+  readonly code = apiErrorCodes.conflict;
+  readonly retryable = true;
+  constructor(details: ApiErrorDetails) {
+    super('conflict', details);
+  }
+}
+
+/** Thrown on 429; `retryAfterMs` holds the service's `Retry-After`. */
+export class RateLimitedError extends ApiError {
+  readonly code = apiErrorCodes.rateLimited;
+  readonly retryable = true;
+  constructor(details: ApiErrorDetails) {
+    super('rate limited', details);
+  }
+}
+
+/** Thrown on 5xx, including a proxy's HTML error page. */
+export class ServerError extends ApiError {
+  readonly code = apiErrorCodes.server;
+  readonly retryable = true;
+  constructor(details: ApiErrorDetails) {
+    super('server error', details);
+  }
+}
+
+/** Thrown on a status the interface does not describe (408 is retried, others are not). */
+export class UnexpectedStatusError extends ApiError {
+  readonly code = apiErrorCodes.unexpectedStatus;
+  readonly retryable: boolean;
+  constructor(details: ApiErrorDetails) {
+    super('unexpected status', details);
+    this.retryable = details.status === 408;
+  }
+}
+
+/** Thrown when no answer arrived: connection refused or reset, DNS failure. */
+export class NetworkError extends ApiError {
+  readonly code = apiErrorCodes.network;
+  readonly retryable = true;
+  constructor(details: ApiErrorDetails & { reason: string }) {
+    super(`network error: ${details.reason}`, details);
+  }
+}
+
+/** Thrown when connecting, the headers or the body took longer than the configured timeout. */
+export class TimeoutError extends ApiError {
+  readonly code = apiErrorCodes.timeout;
+  readonly retryable = true;
+  constructor(details: ApiErrorDetails & { phase: 'connect' | 'headers' | 'body' }) {
+    super(`timed out waiting for the ${details.phase}`, details);
+  }
+}
+
+/**
+ * Thrown when a success answer cannot be understood: truncated or non-JSON body (retryable), or
+ * JSON that does not match the interface (not retryable: the same answer would come again).
+ */
+export class MalformedResponseError extends ApiError {
+  readonly code = apiErrorCodes.malformedResponse;
+  readonly retryable: boolean;
+  constructor(details: ApiErrorDetails & { reason: string; retryable: boolean }) {
+    super(`malformed response: ${details.reason}`, details);
+    this.retryable = details.retryable;
+  }
+}

@@ -1,0 +1,201 @@
+import { Agent, type Dispatcher } from 'undici';
+import { type ZodType } from 'zod';
+import { errorFromResponse } from './error-mapping';
+import { MalformedResponseError, NetworkError, TimeoutError } from './errors';
+
+/** Options of {@link HttpCore}; defaults are resolved in its constructor only. */
+export interface HttpCoreOptions {
+  /** Base address, e.g. `https://api.trinsic.id`; a path prefix is kept. */
+  baseUrl: string;
+  /** Sent as `Authorization: Bearer <apiKey>`; never logged or put in messages. */
+  apiKey: string;
+  /** Transport; injected in tests (undici `MockAgent`). @default a keep-alive `Agent` owned by the core */
+  dispatcher?: Dispatcher;
+  /** @default 10_000 */
+  connectTimeoutMs?: number;
+  /** Time to wait for the response headers. @default 30_000 */
+  headersTimeoutMs?: number;
+  /** Time allowed between two chunks of the body. @default 30_000 */
+  bodyTimeoutMs?: number;
+  /** @default 'idv-temporal' */
+  userAgent?: string;
+}
+
+/** One request of an operation. */
+export interface RequestSpec<T> {
+  /** Operation name of the interface document; appears in errors. */
+  operation: string;
+  method: 'GET' | 'POST' | 'PUT' | 'DELETE';
+  /** Path below the base address, already encoded (see `path`). */
+  path: string;
+  body?: unknown;
+  signal?: AbortSignal;
+  /** Schema of the success body; without it the body is discarded. */
+  schema?: ZodType<T>;
+}
+
+/** Per-call options every operation accepts. */
+export interface CallOptions {
+  /** Aborts the request (an activity passes its cancellation signal). */
+  signal?: AbortSignal;
+}
+
+const SUCCESS_TYPES = /^(application\/json|text\/json|text\/plain|application\/[\w.+-]*\+json)\b/i;
+const RAW_BODY_LIMIT = 2048;
+
+/**
+ * The request core shared by every API client: JSON in and out over a keep-alive undici
+ * dispatcher, explicit timeouts, bodies always consumed, answers parsed with zod and every
+ * failure turned into a typed {@link ApiError}. It never retries: Temporal does.
+ */
+export class HttpCore {
+  readonly #origin: string;
+  readonly #prefix: string;
+  readonly #dispatcher: Dispatcher;
+  readonly #ownsDispatcher: boolean;
+  readonly #headers: Record<string, string>;
+  readonly #headersTimeout: number;
+  readonly #bodyTimeout: number;
+
+  constructor(options: HttpCoreOptions) {
+    const base = new URL(options.baseUrl);
+    this.#origin = base.origin;
+    this.#prefix = base.pathname.replace(/\/+$/, '');
+    this.#ownsDispatcher = options.dispatcher === undefined;
+    this.#dispatcher =
+      options.dispatcher ??
+      new Agent({
+        connect: { timeout: options.connectTimeoutMs ?? 10_000 },
+        keepAliveTimeout: 30_000,
+        connections: 64,
+      });
+    this.#headersTimeout = options.headersTimeoutMs ?? 30_000;
+    this.#bodyTimeout = options.bodyTimeoutMs ?? 30_000;
+    this.#headers = {
+      authorization: `Bearer ${options.apiKey}`,
+      accept: 'application/json',
+      'user-agent': options.userAgent ?? 'idv-temporal',
+    };
+  }
+
+  /** Sends one request and resolves to the parsed success body (undefined without a schema). */
+  async request<T>(spec: RequestSpec<T>): Promise<T> {
+    const hasBody = spec.body !== undefined;
+    let response: Dispatcher.ResponseData;
+    try {
+      response = await this.#dispatcher.request({
+        origin: this.#origin,
+        path: this.#prefix + spec.path,
+        method: spec.method,
+        headers: hasBody ? { ...this.#headers, 'content-type': 'application/json' } : this.#headers,
+        ...(hasBody ? { body: JSON.stringify(spec.body) } : {}),
+        signal: spec.signal,
+        headersTimeout: this.#headersTimeout,
+        bodyTimeout: this.#bodyTimeout,
+      });
+    } catch (error) {
+      throw transportError(spec.operation, error, spec.signal);
+    }
+    const contentType = header(response.headers['content-type']);
+    if (response.statusCode >= 400) {
+      const bodyText = await readText(spec, response, 'error body');
+      throw errorFromResponse({
+        operation: spec.operation,
+        status: response.statusCode,
+        contentType,
+        retryAfter: response.headers['retry-after'],
+        bodyText,
+      });
+    }
+    if (!spec.schema) {
+      await response.body.dump();
+      return undefined as T;
+    }
+    const text = await readText(spec, response, 'body');
+    return parseSuccess(spec.operation, spec.schema, response.statusCode, contentType, text);
+  }
+
+  /** Closes the keep-alive connections if the core created its own dispatcher. */
+  async close(): Promise<void> {
+    if (this.#ownsDispatcher) await this.#dispatcher.close();
+  }
+}
+
+function header(value: string | string[] | undefined): string | undefined {
+  return Array.isArray(value) ? value[0] : value;
+}
+
+async function readText<T>(
+  spec: RequestSpec<T>,
+  response: Dispatcher.ResponseData,
+  what: string,
+): Promise<string> {
+  try {
+    return await response.body.text();
+  } catch (error) {
+    throw transportError(spec.operation, error, spec.signal, response.statusCode, what);
+  }
+}
+
+function parseSuccess<T>(
+  operation: string,
+  schema: ZodType<T>,
+  status: number,
+  contentType: string | undefined,
+  text: string,
+): T {
+  const rawBody = text.slice(0, RAW_BODY_LIMIT);
+  if (!contentType || !SUCCESS_TYPES.test(contentType)) {
+    const reason = `content type ${contentType ?? '(none)'} is not JSON`;
+    throw new MalformedResponseError({ operation, status, rawBody, reason, retryable: true });
+  }
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch (cause) {
+    throw new MalformedResponseError({
+      operation,
+      status,
+      rawBody,
+      cause,
+      reason: 'invalid or truncated JSON',
+      retryable: true,
+    });
+  }
+  const parsed = schema.safeParse(json);
+  if (!parsed.success) {
+    const issues = parsed.error.issues.map(
+      (issue) => `${issue.path.join('.') || '(body)'}: ${issue.message}`,
+    );
+    const reason = `unexpected shape: ${issues.slice(0, 5).join('; ')}`;
+    throw new MalformedResponseError({ operation, status, rawBody, reason, retryable: false });
+  }
+  return parsed.data;
+}
+
+const TIMEOUT_PHASES: Record<string, 'connect' | 'headers' | 'body'> = {
+  UND_ERR_CONNECT_TIMEOUT: 'connect',
+  UND_ERR_HEADERS_TIMEOUT: 'headers',
+  UND_ERR_BODY_TIMEOUT: 'body',
+};
+
+function transportError(
+  operation: string,
+  error: unknown,
+  signal: AbortSignal | undefined,
+  status?: number,
+  what = 'answer',
+): unknown {
+  // Cancellation is not a failure to classify: let the caller see its own abort.
+  if (signal?.aborted) return signal.reason ?? error;
+  const code = typeof error === 'object' && error !== null && 'code' in error ? String(error.code) : '';
+  const phase = TIMEOUT_PHASES[code];
+  if (phase) return new TimeoutError({ operation, status, phase, cause: error });
+  const message = error instanceof Error ? error.message : String(error);
+  return new NetworkError({
+    operation,
+    status,
+    cause: error,
+    reason: `${code || 'error'} while reading the ${what}: ${message}`,
+  });
+}

@@ -26,35 +26,40 @@ import {
   sessionEnvelopeSchema,
 } from './schemas/session';
 
+/** `/api/v1/sessions/{sessionId}` + suffix, the id checked to be a uuid. */
+function sessionPath(operation: string, sessionId: string, suffix = ''): string {
+  return path`/api/v1/sessions/${checkInput(operation, uuidSchema, sessionId, 'sessionId')}` + suffix;
+}
+
+/** A required text argument, checked. */
+function text(operation: string, value: string, field: string): string {
+  return checkInput(operation, requiredTextSchema, value, field);
+}
+
 /** Session operations of the identity service (`/api/v1`). */
 export class SessionsApi {
   constructor(private readonly http: HttpCore) {}
 
-  /** CreateDirectProviderSession. Not idempotent at the service: see the activity for how retries are made safe. */
+  /** CreateDirectProviderSession. Not idempotent at the service: the activity makes retries safe. */
   async createDirectProviderSession(
     request: CreateDirectProviderSessionRequest,
     options: CallOptions = {},
   ): Promise<CreateDirectProviderSessionResponse> {
     const operation = 'CreateDirectProviderSession';
     const body = checkInput(operation, createDirectProviderSessionRequestSchema, request);
-    return await this.http.request({
-      operation,
-      method: 'POST',
-      path: '/api/v1/sessions/provider/direct',
-      body,
-      schema: createDirectProviderSessionResponseSchema,
-      ...options,
-    });
+    const schema = createDirectProviderSessionResponseSchema;
+    const target = '/api/v1/sessions/provider/direct';
+    return await this.http.request({ operation, method: 'POST', path: target, body, schema, ...options });
   }
 
   /** GetSession. */
   async get(sessionId: string, options: CallOptions = {}): Promise<Session> {
     const operation = 'GetSession';
-    const id = checkInput(operation, uuidSchema, sessionId, 'sessionId');
+    const target = sessionPath(operation, sessionId);
     const answer = await this.http.request({
       operation,
       method: 'GET',
-      path: path`/api/v1/sessions/${id}`,
+      path: target,
       schema: sessionEnvelopeSchema,
       ...options,
     });
@@ -70,15 +75,16 @@ export class SessionsApi {
     const operation = 'ListSessions';
     const profileId = checkInput(operation, uuidSchema, verificationProfileId, 'verificationProfileId');
     const q = checkInput(operation, listSessionsQuerySchema, query);
+    const target = withQuery(path`/api/v1/verification-profiles/${profileId}/sessions`, {
+      OrderBy: q.orderBy,
+      OrderDirection: q.orderDirection,
+      PageSize: q.pageSize,
+      Page: q.page,
+    });
     return await this.http.request({
       operation,
       method: 'GET',
-      path: withQuery(path`/api/v1/verification-profiles/${profileId}/sessions`, {
-        OrderBy: q.orderBy,
-        OrderDirection: q.orderDirection,
-        PageSize: q.pageSize,
-        Page: q.page,
-      }),
+      path: target,
       schema: listSessionsResponseSchema,
       ...options,
     });
@@ -91,17 +97,10 @@ export class SessionsApi {
     options: CallOptions = {},
   ): Promise<GetSessionResultResponse> {
     const operation = 'GetSessionResult';
-    const id = checkInput(operation, uuidSchema, sessionId, 'sessionId');
-    return await this.http.request({
-      operation,
-      method: 'POST',
-      path: path`/api/v1/sessions/${id}/results`,
-      body: {
-        resultsAccessKey: checkInput(operation, requiredTextSchema, resultsAccessKey, 'resultsAccessKey'),
-      },
-      schema: getSessionResultResponseSchema,
-      ...options,
-    });
+    const target = sessionPath(operation, sessionId, '/results');
+    const body = { resultsAccessKey: text(operation, resultsAccessKey, 'resultsAccessKey') };
+    const schema = getSessionResultResponseSchema;
+    return await this.http.request({ operation, method: 'POST', path: target, body, schema, ...options });
   }
 
   /** GetAttachment: base64 content of one attachment. */
@@ -110,33 +109,21 @@ export class SessionsApi {
     options: CallOptions = {},
   ): Promise<GetAttachmentResponse> {
     const operation = 'GetAttachment';
-    const sessionId = checkInput(operation, uuidSchema, args.sessionId, 'sessionId');
     const attachmentId = checkInput(operation, uuidSchema, args.attachmentId, 'attachmentId');
-    return await this.http.request({
-      operation,
-      method: 'POST',
-      path: path`/api/v1/sessions/${sessionId}/attachments/${attachmentId}/get`,
-      body: {
-        resultsAccessKey: checkInput(
-          operation,
-          requiredTextSchema,
-          args.resultsAccessKey,
-          'resultsAccessKey',
-        ),
-      },
-      schema: getAttachmentResponseSchema,
-      ...options,
-    });
+    const target = sessionPath(operation, args.sessionId, path`/attachments/${attachmentId}/get`);
+    const body = { resultsAccessKey: text(operation, args.resultsAccessKey, 'resultsAccessKey') };
+    const schema = getAttachmentResponseSchema;
+    return await this.http.request({ operation, method: 'POST', path: target, body, schema, ...options });
   }
 
   /** CancelSession. */
   async cancel(sessionId: string, options: CallOptions = {}): Promise<Session> {
     const operation = 'CancelSession';
-    const id = checkInput(operation, uuidSchema, sessionId, 'sessionId');
+    const target = sessionPath(operation, sessionId, '/cancel');
     const answer = await this.http.request({
       operation,
       method: 'POST',
-      path: path`/api/v1/sessions/${id}/cancel`,
+      path: target,
       schema: sessionEnvelopeSchema,
       ...options,
     });
@@ -146,11 +133,10 @@ export class SessionsApi {
   /** RedactSession: removes the session's identity data at the service. */
   async redact(sessionId: string, options: CallOptions = {}): Promise<void> {
     const operation = 'RedactSession';
-    const id = checkInput(operation, uuidSchema, sessionId, 'sessionId');
     await this.http.request({
       operation,
       method: 'POST',
-      path: path`/api/v1/sessions/${id}/redact`,
+      path: sessionPath(operation, sessionId, '/redact'),
       ...options,
     });
   }
@@ -162,15 +148,15 @@ export class SessionsApi {
     options: CallOptions = {},
   ): Promise<IntegrationStep> {
     const operation = 'RefreshStepContent';
-    const id = checkInput(operation, uuidSchema, sessionId, 'sessionId');
+    const target = sessionPath(operation, sessionId, '/step/refresh');
+    const body = { resultsAccessKey: text(operation, resultsAccessKey, 'resultsAccessKey') };
+    const schema = refreshStepContentResponseSchema;
     const answer = await this.http.request({
       operation,
       method: 'POST',
-      path: path`/api/v1/sessions/${id}/step/refresh`,
-      body: {
-        resultsAccessKey: checkInput(operation, requiredTextSchema, resultsAccessKey, 'resultsAccessKey'),
-      },
-      schema: refreshStepContentResponseSchema,
+      path: target,
+      body,
+      schema,
       ...options,
     });
     return answer.nextStep;
@@ -182,20 +168,16 @@ export class SessionsApi {
     options: CallOptions = {},
   ): Promise<Session> {
     const operation = 'SubmitNativeChallengeResponse';
-    const id = checkInput(operation, uuidSchema, args.sessionId, 'sessionId');
+    const target = sessionPath(operation, args.sessionId, '/native-challenge/submit');
+    const body = {
+      resultsAccessKey: text(operation, args.resultsAccessKey, 'resultsAccessKey'),
+      responseToken: text(operation, args.responseToken, 'responseToken'),
+    };
     const answer = await this.http.request({
       operation,
       method: 'POST',
-      path: path`/api/v1/sessions/${id}/native-challenge/submit`,
-      body: {
-        resultsAccessKey: checkInput(
-          operation,
-          requiredTextSchema,
-          args.resultsAccessKey,
-          'resultsAccessKey',
-        ),
-        responseToken: checkInput(operation, requiredTextSchema, args.responseToken, 'responseToken'),
-      },
+      path: target,
+      body,
       schema: sessionEnvelopeSchema,
       ...options,
     });

@@ -1,16 +1,13 @@
 import { ValidationError } from '../../api/http/errors';
-import { mockService } from './mock-service';
+import { type mockService, useMockService } from './mock-service';
 
 const hook = { id: 'wh-1', url: 'https://app.example/hooks/t1', type: 'Notification', enabled: true };
 
 describe('earlier agent platform client', () => {
+  const mock = useMockService();
   let service: ReturnType<typeof mockService>;
   beforeEach(() => {
-    service = mockService();
-  });
-  afterEach(async () => {
-    service.agent.assertNoPendingInterceptors();
-    await service.agent.close();
+    service = mock();
   });
 
   it('lists webhooks with GET /credentials/v1/webhooks', async () => {

@@ -10,19 +10,17 @@ import {
   UnexpectedStatusError,
   ValidationError,
 } from '../../api/http/errors';
-import { API_KEY, mockService, PROFILE_ID, SESSION_ID } from './mock-service';
+import { API_KEY, type mockService, PROFILE_ID, useMockService, SESSION_ID } from './mock-service';
 
 const problem = { 'content-type': 'application/problem+json' };
 const getSession = { method: 'GET', path: `/api/v1/sessions/${SESSION_ID}` };
 const traceId = '00-982607166a542147b435be3a847ddd71-fc75498eb9f09d48-00';
 
 describe('identity service client: errors', () => {
+  const mock = useMockService({ strict: false });
   let service: ReturnType<typeof mockService>;
   beforeEach(() => {
-    service = mockService();
-  });
-  afterEach(async () => {
-    await service.agent.close();
+    service = mock();
   });
 
   async function failure(call: () => Promise<unknown>): Promise<Error> {
@@ -179,12 +177,10 @@ describe('identity service client: errors', () => {
 });
 
 describe('identity service client: arguments checked before sending', () => {
+  const mock = useMockService({ strict: false });
   let service: ReturnType<typeof mockService>;
   beforeEach(() => {
-    service = mockService();
-  });
-  afterEach(async () => {
-    await service.agent.close();
+    service = mock();
   });
 
   async function rejected(call: () => Promise<unknown>): Promise<ValidationError> {

@@ -4,22 +4,20 @@ import {
   ATTACHMENT_ID,
   doneSession,
   launchStep,
-  mockService,
+  type mockService,
   PROFILE_ID,
   provider,
   SESSION_ID,
+  useMockService,
 } from './mock-service';
 
 // One behaviour per operation: the exact method, path, query, headers and body sent, and the
 // parsed answer.
 describe('identity service client: request shapes', () => {
+  const mock = useMockService();
   let service: ReturnType<typeof mockService>;
   beforeEach(() => {
-    service = mockService();
-  });
-  afterEach(async () => {
-    service.agent.assertNoPendingInterceptors();
-    await service.agent.close();
+    service = mock();
   });
 
   it('ListProviders sends GET /api/v1/providers with the licensed filter and a bearer key', async () => {

@@ -103,3 +103,19 @@ export const provider = {
   liveHealth: 'Online',
   testHealth: 'Online',
 };
+
+/** Registers a fresh mock service per test (checking no interceptor was left unused) and returns a getter. */
+export function useMockService(options: { strict?: boolean } = {}): () => ReturnType<typeof mockService> {
+  let service: ReturnType<typeof mockService> | undefined;
+  beforeEach(() => {
+    service = mockService();
+  });
+  afterEach(async () => {
+    if (options.strict !== false) service?.agent.assertNoPendingInterceptors();
+    await service?.agent.close();
+  });
+  return () => {
+    if (!service) throw new Error('useMockService: no service outside a test');
+    return service;
+  };
+}

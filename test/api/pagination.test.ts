@@ -1,14 +1,11 @@
 import { paginateRedirectUris, paginateSessions } from '../../api/identity/pagination';
-import { doneSession, mockService, PROFILE_ID } from './mock-service';
+import { doneSession, type mockService, PROFILE_ID, useMockService } from './mock-service';
 
 describe('pagination helpers', () => {
+  const mock = useMockService();
   let service: ReturnType<typeof mockService>;
   beforeEach(() => {
-    service = mockService();
-  });
-  afterEach(async () => {
-    service.agent.assertNoPendingInterceptors();
-    await service.agent.close();
+    service = mock();
   });
 
   it('walks ListSessions pages until `more` is false', async () => {

@@ -22,3 +22,25 @@ export function stringListOption(values: CommandArgs['values'], name: string): s
   if (Array.isArray(value)) return value.filter((item): item is string => typeof item === 'string');
   return typeof value === 'string' ? [value] : [];
 }
+
+/** Parses a non-negative number option. */
+export function parseNonNegative(
+  value: string | undefined,
+  option: string,
+  options: { max?: number; integer?: boolean } = {},
+): number | undefined {
+  if (value === undefined) return undefined;
+  const number = Number(value);
+  const valid =
+    value.trim() !== '' &&
+    Number.isFinite(number) &&
+    number >= 0 &&
+    (options.max === undefined || number <= options.max);
+  if (!valid || (options.integer && !Number.isInteger(number))) {
+    const range = options.max === undefined ? '>= 0' : `from 0 to ${options.max}`;
+    throw new UsageError(
+      `--${option} must be ${options.integer ? 'a whole number' : 'a number'} ${range}, got '${value}'`,
+    );
+  }
+  return number;
+}

@@ -1,0 +1,96 @@
+import { EmulatorHttpServer } from './server';
+import { type ProfileRecord } from './state/model';
+import { EmulatorStore } from './state/store';
+import { SeededRandom } from './rng';
+
+/** Options of {@link startEmulator}. */
+export interface EmulatorOptions {
+  /** `0` picks a free port. @default 0 */
+  port?: number;
+  /** @default '127.0.0.1' */
+  host?: string;
+  /** Seed of every random choice (ids, keys, user latency, faults). @default 1 */
+  seed?: number;
+  /** Identity API keys, one environment each; one is generated when empty. */
+  apiKeys?: string[];
+  /** Earlier-platform keys by tenant; one tenant is generated when empty. */
+  agentKeys?: Record<string, string>;
+  /** Verification profile settings for each environment. */
+  redactionPeriodSeconds?: number;
+  /** @default 7200 (2 hours) */
+  sessionExpirationSeconds?: number;
+}
+
+/** What the emulator prints on start (the start-up contract). */
+export interface EmulatorInfo {
+  baseUrl: string;
+  agentBaseUrl: string;
+  apiKeys: string[];
+  agentKeys: Record<string, string>;
+  verificationProfiles: Array<{
+    id: string;
+    redactionPeriod: string;
+    sessionExpiration: string;
+    apiKey: string;
+  }>;
+  controlUrl: string;
+}
+
+/** A running emulator. */
+export interface Emulator extends EmulatorInfo {
+  store: EmulatorStore;
+  http: EmulatorHttpServer;
+  close(): Promise<void>;
+}
+
+const DAY_SECONDS = 86_400;
+
+/** An ISO 8601 duration of whole seconds, e.g. `PT2H`, `P30D`. */
+export function isoDuration(seconds: number): string {
+  if (seconds % DAY_SECONDS === 0) return `P${seconds / DAY_SECONDS}D`;
+  if (seconds % 3600 === 0) return `PT${seconds / 3600}H`;
+  if (seconds % 60 === 0) return `PT${seconds / 60}M`;
+  return `PT${seconds}S`;
+}
+
+/** Starts the emulator of the identity service and the earlier agent platform. */
+export async function startEmulator(options: EmulatorOptions = {}): Promise<Emulator> {
+  const seed = options.seed ?? 1;
+  const keySource = new SeededRandom(seed ^ 0x6b6579);
+  const apiKeys = options.apiKeys?.length ? options.apiKeys : [`idv_emulator_${keySource.token(32)}`];
+  const agentKeys =
+    options.agentKeys && Object.keys(options.agentKeys).length > 0
+      ? options.agentKeys
+      : { 'tenant-1': `agent_emulator_${keySource.token(32)}` };
+  const store = new EmulatorStore({ seed, apiKeys, agentKeys });
+  const redaction = options.redactionPeriodSeconds ?? 30 * DAY_SECONDS;
+  const expiration = options.sessionExpirationSeconds ?? 7_200;
+  const profiles: Array<ProfileRecord & { apiKey: string }> = apiKeys.map((apiKey, index) => ({
+    ...store.addProfile(`env-${index + 1}`, redaction * 1000, expiration * 1000),
+    apiKey,
+  }));
+  const http = new EmulatorHttpServer(store, seed);
+  const baseUrl = await http.listen(options.port ?? 0, options.host ?? '127.0.0.1');
+  return {
+    baseUrl,
+    agentBaseUrl: `${baseUrl}/credentials/v1`,
+    controlUrl: `${baseUrl}/_emulator`,
+    apiKeys,
+    agentKeys,
+    verificationProfiles: profiles.map((p) => ({
+      id: p.id,
+      redactionPeriod: isoDuration(p.redactionPeriodMs / 1000),
+      sessionExpiration: isoDuration(p.sessionExpirationMs / 1000),
+      apiKey: p.apiKey,
+    })),
+    store,
+    http,
+    close: () => http.close(),
+  };
+}
+
+/** The start-up line's content. */
+export function emulatorInfo(emulator: Emulator): EmulatorInfo {
+  const { baseUrl, agentBaseUrl, apiKeys, agentKeys, verificationProfiles, controlUrl } = emulator;
+  return { baseUrl, agentBaseUrl, apiKeys, agentKeys, verificationProfiles, controlUrl };
+}

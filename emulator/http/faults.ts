@@ -1,0 +1,86 @@
+import { SeededRandom } from '../rng';
+
+/** Faults to inject into one operation (or `*`, every operation). */
+export interface FaultSpec {
+  /** Delay before answering. */
+  latencyMs?: number;
+  /** Share of requests answered with `errorStatus` (default 500). */
+  errorRate?: number;
+  errorStatus?: number;
+  /** Share of requests answered 429 with `Retry-After: retryAfterSeconds` (default 1). */
+  rateLimitRate?: number;
+  retryAfterSeconds?: number;
+  /** Share of requests whose connection is destroyed without an answer. */
+  dropRate?: number;
+  /** The body is sent in two parts this far apart. */
+  slowBodyMs?: number;
+  /** The fault ends after this many affected requests. */
+  count?: number;
+  /** The fault ends this long after it was set. */
+  durationMs?: number;
+}
+
+/** What to do with one request. */
+export type FaultDecision =
+  | { kind: 'none'; latencyMs: number; slowBodyMs: number }
+  | { kind: 'drop'; latencyMs: number }
+  | { kind: 'error'; latencyMs: number; status: number }
+  | { kind: 'rate-limit'; latencyMs: number; retryAfterSeconds: number };
+
+interface ActiveFault {
+  spec: FaultSpec;
+  remaining: number;
+  untilMs: number;
+}
+
+/** Fault injection per operation, with its own seeded source so ids stay reproducible. */
+export class FaultInjector {
+  readonly #faults = new Map<string, ActiveFault>();
+  readonly #random: SeededRandom;
+
+  constructor(seed: number) {
+    this.#random = new SeededRandom(seed ^ 0x5eed);
+  }
+
+  /** Sets the faults of an operation (`*` for all), replacing earlier ones. */
+  set(operation: string, spec: FaultSpec): void {
+    this.#faults.set(operation, {
+      spec,
+      remaining: spec.count ?? Number.POSITIVE_INFINITY,
+      untilMs: spec.durationMs === undefined ? Number.POSITIVE_INFINITY : Date.now() + spec.durationMs,
+    });
+  }
+
+  /** Removes every fault. */
+  clear(): void {
+    this.#faults.clear();
+  }
+
+  /** The active faults, as plain JSON. */
+  list(): Record<string, FaultSpec> {
+    return Object.fromEntries([...this.#faults].map(([operation, fault]) => [operation, fault.spec]));
+  }
+
+  /** Decides the fate of one request of `operation`. */
+  decide(operation: string): FaultDecision {
+    const key = this.#faults.has(operation) ? operation : '*';
+    const fault = this.#faults.get(key);
+    if (!fault) return { kind: 'none', latencyMs: 0, slowBodyMs: 0 };
+    if (fault.remaining <= 0 || Date.now() >= fault.untilMs) {
+      this.#faults.delete(key);
+      return { kind: 'none', latencyMs: 0, slowBodyMs: 0 };
+    }
+    fault.remaining -= 1;
+    const { spec } = fault;
+    const latencyMs = spec.latencyMs ?? 0;
+    const roll = this.#random.next();
+    const drop = spec.dropRate ?? 0;
+    const error = drop + (spec.errorRate ?? 0);
+    const limited = error + (spec.rateLimitRate ?? 0);
+    if (roll < drop) return { kind: 'drop', latencyMs };
+    if (roll < error) return { kind: 'error', latencyMs, status: spec.errorStatus ?? 500 };
+    if (roll < limited)
+      return { kind: 'rate-limit', latencyMs, retryAfterSeconds: spec.retryAfterSeconds ?? 1 };
+    return { kind: 'none', latencyMs, slowBodyMs: spec.slowBodyMs ?? 0 };
+  }
+}

@@ -1,0 +1,64 @@
+import { createIdentityClient } from '../../api/identity/identity-client';
+import { NetworkError, RateLimitedError, ServerError } from '../../api/http/errors';
+import { call, useEmulator } from './wire';
+
+describe('emulator fault injection', () => {
+  const emulator = useEmulator();
+  const setFault = (body: unknown) => call(emulator(), 'PUT', '/_emulator/faults', { key: null, body });
+  afterEach(async () => {
+    await call(emulator(), 'DELETE', '/_emulator/faults', { key: null });
+  });
+
+  it('answers 500 problem details for the configured share of one operation', async () => {
+    await setFault({ operation: 'ListProviders', errorRate: 1 });
+    const failing = await call(emulator(), 'GET', '/api/v1/providers');
+    expect(failing.status).toBe(500);
+    expect(failing.contentType).toMatch(/problem\+json/);
+    expect((await call(emulator(), 'GET', '/api/v1/providers/yoti')).status).toBe(200);
+  });
+
+  it('answers 429 with Retry-After', async () => {
+    await setFault({ rateLimitRate: 1, retryAfterSeconds: 3 });
+    const limited = await call(emulator(), 'GET', '/api/v1/providers');
+    expect(limited.status).toBe(429);
+    expect(limited.headers['retry-after']).toBe('3');
+  });
+
+  it('ends after `count` affected requests', async () => {
+    await setFault({ errorRate: 1, count: 2 });
+    const statuses = [];
+    for (let i = 0; i < 3; i += 1) statuses.push((await call(emulator(), 'GET', '/api/v1/providers')).status);
+    expect(statuses).toEqual([500, 500, 200]);
+  });
+
+  it('drops connections, delays answers and slows bodies, as our client sees them', async () => {
+    const client = createIdentityClient({
+      baseUrl: emulator().baseUrl,
+      apiKey: emulator().apiKeys[0] ?? '',
+      bodyTimeoutMs: 5_000,
+    });
+    try {
+      await setFault({ dropRate: 1 });
+      await expect(client.providers.list()).rejects.toBeInstanceOf(NetworkError);
+      await setFault({ latencyMs: 300, slowBodyMs: 300 });
+      const started = Date.now();
+      await expect(client.providers.list()).resolves.toHaveLength(6);
+      expect(Date.now() - started).toBeGreaterThanOrEqual(550);
+      await setFault({ errorRate: 1, errorStatus: 503 });
+      await expect(client.providers.list()).rejects.toBeInstanceOf(ServerError);
+      await setFault({ rateLimitRate: 1, retryAfterSeconds: 2 });
+      await expect(client.providers.list()).rejects.toMatchObject({
+        constructor: RateLimitedError,
+        retryAfterMs: 2000,
+      });
+    } finally {
+      await client.close();
+    }
+  });
+
+  it('rejects an invalid fault with an errors map', async () => {
+    const response = await setFault({ errorRate: 3 });
+    expect(response.status).toBe(400);
+    expect(Object.keys(response.json.errors)).toEqual(['errorRate']);
+  });
+});

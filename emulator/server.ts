@@ -103,6 +103,10 @@ export class EmulatorHttpServer {
       const fault = this.faults.decide(route.operation);
       if (fault.latencyMs > 0) await delay(fault.latencyMs);
       if (fault.kind === 'drop') return void response.socket?.destroy();
+      if (fault.kind === 'drop-response') {
+        await this.#run(route, context);
+        return void response.socket?.destroy();
+      }
       if (fault.kind === 'error') return send(response, problemReply(problem(fault.status)), 0);
       if (fault.kind === 'rate-limit') {
         const reply = problemReply(problem(429, { detail: 'Rate limit exceeded.' }));

@@ -12,6 +12,8 @@ export interface FaultSpec {
   retryAfterSeconds?: number;
   /** Share of requests whose connection is destroyed without an answer. */
   dropRate?: number;
+  /** Share of requests that are carried out but whose answer is lost (connection destroyed). */
+  dropResponseRate?: number;
   /** The body is sent in two parts this far apart. */
   slowBodyMs?: number;
   /** The fault ends after this many affected requests. */
@@ -24,6 +26,7 @@ export interface FaultSpec {
 export type FaultDecision =
   | { kind: 'none'; latencyMs: number; slowBodyMs: number }
   | { kind: 'drop'; latencyMs: number }
+  | { kind: 'drop-response'; latencyMs: number }
   | { kind: 'error'; latencyMs: number; status: number }
   | { kind: 'rate-limit'; latencyMs: number; retryAfterSeconds: number };
 
@@ -75,9 +78,11 @@ export class FaultInjector {
     const latencyMs = spec.latencyMs ?? 0;
     const roll = this.#random.next();
     const drop = spec.dropRate ?? 0;
-    const error = drop + (spec.errorRate ?? 0);
+    const dropResponse = drop + (spec.dropResponseRate ?? 0);
+    const error = dropResponse + (spec.errorRate ?? 0);
     const limited = error + (spec.rateLimitRate ?? 0);
     if (roll < drop) return { kind: 'drop', latencyMs };
+    if (roll < dropResponse) return { kind: 'drop-response', latencyMs };
     if (roll < error) return { kind: 'error', latencyMs, status: spec.errorStatus ?? 500 };
     if (roll < limited)
       return { kind: 'rate-limit', latencyMs, retryAfterSeconds: spec.retryAfterSeconds ?? 1 };

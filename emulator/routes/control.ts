@@ -104,7 +104,7 @@ function parseFault(body: Record<string, unknown>): { operation: string; spec: F
     const value = nonNegative(body, name, errors);
     if (value !== undefined) spec[name] = value;
   }
-  for (const name of ['errorRate', 'rateLimitRate', 'dropRate'] as const) {
+  for (const name of ['errorRate', 'rateLimitRate', 'dropRate', 'dropResponseRate'] as const) {
     const value = nonNegative(body, name, errors);
     if (value !== undefined && value > 1) errors[name] = [`${name} must be between 0 and 1.`];
     if (value !== undefined) spec[name] = value;

@@ -1,51 +1,105 @@
 import { mkdir } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
+import { NativeConnection } from '@temporalio/worker';
+import { createIdentityClient } from '../../api/identity/identity-client';
+import { type Emulator, startEmulator } from '../../emulator/emulator';
+import { createVerificationWorker } from '../verification-worker';
 import { type DevServer, startDevServer } from './temporal-dev-server';
 import { removeStackInfo, type StackInfo, writeStackInfo } from './stack-file';
 
 /** Options of {@link startEmbeddedStack}. */
 export interface EmbeddedStackOptions {
-  /** Holds the dev server's SQLite database and the stack file. @default './.data' */
+  /** Holds the dev server's SQLite database, the vault, the blobs and the stack file. @default './.data' */
   dataDir?: string;
   /** Temporal gRPC port. @default 7233 */
   temporalPort?: number;
   /** Temporal web UI port. @default 8233 */
   uiPort?: number;
+  /** Emulator port; 0 picks a free one. @default 0 */
+  emulatorPort?: number;
+  /** @default 'identity-verification' */
+  taskQueue?: string;
+  /** Run a worker in this process. @default true */
+  worker?: boolean;
+  /** A prebuilt workflow bundle for the worker (tests); bundled at start otherwise. */
+  workflowBundle?: { codePath: string };
 }
 
 /** The running embedded stack of `idv dev`. */
 export interface EmbeddedStack {
   info: StackInfo;
   dataDir: string;
+  emulator: Emulator;
   stop(): Promise<void>;
 }
 
 /**
- * Starts the development stack: a Temporal dev server persisting to SQLite in the data dir,
- * with its web UI, and publishes the addresses in `<dataDir>/stack.json`.
+ * Starts the development stack: a Temporal dev server persisting to SQLite in the data dir with
+ * its web UI, the emulator, and a worker; publishes the addresses in `<dataDir>/stack.json`.
  */
 export async function startEmbeddedStack(options: EmbeddedStackOptions = {}): Promise<EmbeddedStack> {
   const dataDir = resolve(options.dataDir ?? '.data');
+  const taskQueue = options.taskQueue ?? 'identity-verification';
   await mkdir(dataDir, { recursive: true });
-  const temporal: DevServer = await startDevServer({
-    port: options.temporalPort ?? 7233,
-    uiPort: options.uiPort ?? 8233,
-    dbFile: join(dataDir, 'temporal.sqlite'),
-    logLevel: 'error',
-  });
-  const info: StackInfo = {
-    pid: process.pid,
-    temporalAddress: temporal.address,
-    namespace: temporal.namespace,
-    ...(temporal.uiUrl ? { temporalUiUrl: temporal.uiUrl } : {}),
+  const stoppers: Array<() => Promise<void>> = [];
+  let stopping: Promise<void> | undefined;
+  const stopAll = () => {
+    stopping ??= (async () => {
+      for (const stop of [...stoppers].reverse()) await stop();
+    })();
+    return stopping;
   };
-  await writeStackInfo(dataDir, info);
-  return {
-    info,
-    dataDir,
-    async stop() {
-      await removeStackInfo(dataDir);
-      await temporal.stop();
-    },
-  };
+  try {
+    const temporal: DevServer = await startDevServer({
+      port: options.temporalPort ?? 7233,
+      uiPort: options.uiPort ?? 8233,
+      dbFile: join(dataDir, 'temporal.sqlite'),
+    });
+    stoppers.push(() => temporal.stop());
+    const emulator = await startEmulator({ port: options.emulatorPort ?? 0 });
+    stoppers.push(() => emulator.close());
+    const profile = emulator.verificationProfiles[0];
+    const info: StackInfo = {
+      pid: process.pid,
+      temporalAddress: temporal.address,
+      namespace: temporal.namespace,
+      ...(temporal.uiUrl ? { temporalUiUrl: temporal.uiUrl } : {}),
+      taskQueue,
+      emulator: {
+        baseUrl: emulator.baseUrl,
+        agentBaseUrl: emulator.agentBaseUrl,
+        controlUrl: emulator.controlUrl,
+        apiKey: emulator.apiKeys[0] ?? '',
+        verificationProfileId: profile?.id ?? '',
+        agentKeys: emulator.agentKeys,
+      },
+    };
+    if (options.worker !== false) {
+      const connection = await NativeConnection.connect({ address: temporal.address });
+      const identity = createIdentityClient({
+        baseUrl: emulator.baseUrl,
+        apiKey: info.emulator?.apiKey ?? '',
+      });
+      const worker = await createVerificationWorker({
+        connection,
+        taskQueue,
+        identity,
+        dataDir,
+        ...(options.workflowBundle ? { workflowBundle: options.workflowBundle } : {}),
+      });
+      const running = worker.run();
+      stoppers.push(async () => {
+        if (worker.getState() === 'RUNNING') worker.shutdown();
+        await running.catch(() => undefined);
+        await identity.close();
+        await connection.close();
+      });
+    }
+    await writeStackInfo(dataDir, info);
+    stoppers.push(() => removeStackInfo(dataDir));
+    return { info, dataDir, emulator, stop: stopAll };
+  } catch (error) {
+    await stopAll();
+    throw error;
+  }
 }

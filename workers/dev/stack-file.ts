@@ -8,6 +8,17 @@ export const stackInfoSchema = z.object({
   temporalAddress: z.string(),
   namespace: z.string(),
   temporalUiUrl: z.string().optional(),
+  taskQueue: z.string(),
+  emulator: z
+    .object({
+      baseUrl: z.string(),
+      agentBaseUrl: z.string(),
+      controlUrl: z.string(),
+      apiKey: z.string(),
+      verificationProfileId: z.string(),
+      agentKeys: z.record(z.string(), z.string()),
+    })
+    .optional(),
 });
 
 /** Addresses of a running embedded stack. */

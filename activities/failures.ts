@@ -1,0 +1,34 @@
+import { ApplicationFailure } from '@temporalio/common';
+import { ApiError } from '../api/http/errors';
+import { SessionSecretMissingError } from './stores/session-vault';
+
+/**
+ * The one place where API outcomes become Temporal retry decisions: the failure type is the
+ * error class, validation/auth/not-found are not retried, and the service's `Retry-After`
+ * becomes the next retry delay. Other errors pass through unchanged (Temporal retries them).
+ */
+export function toActivityFailure(error: unknown): unknown {
+  if (error instanceof ApiError) {
+    return ApplicationFailure.create({
+      type: error.code,
+      message: error.message,
+      nonRetryable: !error.retryable,
+      ...(error.retryAfterMs !== undefined ? { nextRetryDelay: error.retryAfterMs } : {}),
+      details: [{ status: error.status ?? null, traceId: error.traceId ?? null, operation: error.operation }],
+      cause: error,
+    });
+  }
+  if (error instanceof SessionSecretMissingError) {
+    return ApplicationFailure.create({ type: error.name, message: error.message, nonRetryable: true });
+  }
+  return error;
+}
+
+/** Runs an activity body, classifying its failure once. */
+export async function classified<T>(body: () => Promise<T>): Promise<T> {
+  try {
+    return await body();
+  } catch (error) {
+    throw toActivityFailure(error);
+  }
+}

@@ -1,0 +1,12 @@
+import { type ActivityDeps } from './deps';
+import { pollingActivities } from './polling-activities';
+import { resultActivities } from './result-activities';
+import { sessionActivities } from './session-activities';
+
+/** Every activity of the verification workflows, bound to their dependencies. */
+export function createActivities(deps: ActivityDeps) {
+  return { ...sessionActivities(deps), ...pollingActivities(deps), ...resultActivities(deps) };
+}
+
+/** The activities' type, for `proxyActivities<VerificationActivities>` in workflows. */
+export type VerificationActivities = ReturnType<typeof createActivities>;

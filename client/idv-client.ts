@@ -1,0 +1,108 @@
+import { type Client, WithStartWorkflowOperation } from '@temporalio/client';
+import { type VerificationRequest, type VerificationProgress } from '../domain/verification';
+import { type NextStepAnswer, nextStepUpdate } from '../workflows/messages';
+import { verificationWorkflowId } from '../workflows/run-verification';
+import { IdvProfileId, IdvProvider } from '../workflows/search-attributes';
+import { verificationSession } from '../workflows/verification-session';
+import { parseVerificationRequest } from './parse-request';
+import { VerificationHandle } from './verification-handle';
+
+/** Options of {@link IdvClient}. */
+export interface IdvClientOptions {
+  client: Client;
+  /** @default 'identity-verification' */
+  taskQueue?: string;
+}
+
+/** Filter of {@link IdvClient.listVerifications}; all on search attributes, none personal. */
+export interface VerificationFilter {
+  status?: VerificationProgress['status'];
+  verificationProfileId?: string;
+  provider?: string;
+  /** @default 100 */
+  limit?: number;
+}
+
+/** A verification found by {@link IdvClient.listVerifications}. */
+export interface VerificationSummary {
+  reference: string;
+  workflowId: string;
+  status: string | undefined;
+  sessionId: string | undefined;
+  provider: string | undefined;
+  startedAt: string;
+  closedAt: string | undefined;
+}
+
+/** The client business services use to run identity verifications on Temporal. */
+export class IdvClient {
+  readonly client: Client;
+  readonly taskQueue: string;
+
+  constructor(options: IdvClientOptions) {
+    this.client = options.client;
+    this.taskQueue = options.taskQueue ?? 'identity-verification';
+  }
+
+  /**
+   * Starts a verification (or joins the running one with the same reference) and waits until
+   * its session exists: one round trip gives the handle and the step to hand to the user.
+   * Invalid input throws `InvalidVerificationRequestError` before anything is started.
+   */
+  async startVerification(
+    request: VerificationRequest,
+  ): Promise<{ handle: VerificationHandle; nextStep: NextStepAnswer }> {
+    const input = parseVerificationRequest(request);
+    const workflowId = verificationWorkflowId(input.reference);
+    const startWorkflowOperation = new WithStartWorkflowOperation(verificationSession, {
+      workflowId,
+      taskQueue: this.taskQueue,
+      args: [input],
+      workflowIdConflictPolicy: 'USE_EXISTING',
+      typedSearchAttributes: [
+        { key: IdvProfileId, value: input.verificationProfileId },
+        { key: IdvProvider, value: input.provider },
+      ],
+    });
+    const nextStep = await this.client.workflow.executeUpdateWithStart(nextStepUpdate, {
+      startWorkflowOperation,
+    });
+    const workflow = await startWorkflowOperation.workflowHandle();
+    return { handle: new VerificationHandle(input.reference, workflow), nextStep };
+  }
+
+  /** The verification of a reference (running or finished). */
+  getVerification(reference: string): VerificationHandle {
+    const workflow = this.client.workflow.getHandle<typeof verificationSession>(
+      verificationWorkflowId(reference),
+    );
+    return new VerificationHandle(reference, workflow);
+  }
+
+  /** Verifications matching a filter, newest first (a visibility query on search attributes). */
+  async listVerifications(filter: VerificationFilter = {}): Promise<VerificationSummary[]> {
+    const clauses = [`WorkflowType = 'verificationSession'`];
+    const quote = (value: string) => `'${value.replace(/['\\]/g, '')}'`;
+    if (filter.status) clauses.push(`IdvStatus = ${quote(filter.status)}`);
+    if (filter.verificationProfileId) clauses.push(`IdvProfileId = ${quote(filter.verificationProfileId)}`);
+    if (filter.provider) clauses.push(`IdvProvider = ${quote(filter.provider)}`);
+    const summaries: VerificationSummary[] = [];
+    for await (const execution of this.client.workflow.list({ query: clauses.join(' AND ') })) {
+      const attribute = (name: string) => {
+        const value = execution.searchAttributes[name];
+        return Array.isArray(value) && typeof value[0] === 'string' ? value[0] : undefined;
+      };
+      summaries.push({
+        reference: execution.workflowId.replace(/^idv-/, ''),
+        workflowId: execution.workflowId,
+        status: attribute('IdvStatus'),
+        sessionId: attribute('IdvSessionId'),
+        provider: attribute('IdvProvider'),
+        startedAt: execution.startTime.toISOString(),
+        closedAt: execution.closeTime?.toISOString(),
+      });
+      if (summaries.length >= (filter.limit ?? 100)) break;
+    }
+    return summaries;
+  }
+}

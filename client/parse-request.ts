@@ -1,0 +1,34 @@
+import { z } from 'zod';
+import {
+  type VerificationInput,
+  type VerificationRequest,
+  verificationRequestSchema,
+} from '../domain/verification';
+
+/** Thrown when a verification request is invalid; `errors` names each field. Nothing was started. */
+export class InvalidVerificationRequestError extends Error {
+  override readonly name = 'InvalidVerificationRequestError';
+  constructor(readonly errors: Record<string, string[]>) {
+    super(
+      `invalid verification request: ${Object.entries(errors)
+        .map(([field, messages]) => `${field} ${messages.join('; ')}`)
+        .join(', ')}`,
+    );
+  }
+}
+
+/** Validates a request and resolves its defaults into the workflow's plain-JSON input. */
+export function parseVerificationRequest(request: VerificationRequest): VerificationInput {
+  const parsed = verificationRequestSchema.safeParse(request);
+  if (parsed.success) return parsed.data;
+  const errors: Record<string, string[]> = {};
+  for (const issue of parsed.error.issues) {
+    const field = issue.path.join('.') || '(request)';
+    (errors[field] ??= []).push(
+      issue.code === 'unrecognized_keys'
+        ? `has unknown ${z.prettifyError(parsed.error).includes('key') ? 'keys' : 'fields'}: ${issue.keys.join(', ')}`
+        : issue.message,
+    );
+  }
+  throw new InvalidVerificationRequestError(errors);
+}

@@ -1,0 +1,122 @@
+import { z } from 'zod';
+import { integrationCapabilities } from './identity-enums';
+import { parseDuration } from './durations';
+
+/** What the caller wants back: nothing, the identity data, or data and attachments. */
+export const resultModes = ['none', 'data', 'data+attachments'] as const;
+/** One of {@link resultModes}. */
+export type ResultMode = (typeof resultModes)[number];
+
+const absoluteUrl = z.string().refine(
+  (value) => {
+    try {
+      new URL(value);
+      return true;
+    } catch {
+      return false;
+    }
+  },
+  { message: 'must be an absolute URL' },
+);
+
+const duration = (what: string) =>
+  z.union([z.number(), z.string()]).transform((value, context) => {
+    const ms = parseDuration(value);
+    if (ms === undefined) {
+      context.addIssue({ code: 'custom', message: `${what} must be a duration such as 30m, 1h or 30 days` });
+      return z.NEVER;
+    }
+    return ms;
+  });
+
+/**
+ * The caller's business reference: the workflow ID is `idv-<reference>`, so it must carry no
+ * personal data (use an order or case number, not an email address).
+ */
+export const referenceSchema = z
+  .string()
+  .min(1, { message: 'is required' })
+  .max(200, { message: 'must be at most 200 characters' })
+  .regex(/^[A-Za-z0-9][A-Za-z0-9._:-]*$/, { message: 'may contain only letters, digits, . _ : and -' })
+  .refine((value) => !value.includes('@'), {
+    message: 'must not be an email address (no personal data in workflow IDs)',
+  });
+
+/** What a business service passes to start a verification (validated in the client). */
+export const verificationRequestSchema = z.strictObject({
+  reference: referenceSchema,
+  verificationProfileId: z.guid({ message: 'must be a uuid' }),
+  provider: z.string().min(1, { message: 'is required' }),
+  capabilities: z.array(z.enum(integrationCapabilities)).min(1, { message: 'needs at least one capability' }),
+  fallbackToHostedUI: z.boolean().optional(),
+  redirectUrl: absoluteUrl.optional(),
+  browserLanguages: z.array(z.string()).optional(),
+  providerInput: z.record(z.string(), z.unknown()).optional(),
+  /** Auto-cancel when the user has not finished by then. @default '1 hour' */
+  timeout: duration('timeout').default(3_600_000),
+  /** @default 'data' */
+  results: z.enum(resultModes).default('data'),
+  /** How long after the outcome the person's data is redacted, or `never`. @default 0 (right after delivery) */
+  redactAfter: z.union([z.literal('never'), duration('redactAfter')]).default(0),
+  /** Advanced: polling bounds (the interval starts at `initialMs` and grows to `maxMs`). @default 1 s to 10 s */
+  polling: z
+    .strictObject({
+      initialMs: z.number().int().min(100).max(60_000).optional(),
+      maxMs: z.number().int().min(100).max(300_000).optional(),
+    })
+    .optional(),
+  /** Advanced: grace before sessions orphaned by a lost create answer are cancelled. @default 60_000 */
+  orphanSweepDelayMs: z.number().int().min(0).max(3_600_000).optional(),
+});
+
+/** A verification request as callers write it. */
+export type VerificationRequest = z.input<typeof verificationRequestSchema>;
+
+/** The workflow's input: the validated request in plain JSON (durations in ms). */
+export type VerificationInput = z.output<typeof verificationRequestSchema>;
+
+/** The final status of a verification. */
+export type VerificationStatus = 'succeeded' | 'failed' | 'cancelled' | 'timed-out';
+
+/** An attachment stored in the blob store, never in Temporal payloads. */
+export interface AttachmentRef {
+  id: string;
+  type: string;
+  contentType: string;
+  sizeBytes: number;
+  sha256: string;
+  uri: string;
+}
+
+/** The outcome a verification workflow returns. */
+export interface VerificationOutcome {
+  status: VerificationStatus;
+  errorCode?: string;
+  sessionId: string;
+  /** Identity data (person, document, match), when results were asked for and the session succeeded. */
+  identity?: Record<string, unknown>;
+  attachments?: AttachmentRef[];
+}
+
+/** The step the user must take, as exposed to callers (no results access key). */
+export interface NextStep {
+  method: string;
+  content: string;
+  refresh?: { refreshAfter: string; expiresAt: string; timeToLiveSeconds: number } | null;
+}
+
+/** Live view of a verification, answered by the `progress` query. */
+export interface VerificationProgress {
+  reference: string;
+  status: 'starting' | 'pending' | VerificationStatus;
+  sessionId?: string;
+  nextStep?: NextStep;
+  collectionMethod?: string;
+  errorCode?: string;
+  startedAt: string;
+  updatedAt: string;
+  deadline: string;
+  /** API calls made for this verification, by operation. */
+  apiCalls: Record<string, number>;
+  orphansCancelled: number;
+}

@@ -1,0 +1,133 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { sessionErrorCodes } from '../../domain/identity-enums';
+import { useVerificationStack } from '../harness/verification-stack';
+
+describe('verification outcomes, end to end on the dev server against the emulator', () => {
+  const stack = useVerificationStack();
+
+  it('succeeds with identity data and attachments stored as references, never in history', async () => {
+    const { idv, client } = stack();
+    const { handle, nextStep } = await idv.startVerification(
+      stack().request({ results: 'data+attachments', redactAfter: 'never' }),
+    );
+    expect(nextStep).toMatchObject({
+      status: 'pending',
+      collectionMethod: 'PollResult',
+      nextStep: { method: 'None' },
+    });
+    const outcome = await handle.result();
+    expect(outcome).toMatchObject({ status: 'succeeded', sessionId: nextStep.sessionId });
+    expect(outcome.identity?.person).toMatchObject({ givenName: 'Ada', familyName: 'Lovelace' });
+    expect(outcome.identity).not.toHaveProperty('attachments');
+    const [attachment] = outcome.attachments ?? [];
+    expect(attachment).toMatchObject({
+      type: 'selfie',
+      contentType: 'image/png',
+      sha256: expect.stringMatching(/^[0-9a-f]{64}$/),
+    });
+    const bytes = readFileSync(fileURLToPath(attachment?.uri ?? ''));
+    expect(bytes.length).toBe(attachment?.sizeBytes);
+    const history = JSON.stringify(await client.workflow.getHandle(handle.workflowId).fetchHistory());
+    expect(history).not.toContain(Buffer.from(bytes).toString('base64').slice(0, 40));
+    const view = await stack().control('GET', `/sessions/${nextStep.sessionId}`);
+    expect(history).not.toContain('resultsAccessKey');
+    expect(view.redacted).toBeNull();
+  });
+
+  it('reports every failure errorCode of the service', async () => {
+    const { idv } = stack();
+    await stack().control('PUT', '/script', { outcome: 'manual' });
+    try {
+      const failures = sessionErrorCodes.filter((code) => code !== 'Canceled' && code !== 'Expired');
+      const started = await Promise.all(
+        failures.map(() => idv.startVerification(stack().request({ redactAfter: 'never' }))),
+      );
+      await Promise.all(
+        started.map(({ nextStep }, i) =>
+          stack().control('POST', `/sessions/${nextStep.sessionId}/fail`, { errorCode: failures[i] }),
+        ),
+      );
+      const outcomes = await Promise.all(started.map(({ handle }) => handle.result()));
+      expect(outcomes.map((o) => [o.status, o.errorCode])).toEqual(failures.map((code) => ['failed', code]));
+      expect(outcomes.every((o) => o.identity === undefined)).toBe(true);
+    } finally {
+      await stack().control('PUT', '/script', { outcome: 'by-input' });
+    }
+  });
+
+  it('fails with the test provider’s wrong identity code', async () => {
+    const request = stack().request({
+      redactAfter: 'never',
+      providerInput: {
+        'trinsic-test-database-lookup': { givenName: 'A', familyName: 'B', identityCode: '000000' },
+      },
+    });
+    const { handle } = await stack().idv.startVerification(request);
+    await expect(handle.result()).resolves.toMatchObject({ status: 'failed', errorCode: 'Other' });
+  });
+
+  it('reports a user who abandons', async () => {
+    await stack().control('PUT', '/script', { outcome: 'manual' });
+    try {
+      const { handle, nextStep } = await stack().idv.startVerification(
+        stack().request({ redactAfter: 'never' }),
+      );
+      await stack().control('POST', `/sessions/${nextStep.sessionId}/abandon`);
+      await expect(handle.result()).resolves.toMatchObject({ status: 'failed', errorCode: 'UserAbandoned' });
+    } finally {
+      await stack().control('PUT', '/script', { outcome: 'by-input' });
+    }
+  });
+
+  it('cancels the session at the service when the timeout passes', async () => {
+    await stack().control('PUT', '/script', { outcome: 'manual' });
+    try {
+      const { handle, nextStep } = await stack().idv.startVerification(
+        stack().request({ timeout: '3s', redactAfter: 'never' }),
+      );
+      await expect(handle.result()).resolves.toMatchObject({ status: 'timed-out', errorCode: 'Canceled' });
+      const view = await stack().control('GET', `/sessions/${nextStep.sessionId}`);
+      expect(view.outcome).toEqual({ done: true, success: false, errorCode: 'Canceled' });
+    } finally {
+      await stack().control('PUT', '/script', { outcome: 'by-input' });
+    }
+  });
+
+  it('cancels on the caller’s request, at the service too', async () => {
+    await stack().control('PUT', '/script', { outcome: 'manual' });
+    try {
+      const { handle, nextStep } = await stack().idv.startVerification(
+        stack().request({ redactAfter: 'never' }),
+      );
+      const progress = await handle.cancel('customer left');
+      expect(progress.status).toBe('cancelled');
+      await expect(handle.result()).resolves.toMatchObject({ status: 'cancelled', errorCode: 'Canceled' });
+      const view = await stack().control('GET', `/sessions/${nextStep.sessionId}`);
+      expect(view.outcome).toMatchObject({ errorCode: 'Canceled' });
+      await expect(handle.cancel('again')).rejects.toThrow(/has already ended/);
+    } finally {
+      await stack().control('PUT', '/script', { outcome: 'by-input' });
+    }
+  });
+
+  it('redacts at the service and in the blob store after the outcome', async () => {
+    const { idv, client } = stack();
+    const { handle, nextStep } = await idv.startVerification(
+      stack().request({ results: 'data+attachments', redactAfter: 0 }),
+    );
+    const outcome = await handle.result();
+    const report = await client.workflow.getHandle(`idv-redact-${nextStep.sessionId}`).result();
+    expect(report).toMatchObject({
+      sessionId: nextStep.sessionId,
+      redactedAtService: true,
+      attachmentsDeleted: 1,
+    });
+    const view = await stack().control('GET', `/sessions/${nextStep.sessionId}`);
+    expect(view).toMatchObject({ redacted: { by: 'request' }, hasIdentityData: false });
+    expect(existsSync(fileURLToPath(outcome.attachments?.[0]?.uri ?? ''))).toBe(false);
+    await expect(stack().identity.sessions.getResult(nextStep.sessionId, 'any')).rejects.toMatchObject({
+      status: 403,
+    });
+  });
+});

@@ -1,0 +1,66 @@
+import { resolve } from 'node:path';
+import { z } from 'zod';
+import { identityBaseUrls, type IdentityRegion } from '../api/identity/base-urls';
+
+/** Thrown when configuration is invalid; the message names the variable. */
+export class ConfigError extends Error {
+  override readonly name = 'ConfigError';
+}
+
+/** Configuration of the worker and the command line, from the environment. */
+export interface IdvConfig {
+  taskQueue: string;
+  dataDir: string;
+  /** Set when `TEMPORAL_ADDRESS` (or a profile) points at a real cluster; otherwise the embedded stack. */
+  temporalFromEnvironment: boolean;
+  /** Absent when no API key is set: the embedded emulator is used. */
+  identity: { baseUrl: string; apiKey: string } | undefined;
+}
+
+const url = z.string().refine((value) => {
+  try {
+    return ['http:', 'https:'].includes(new URL(value).protocol);
+  } catch {
+    return false;
+  }
+}, 'must be an http(s) URL');
+
+const variables = {
+  IDV_TASK_QUEUE: z.string().min(1, 'must not be empty').regex(/^\S+$/, 'must not contain spaces'),
+  IDV_DATA_DIR: z.string().min(1, 'must not be empty'),
+  IDV_REGION: z.enum(Object.keys(identityBaseUrls) as [IdentityRegion, ...IdentityRegion[]]),
+  IDV_API_BASE_URL: url,
+  IDV_API_KEY: z.string().min(8, 'looks too short to be an API key'),
+} as const;
+
+function read<K extends keyof typeof variables>(
+  env: NodeJS.ProcessEnv,
+  name: K,
+): z.infer<(typeof variables)[K]> | undefined {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return undefined;
+  const parsed = variables[name].safeParse(raw);
+  if (!parsed.success) {
+    throw new ConfigError(
+      `${name} ${parsed.error.issues[0]?.message ?? 'is invalid'}${name === 'IDV_API_KEY' ? '' : ` (got '${raw}')`}`,
+    );
+  }
+  return parsed.data as z.infer<(typeof variables)[K]>;
+}
+
+/** Reads and validates the configuration; every default is resolved here. */
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): IdvConfig {
+  const apiKey = read(env, 'IDV_API_KEY');
+  const baseUrl = read(env, 'IDV_API_BASE_URL');
+  const region = read(env, 'IDV_REGION') ?? 'us';
+  if (baseUrl && !apiKey)
+    throw new ConfigError('IDV_API_BASE_URL is set but IDV_API_KEY is not: set both to use a real service');
+  return {
+    taskQueue: read(env, 'IDV_TASK_QUEUE') ?? 'identity-verification',
+    dataDir: resolve(read(env, 'IDV_DATA_DIR') ?? '.data'),
+    temporalFromEnvironment: Boolean(
+      env.TEMPORAL_ADDRESS || env.TEMPORAL_PROFILE || env.TEMPORAL_CONFIG_FILE,
+    ),
+    identity: apiKey ? { apiKey, baseUrl: baseUrl ?? identityBaseUrls[region] } : undefined,
+  };
+}

@@ -1,0 +1,37 @@
+import { join } from 'node:path';
+import { type NativeConnection, Worker } from '@temporalio/worker';
+import { createActivities } from '../activities/index';
+import { LocalBlobStore } from '../activities/stores/blob-store';
+import { FileSessionVault } from '../activities/stores/session-vault';
+import { type IdentityClient } from '../api/identity/identity-client';
+
+/** Options of {@link createVerificationWorker}. */
+export interface VerificationWorkerOptions {
+  connection: NativeConnection;
+  /** @default 'default' */
+  namespace?: string;
+  taskQueue: string;
+  identity: IdentityClient;
+  /** Holds the session vault (`vault/`) and the attachment blob store (`blobs/`). */
+  dataDir: string;
+  /** A prebuilt workflow bundle; the workflows are bundled at start when absent. */
+  workflowBundle?: { codePath: string };
+}
+
+/** A worker for the verification workflows and their activities. */
+export async function createVerificationWorker(options: VerificationWorkerOptions): Promise<Worker> {
+  const activities = createActivities({
+    identity: options.identity,
+    vault: new FileSessionVault(join(options.dataDir, 'vault')),
+    blobs: new LocalBlobStore(join(options.dataDir, 'blobs')),
+  });
+  return await Worker.create({
+    connection: options.connection,
+    namespace: options.namespace ?? 'default',
+    taskQueue: options.taskQueue,
+    activities,
+    ...(options.workflowBundle
+      ? { workflowBundle: options.workflowBundle }
+      : { workflowsPath: require.resolve('../workflows/index') }),
+  });
+}

@@ -1,0 +1,3 @@
+// The workflow bundle's entry: every workflow the worker registers.
+export { verificationSession } from './verification-session';
+export { sessionRedaction } from './session-redaction';

@@ -1,0 +1,28 @@
+import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
+import { type NextStep, type VerificationProgress } from '../domain/verification';
+
+/** What the `nextStep` update answers: enough for an HTTP handler to launch the user. */
+export interface NextStepAnswer {
+  reference: string;
+  sessionId: string;
+  nextStep: NextStep;
+  collectionMethod: string;
+  status: VerificationProgress['status'];
+}
+
+// Names are stable API: clients in other languages address them by these strings.
+
+/** Update (and update-with-start): resolves as soon as the session exists. */
+export const nextStepUpdate = defineUpdate<NextStepAnswer>('nextStep');
+/** Query: live progress. */
+export const progressQuery = defineQuery<VerificationProgress>('progress');
+/** Update: refresh the step's content now (for refreshable steps). */
+export const refreshStepUpdate = defineUpdate<NextStep>('refreshStep');
+/** Update: hand the device's answer to a native challenge to the service. */
+export const submitNativeChallengeUpdate = defineUpdate<VerificationProgress, [responseToken: string]>(
+  'submitNativeChallenge',
+);
+/** Signal: the user came back through the redirect: check the session now. */
+export const redirectCapturedSignal = defineSignal('redirectCaptured');
+/** Update: cancel the verification (and the session at the service). */
+export const cancelUpdate = defineUpdate<VerificationProgress, [reason: string]>('cancel');

@@ -1,4 +1,4 @@
-import { type Client, WithStartWorkflowOperation } from '@temporalio/client';
+import { type Client, WithStartWorkflowOperation, WorkflowUpdateFailedError } from '@temporalio/client';
 import { type VerificationRequest, type VerificationProgress } from '../domain/verification';
 import { type NextStepAnswer, nextStepUpdate } from '../workflows/messages';
 import { verificationWorkflowId } from '../workflows/run-verification';
@@ -6,6 +6,22 @@ import { IdvProfileId, IdvProvider } from '../workflows/search-attributes';
 import { verificationSession } from '../workflows/verification-session';
 import { parseVerificationRequest } from './parse-request';
 import { VerificationHandle } from './verification-handle';
+
+/** Thrown when the session of a new verification could not be created (the reason is in the message). */
+export class VerificationNotStartedError extends Error {
+  override readonly name = 'VerificationNotStartedError';
+}
+
+function innermostMessage(error: Error): string {
+  let current: unknown = error;
+  let message = error.message;
+  while (current instanceof Error) {
+    if (current.message && !/^(Workflow Update failed|Activity task failed)$/.test(current.message))
+      message = current.message;
+    current = current.cause;
+  }
+  return message;
+}
 
 /** Options of {@link IdvClient}. */
 export interface IdvClientOptions {
@@ -64,9 +80,20 @@ export class IdvClient {
         { key: IdvProvider, value: input.provider },
       ],
     });
-    const nextStep = await this.client.workflow.executeUpdateWithStart(nextStepUpdate, {
-      startWorkflowOperation,
-    });
+    let nextStep: NextStepAnswer;
+    try {
+      nextStep = await this.client.workflow.executeUpdateWithStart(nextStepUpdate, {
+        startWorkflowOperation,
+      });
+    } catch (error) {
+      if (error instanceof WorkflowUpdateFailedError) {
+        const reason = innermostMessage(error);
+        throw new VerificationNotStartedError(`verification ${input.reference} could not start: ${reason}`, {
+          cause: error,
+        });
+      }
+      throw error;
+    }
     const workflow = await startWorkflowOperation.workflowHandle();
     return { handle: new VerificationHandle(input.reference, workflow), nextStep };
   }

@@ -83,15 +83,16 @@ async function createSession(input: VerificationInput, state: SessionState): Pro
     }
     return created.sessionId;
   } catch (error) {
-    state.createFailure = error instanceof Error ? error : new Error(String(error));
-    upsertSearchAttributes([{ key: IdvStatus, value: 'failed' }]);
     const cause = error instanceof Error && error.cause instanceof Error ? error.cause : undefined;
-    throw ApplicationFailure.create({
+    const failure = ApplicationFailure.create({
       type: 'SessionNotCreated',
       message: `the session could not be created: ${cause?.message ?? String(error)}`,
       nonRetryable: true,
       cause: error instanceof Error ? error : undefined,
     });
+    state.createFailure = failure;
+    upsertSearchAttributes([{ key: IdvStatus, value: 'failed' }]);
+    throw failure;
   }
 }
 

@@ -1,0 +1,85 @@
+import { InvalidVerificationRequestError } from '../../client/parse-request';
+import { parseVerificationRequest } from '../../client/parse-request';
+import { onboardingFixture } from '../fixtures/parent-workflows';
+import { eventually } from '../harness/eventually';
+import { useVerificationStack } from '../harness/verification-stack';
+
+describe('IdvClient', () => {
+  const stack = useVerificationStack();
+
+  it('rejects an invalid request naming each field, before anything starts', async () => {
+    const error: unknown = await stack()
+      .idv.startVerification({
+        ...stack().request(),
+        reference: 'ada@example.com',
+        verificationProfileId: 'nope',
+        capabilities: [],
+        timeout: 'soon',
+      })
+      .catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(InvalidVerificationRequestError);
+    expect(Object.keys((error as InvalidVerificationRequestError).errors).sort()).toEqual([
+      'capabilities',
+      'reference',
+      'timeout',
+      'verificationProfileId',
+    ]);
+    expect((error as Error).message).toContain('timeout must be a duration');
+  });
+
+  it('resolves durations and defaults', () => {
+    const input = parseVerificationRequest({ ...stack().request(), timeout: '30m', redactAfter: '30 days' });
+    expect(input).toMatchObject({ timeout: 1_800_000, redactAfter: 2_592_000_000, results: 'data' });
+    expect(parseVerificationRequest(stack().request())).toMatchObject({ timeout: 3_600_000, redactAfter: 0 });
+  });
+
+  it('fails the start with the service’s validation error when the session cannot be created', async () => {
+    const request = stack().request({
+      provider: 'yoti',
+      capabilities: ['LaunchBrowser'],
+      providerInput: undefined,
+    });
+    await expect(stack().idv.startVerification(request)).rejects.toThrow(
+      /not supported for your configuration/,
+    );
+  });
+
+  it('sets search attributes without personal data and lists verifications by status', async () => {
+    const { idv } = stack();
+    const { handle, nextStep } = await idv.startVerification(stack().request({ redactAfter: 'never' }));
+    await handle.result();
+    const found = await eventually(async () => {
+      const list = await idv.listVerifications({
+        status: 'succeeded',
+        verificationProfileId: stack().profileId,
+      });
+      return list.find((v) => v.workflowId === handle.workflowId);
+    }, 'the verification in the visibility store');
+    expect(found).toMatchObject({
+      reference: handle.reference,
+      status: 'succeeded',
+      sessionId: nextStep.sessionId,
+      provider: 'trinsic-test-database-lookup',
+    });
+    const description = await stack().client.workflow.getHandle(handle.workflowId).describe();
+    expect(JSON.stringify(description.searchAttributes)).not.toMatch(/Ada|Lovelace|123456/);
+  });
+
+  it('finds a verification again by its reference', async () => {
+    const { handle } = await stack().idv.startVerification(stack().request({ redactAfter: 'never' }));
+    const again = stack().idv.getVerification(handle.reference);
+    await expect(again.result()).resolves.toMatchObject({ status: 'succeeded' });
+  });
+
+  it('runs a verification as a child of a business workflow', async () => {
+    const input = parseVerificationRequest(stack().request({ redactAfter: 'never' }));
+    const result = await stack().client.workflow.execute(onboardingFixture, {
+      taskQueue: stack().taskQueue,
+      workflowId: `onboarding-${input.reference}`,
+      args: [input],
+    });
+    expect(result).toMatchObject({ verified: true, outcome: { status: 'succeeded' } });
+    const child = await stack().client.workflow.getHandle(`idv-${input.reference}`).describe();
+    expect(child.status.name).toBe('COMPLETED');
+  });
+});

@@ -1,0 +1,124 @@
+import { useVerificationStack } from '../harness/verification-stack';
+import { eventually } from '../harness/eventually';
+
+describe('verification messages, end to end', () => {
+  const stack = useVerificationStack();
+  beforeEach(async () => {
+    await stack().control('PUT', '/script', { outcome: 'manual', stepTtlSeconds: 300 });
+  });
+  afterAll(async () => {
+    await stack().control('PUT', '/script', { outcome: 'by-input', stepTtlSeconds: 300 });
+  });
+
+  const mobile = () =>
+    stack().request({
+      provider: 'yoti',
+      capabilities: ['DeeplinkToMobile', 'PollResult', 'RefreshStepContent'],
+      providerInput: undefined,
+      redactAfter: 'never',
+    });
+
+  it('refreshes an expiring step at refreshAfter while the session waits', async () => {
+    await stack().control('PUT', '/script', { outcome: 'manual', stepTtlSeconds: 2 });
+    const { handle, nextStep } = await stack().idv.startVerification(mobile());
+    expect(nextStep.nextStep.refresh?.timeToLiveSeconds).toBe(2);
+    const refreshed = await eventually(async () => {
+      const progress = await handle.progress();
+      return (progress.apiCalls.RefreshStepContent ?? 0) >= 2 ? progress : undefined;
+    }, 'two automatic refreshes');
+    expect(refreshed.nextStep?.content).not.toBe(nextStep.nextStep.content);
+    expect(Date.parse(refreshed.nextStep?.refresh?.expiresAt ?? '')).toBeGreaterThan(
+      Date.parse(nextStep.nextStep.refresh?.expiresAt ?? ''),
+    );
+    await handle.cancel('done');
+  });
+
+  it('refreshes on the caller’s request', async () => {
+    const { handle, nextStep } = await stack().idv.startVerification(mobile());
+    const step = await handle.refreshStep();
+    expect(step.method).toBe('DeeplinkToMobile');
+    expect(step.content).not.toBe(nextStep.nextStep.content);
+    expect((await handle.progress()).nextStep).toEqual(step);
+    await handle.cancel('done');
+  });
+
+  it('rejects a refresh of a step that cannot be refreshed, without touching history', async () => {
+    const { handle } = await stack().idv.startVerification(stack().request({ redactAfter: 'never' }));
+    const before =
+      (await stack().client.workflow.getHandle(handle.workflowId).fetchHistory()).events?.length ?? 0;
+    await expect(handle.refreshStep()).rejects.toThrow();
+    const after =
+      (await stack().client.workflow.getHandle(handle.workflowId).fetchHistory()).events?.length ?? 0;
+    expect(after).toBe(before);
+    await handle.cancel('done');
+  });
+
+  it('submits a native challenge response and succeeds', async () => {
+    const request = stack().request({
+      provider: 'mdl-digital-credentials',
+      capabilities: ['NativeChallenge'],
+      providerInput: undefined,
+    });
+    const { handle, nextStep } = await stack().idv.startVerification({ ...request, redactAfter: 'never' });
+    expect(nextStep).toMatchObject({
+      collectionMethod: 'SubmitNativeChallengeResponse',
+      nextStep: { method: 'PerformNativeChallenge' },
+    });
+    const progress = await handle.submitNativeChallenge('device-response-token');
+    expect(progress.status).toBe('succeeded');
+    const outcome = await handle.result();
+    expect(outcome).toMatchObject({ status: 'succeeded' });
+    expect(outcome.identity?.person).toBeDefined();
+    const counters = await stack().control('GET', '/counters');
+    expect(
+      (counters.bySession as Record<string, Record<string, number>>)[nextStep.sessionId]?.GetSession,
+    ).toBeUndefined();
+  });
+
+  it('rejects a native challenge submission for a session whose step is not a native challenge', async () => {
+    const { handle } = await stack().idv.startVerification(stack().request({ redactAfter: 'never' }));
+    const before =
+      (await stack().client.workflow.getHandle(handle.workflowId).fetchHistory()).events?.length ?? 0;
+    await expect(handle.submitNativeChallenge('token')).rejects.toThrow();
+    const error: unknown = await handle.submitNativeChallenge('token').catch((e: unknown) => e);
+    expect(String((error as Error).cause ?? error)).toMatch(/not a native challenge/);
+    const after =
+      (await stack().client.workflow.getHandle(handle.workflowId).fetchHistory()).events?.length ?? 0;
+    expect(after).toBe(before);
+    await handle.cancel('done');
+  });
+
+  it('checks at once when the user comes back through the redirect', async () => {
+    // Polls once, then would wait a whole minute: only the redirect signal can end this test in time.
+    const request = stack().request({ polling: { initialMs: 60_000, maxMs: 60_000 }, redactAfter: 'never' });
+    const { handle, nextStep } = await stack().idv.startVerification(request);
+    await eventually(async () => {
+      const counters = await stack().control('GET', '/counters');
+      return (counters.bySession as Record<string, Record<string, number>>)[nextStep.sessionId]?.GetSession;
+    }, 'the first poll');
+    await stack().control('POST', `/sessions/${nextStep.sessionId}/complete`);
+    await handle.redirectCaptured();
+    await expect(handle.result()).resolves.toMatchObject({ status: 'succeeded' });
+    const counters = await stack().control('GET', '/counters');
+    expect(
+      (counters.bySession as Record<string, Record<string, number>>)[nextStep.sessionId]?.GetSession,
+    ).toBe(2);
+  }, 30_000);
+
+  it('answers progress with status, step, timestamps and API call counts', async () => {
+    const { handle, nextStep } = await stack().idv.startVerification(
+      stack().request({ redactAfter: 'never' }),
+    );
+    const progress = await handle.progress();
+    expect(progress).toMatchObject({
+      reference: handle.reference,
+      status: 'pending',
+      sessionId: nextStep.sessionId,
+      nextStep: nextStep.nextStep,
+      apiCalls: { CreateDirectProviderSession: 1 },
+      orphansCancelled: 0,
+    });
+    expect(Date.parse(progress.deadline) - Date.parse(progress.startedAt)).toBe(3_600_000);
+    await handle.cancel('done');
+  });
+});

@@ -41,7 +41,7 @@ describe('verification durability, end to end', () => {
       sessionId: nextStep.sessionId,
     });
     expect((await createCount(stack().control)) - before).toBe(1);
-    const closed = await stack().client.workflow.list({ query: `WorkflowId = '${handle.workflowId}'` });
+    const closed = stack().client.workflow.list({ query: `WorkflowId = '${handle.workflowId}'` });
     let runs = 0;
     for await (const execution of closed) runs += execution.status.name === 'COMPLETED' ? 1 : 0;
     expect(runs).toBe(1);

@@ -18,18 +18,18 @@ describe('verification durability, end to end', () => {
   it('a repeated start returns the same session instead of creating a second one', async () => {
     await stack().control('PUT', '/script', { outcome: 'manual' });
     const request = stack().request({ redactAfter: 'never' });
-    const before = await createCount(stack().control);
+    const before = await createCount(stack());
     const first = await stack().idv.startVerification(request);
     const second = await stack().idv.startVerification(request);
     expect(second.nextStep.sessionId).toBe(first.nextStep.sessionId);
     expect(second.handle.workflowId).toBe(`idv-${request.reference}`);
-    expect((await createCount(stack().control)) - before).toBe(1);
+    expect((await createCount(stack())) - before).toBe(1);
     await first.handle.cancel('done');
   });
 
   it('yields exactly one outcome when the worker is killed and restarted mid-session', async () => {
     await stack().control('PUT', '/script', { outcome: 'manual' });
-    const before = await createCount(stack().control);
+    const before = await createCount(stack());
     const { handle, nextStep } = await stack().idv.startVerification(
       stack().request({ redactAfter: 'never' }),
     );
@@ -40,7 +40,7 @@ describe('verification durability, end to end', () => {
       status: 'succeeded',
       sessionId: nextStep.sessionId,
     });
-    expect((await createCount(stack().control)) - before).toBe(1);
+    expect((await createCount(stack())) - before).toBe(1);
     const closed = stack().client.workflow.list({ query: `WorkflowId = '${handle.workflowId}'` });
     let runs = 0;
     for await (const execution of closed) runs += execution.status.name === 'COMPLETED' ? 1 : 0;

@@ -1,4 +1,6 @@
 import { type Client } from '@temporalio/client';
+import { temporal } from '@temporalio/proto';
+import { searchAttributeTypes } from '../../domain/search-attributes';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { Worker } from '@temporalio/worker';
 import { resolveTemporalBinaries } from '../../workers/dev/temporal-binaries';
@@ -24,6 +26,15 @@ export async function withTimeSkipping<T>(
     server: { executable: { type: 'existing-path', path: resolveTemporalBinaries().testServer } },
   });
   try {
+    await env.connection.operatorService.addSearchAttributes({
+      namespace: env.namespace ?? 'default',
+      searchAttributes: Object.fromEntries(
+        Object.keys(searchAttributeTypes).map((name) => [
+          name,
+          temporal.api.enums.v1.IndexedValueType.INDEXED_VALUE_TYPE_KEYWORD,
+        ]),
+      ),
+    });
     const taskQueue = uniqueTaskQueue('time-skipping');
     const worker = await Worker.create({
       connection: env.nativeConnection,

@@ -1,10 +1,8 @@
-import { useVerificationStack } from '../harness/verification-stack';
+import { useVerificationStack, type VerificationStack } from '../harness/verification-stack';
 import { eventually } from '../harness/eventually';
 
-async function createCount(
-  control: ReturnType<ReturnType<typeof useVerificationStack>>['control'],
-): Promise<number> {
-  const counters = await control('GET', '/counters');
+async function createCount(stack: VerificationStack): Promise<number> {
+  const counters = await stack.control('GET', '/counters');
   return (counters.byOperation as Record<string, number>).CreateDirectProviderSession ?? 0;
 }
 

@@ -7,7 +7,7 @@ import { FileSessionVault } from '../../activities/stores/session-vault';
 import { createIdentityClient, type IdentityClient } from '../../api/identity/identity-client';
 import { parseVerificationRequest } from '../../client/parse-request';
 import { type Emulator, startEmulator } from '../../emulator/emulator';
-import { sessionRedaction } from '../../workflows/session-redaction';
+import { type sessionRedaction } from '../../workflows/session-redaction';
 import { verificationSession } from '../../workflows/verification-session';
 import { withTimeSkipping } from '../harness/time-skipping';
 

@@ -4,6 +4,7 @@ import { type NextStepAnswer, nextStepUpdate } from '../workflows/messages';
 import { verificationWorkflowId } from '../workflows/run-verification';
 import { IdvProfileId, IdvProvider } from '../workflows/search-attributes';
 import { verificationSession } from '../workflows/verification-session';
+import { type RedactionReport, sessionRedaction } from '../workflows/session-redaction';
 import { parseVerificationRequest } from './parse-request';
 import { VerificationHandle } from './verification-handle';
 
@@ -96,6 +97,19 @@ export class IdvClient {
     }
     const workflow = await startWorkflowOperation.workflowHandle();
     return { handle: new VerificationHandle(input.reference, workflow), nextStep };
+  }
+
+  /**
+   * Redacts a session now (at the service, in the blob store, its key), replacing a redaction
+   * that is still waiting for its delay. Idempotent.
+   */
+  async redactNow(sessionId: string): Promise<RedactionReport> {
+    return await this.client.workflow.execute(sessionRedaction, {
+      workflowId: `idv-redact-${sessionId}`,
+      taskQueue: this.taskQueue,
+      args: [{ sessionId, delayMs: 0 }],
+      workflowIdConflictPolicy: 'TERMINATE_EXISTING',
+    });
   }
 
   /** The verification of a reference (running or finished). */

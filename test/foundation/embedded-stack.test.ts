@@ -15,8 +15,8 @@ describe('the embedded stack of idv dev', () => {
     await rm(dataDir, { recursive: true, force: true });
   });
 
-  it('persists to SQLite in the data dir, serves the web UI and publishes its addresses', async () => {
-    const stack = await startEmbeddedStack({ dataDir, temporalPort: 0, uiPort: 0 });
+  it('persists to SQLite in the data dir, serves the web UI and the emulator, and publishes their addresses', async () => {
+    const stack = await startEmbeddedStack({ dataDir, temporalPort: 0, uiPort: 0, worker: false });
     try {
       const published = await readStackInfo(dataDir);
       expect(published).toEqual(stack.info);
@@ -28,6 +28,8 @@ describe('the embedded stack of idv dev', () => {
       const health = await connection.healthService.check({});
       await connection.close();
       expect(health.status).toBe(1); // SERVING
+      const emulatorHealth = await fetch(`${stack.info.emulator?.controlUrl ?? 'missing'}/health`);
+      expect(await emulatorHealth.json()).toEqual({ ok: true });
     } finally {
       await stack.stop();
     }

@@ -5,7 +5,8 @@ import { parsePort, stringOption } from '../parse-values';
 /** `idv dev`: the embedded development stack, until Ctrl-C. */
 export const devCommand: Command = {
   name: 'dev',
-  summary: 'Start the embedded stack (Temporal dev server with web UI) and print its addresses',
+  summary:
+    'Start the embedded stack (Temporal dev server with web UI, emulator, worker) and print its addresses',
   usage: 'dev [--port N] [--ui-port N] [--data-dir DIR]',
   options: {
     port: { type: 'string', valueName: 'N', description: 'Temporal gRPC port (default 7233)' },
@@ -29,6 +30,8 @@ export const devCommand: Command = {
           'idv dev is running (Ctrl-C to stop)',
           `  Temporal:     ${stack.info.temporalAddress} (namespace ${stack.info.namespace})`,
           `  Temporal UI:  ${stack.info.temporalUiUrl ?? 'disabled'}`,
+          `  Emulator:     ${stack.info.emulator?.baseUrl ?? '-'} (profile ${stack.info.emulator?.verificationProfileId ?? '-'})`,
+          `  Worker:       task queue ${stack.info.taskQueue}`,
           `  Data dir:     ${stack.dataDir}`,
           '',
         ].join('\n'),

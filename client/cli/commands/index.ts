@@ -1,6 +1,24 @@
 import { type Command } from '../command';
+import { demoCommand } from './demo';
 import { devCommand } from './dev';
 import { emulatorCommand } from './emulator';
+import { cancelCommand, redactCommand, statusCommand, watchCommand } from './follow-commands';
+import { listCommand, providersCommand, redirectUrisCommand } from './service-commands';
+import { verifyCommand } from './verify';
+import { workerCommand } from './worker';
 
 /** Every `idv` command, in help order. */
-export const commands: readonly Command[] = [devCommand, emulatorCommand];
+export const commands: readonly Command[] = [
+  devCommand,
+  workerCommand,
+  emulatorCommand,
+  demoCommand,
+  verifyCommand,
+  statusCommand,
+  watchCommand,
+  cancelCommand,
+  redactCommand,
+  listCommand,
+  providersCommand,
+  redirectUrisCommand,
+];

@@ -1,0 +1,107 @@
+import { WorkflowNotFoundError } from '@temporalio/client';
+import { VerificationEndedError } from '../../verification-handle';
+import { type Command, CommandFailedError } from '../command';
+import { connectTemporal } from '../connect';
+import { followProgress } from '../follow';
+import { outcomeLines, printJson, progressLine } from '../output';
+import { stringOption } from '../parse-values';
+import { referenceArg } from './reference-arg';
+
+async function withVerification<T>(
+  io: Parameters<Command['run']>[1],
+  reference: string,
+  body: (connected: Awaited<ReturnType<typeof connectTemporal>>) => Promise<T>,
+): Promise<T> {
+  const connected = await connectTemporal(io.env);
+  try {
+    return await body(connected);
+  } catch (error) {
+    if (error instanceof WorkflowNotFoundError)
+      throw new CommandFailedError(`no verification with reference '${reference}'`);
+    if (error instanceof VerificationEndedError) throw new CommandFailedError(error.message);
+    throw error;
+  } finally {
+    await connected.close();
+  }
+}
+
+/** `idv status <reference>`. */
+export const statusCommand: Command = {
+  name: 'status',
+  summary: 'Show the progress of a verification',
+  usage: 'status <reference> [--json]',
+  options: {},
+  async run(args, io) {
+    const reference = referenceArg(args, 'status');
+    return await withVerification(io, reference, async ({ idv }) => {
+      const progress = await idv.getVerification(reference).progress();
+      if (args.values.json === true) printJson(io, progress);
+      else io.stdout.write(`${progressLine(progress)}\n`);
+      return 0;
+    });
+  },
+};
+
+/** `idv watch <reference>`. */
+export const watchCommand: Command = {
+  name: 'watch',
+  summary: 'Follow a verification until its outcome (exit 0 only if it succeeded)',
+  usage: 'watch <reference> [--json]',
+  options: {},
+  async run(args, io) {
+    const reference = referenceArg(args, 'watch');
+    return await withVerification(io, reference, async ({ idv }) => {
+      const handle = idv.getVerification(reference);
+      await handle.progress();
+      const outcome = await followProgress(handle, io, args.values.json !== true);
+      if (args.values.json === true) printJson(io, outcome);
+      else io.stdout.write(`${outcomeLines(outcome).join('\n')}\n`);
+      return outcome.status === 'succeeded' ? 0 : 1;
+    });
+  },
+};
+
+/** `idv cancel <reference>`. */
+export const cancelCommand: Command = {
+  name: 'cancel',
+  summary: 'Cancel a running verification and its session at the service',
+  usage: 'cancel <reference> [--reason TEXT] [--json]',
+  options: {
+    reason: {
+      type: 'string',
+      valueName: 'TEXT',
+      description: 'why (kept in the workflow history; no personal data)',
+    },
+  },
+  async run(args, io) {
+    const reference = referenceArg(args, 'cancel');
+    return await withVerification(io, reference, async ({ idv }) => {
+      const progress = await idv.getVerification(reference).cancel(stringOption(args.values, 'reason'));
+      if (args.values.json === true) printJson(io, progress);
+      else io.stdout.write(`${progressLine(progress)}\n`);
+      return 0;
+    });
+  },
+};
+
+/** `idv redact <reference>`: redacts now, replacing a scheduled redaction. */
+export const redactCommand: Command = {
+  name: 'redact',
+  summary: 'Redact the person’s data of a verification now (service, blob store, key)',
+  usage: 'redact <reference> [--json]',
+  options: {},
+  async run(args, io) {
+    const reference = referenceArg(args, 'redact');
+    return await withVerification(io, reference, async ({ idv }) => {
+      const { sessionId } = await idv.getVerification(reference).progress();
+      if (!sessionId) throw new CommandFailedError(`verification '${reference}' has no session to redact`);
+      const report = await idv.redactNow(sessionId);
+      if (args.values.json === true) printJson(io, { reference, ...report });
+      else
+        io.stdout.write(
+          `redacted session ${report.sessionId} at ${report.redactedAt} (${report.attachmentsDeleted} attachments deleted)\n`,
+        );
+      return 0;
+    });
+  },
+};

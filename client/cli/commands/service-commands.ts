@@ -1,0 +1,121 @@
+import { ApiError } from '../../../api/http/errors';
+import { paginateRedirectUris } from '../../../api/identity/pagination';
+import { type Command, CommandFailedError, type CommandIo, UsageError } from '../command';
+import { connectIdentity, connectTemporal } from '../connect';
+import { printJson } from '../output';
+import { parseNonNegative, stringOption } from '../parse-values';
+
+async function withIdentity<T>(
+  io: CommandIo,
+  body: (identity: Awaited<ReturnType<typeof connectIdentity>>['identity']) => Promise<T>,
+): Promise<T> {
+  const { identity } = await connectIdentity(io.env);
+  try {
+    return await body(identity);
+  } catch (error) {
+    if (error instanceof ApiError) throw new CommandFailedError(error.message);
+    throw error;
+  } finally {
+    await identity.close();
+  }
+}
+
+/** `idv providers`. */
+export const providersCommand: Command = {
+  name: 'providers',
+  summary: 'List the identity providers available to the organization',
+  usage: 'providers [--licensed] [--json]',
+  options: { licensed: { type: 'boolean', description: 'only licensed providers' } },
+  async run({ values }, io) {
+    return await withIdentity(io, async (identity) => {
+      const providers = await identity.providers.list(values.licensed === true ? { licensed: true } : {});
+      if (values.json === true) printJson(io, providers);
+      else
+        for (const p of providers) {
+          io.stdout.write(
+            `${p.id.padEnd(32)} ${p.licensed ? 'licensed  ' : 'unlicensed'} ${p.launchMethod}/${p.collectionMethod}  ${p.name}\n`,
+          );
+        }
+      return 0;
+    });
+  },
+};
+
+/** `idv redirect-uris list|add|delete`. */
+export const redirectUrisCommand: Command = {
+  name: 'redirect-uris',
+  summary: 'List, add or delete the redirect URIs of the environment',
+  usage: 'redirect-uris list | add <uri> | delete <id> [--json]',
+  options: {},
+  async run({ positionals, values }, io) {
+    const [action, argument, ...extra] = positionals;
+    if (extra.length > 0) throw new UsageError(`unexpected argument '${extra[0]}'`);
+    if (action !== 'list' && action !== 'add' && action !== 'delete') {
+      throw new UsageError('idv redirect-uris needs list, add <uri> or delete <id>');
+    }
+    if (action !== 'list' && !argument)
+      throw new UsageError(`idv redirect-uris ${action} needs ${action === 'add' ? '<uri>' : '<id>'}`);
+    return await withIdentity(io, async (identity) => {
+      if (action === 'list') {
+        const uris = [];
+        for await (const uri of paginateRedirectUris(identity.redirectUris, { pageSize: 100 }))
+          uris.push(uri);
+        if (values.json === true) printJson(io, uris);
+        else for (const uri of uris) io.stdout.write(`${uri.id}  ${uri.uri}\n`);
+      } else if (action === 'add') {
+        const id = await identity.redirectUris.add(argument ?? '');
+        if (values.json === true) printJson(io, { id, uri: argument });
+        else io.stdout.write(`${id}\n`);
+      } else {
+        await identity.redirectUris.delete(argument ?? '');
+        if (values.json === true) printJson(io, { deleted: argument });
+      }
+      return 0;
+    });
+  },
+};
+
+/** `idv list`. */
+export const listCommand: Command = {
+  name: 'list',
+  summary: 'List verifications (newest first) by status, provider or profile',
+  usage: 'list [--status S] [--provider P] [--profile ID] [--limit N] [--json]',
+  options: {
+    status: {
+      type: 'string',
+      valueName: 'S',
+      description: 'starting, pending, succeeded, failed, cancelled or timed-out',
+    },
+    provider: { type: 'string', valueName: 'P', description: 'provider id' },
+    profile: { type: 'string', valueName: 'ID', description: 'verification profile id' },
+    limit: { type: 'string', valueName: 'N', description: 'at most this many (default 50)' },
+  },
+  async run({ values }, io) {
+    const statuses = ['starting', 'pending', 'succeeded', 'failed', 'cancelled', 'timed-out'] as const;
+    const status = stringOption(values, 'status');
+    if (status !== undefined && !statuses.includes(status as (typeof statuses)[number])) {
+      throw new UsageError(`--status must be one of ${statuses.join(', ')}, got '${status}'`);
+    }
+    const limit = parseNonNegative(stringOption(values, 'limit'), 'limit', { integer: true }) ?? 50;
+    const connected = await connectTemporal(io.env);
+    try {
+      const found = await connected.idv.listVerifications({
+        ...(status ? { status: status as (typeof statuses)[number] } : {}),
+        ...(stringOption(values, 'provider') ? { provider: stringOption(values, 'provider') } : {}),
+        ...(stringOption(values, 'profile')
+          ? { verificationProfileId: stringOption(values, 'profile') }
+          : {}),
+        limit,
+      });
+      if (values.json === true) printJson(io, found);
+      else
+        for (const v of found)
+          io.stdout.write(
+            `${v.reference.padEnd(36)} ${String(v.status ?? '-').padEnd(10)} ${v.sessionId ?? '-'}  ${v.startedAt}\n`,
+          );
+      return 0;
+    } finally {
+      await connected.close();
+    }
+  },
+};

@@ -1,0 +1,167 @@
+import { randomBytes } from 'node:crypto';
+import { integrationCapabilities, type IntegrationCapability } from '../../../domain/identity-enums';
+import { resultModes, type ResultMode, type VerificationRequest } from '../../../domain/verification';
+import { InvalidVerificationRequestError } from '../../parse-request';
+import { VerificationNotStartedError } from '../../idv-client';
+import { type Command, CommandFailedError, UsageError } from '../command';
+import { connectTemporal } from '../connect';
+import { outcomeLines, printJson } from '../output';
+import { stringListOption, stringOption } from '../parse-values';
+import { followProgress } from '../follow';
+
+const TEST_PROVIDER = 'trinsic-test-database-lookup';
+const TEST_INPUT = { givenName: 'Ada', familyName: 'Lovelace', identityCode: '123456' };
+
+function providerInput(entries: string[]): Record<string, string> | undefined {
+  if (entries.length === 0) return undefined;
+  const input: Record<string, string> = {};
+  for (const entry of entries) {
+    const at = entry.indexOf('=');
+    if (at <= 0) throw new UsageError(`--input takes key=value, got '${entry}'`);
+    input[entry.slice(0, at)] = entry.slice(at + 1);
+  }
+  return input;
+}
+
+function capabilities(values: string[], provider: string): IntegrationCapability[] {
+  for (const value of values) {
+    if (!integrationCapabilities.includes(value as IntegrationCapability)) {
+      throw new UsageError(`--capability '${value}' is not one of ${integrationCapabilities.join(', ')}`);
+    }
+  }
+  if (values.length > 0) return values as IntegrationCapability[];
+  if (provider === TEST_PROVIDER) return ['PollResult'];
+  throw new UsageError(
+    '--capability is required for this provider (repeat it for each capability your UI supports)',
+  );
+}
+
+/** `idv verify`: starts a verification and prints its next step; `--wait` follows it to the outcome. */
+export const verifyCommand: Command = {
+  name: 'verify',
+  summary: 'Start a verification and print the step to hand to the user (--wait follows it to the outcome)',
+  usage:
+    'verify [--profile ID] [--provider P] [--capability C]... [--fallback] [--redirect-url U] [--input key=value]... [--reference R] [--timeout 30m] [--redact-after 1h|never] [--results none|data|data+attachments] [--wait] [--json]',
+  options: {
+    profile: {
+      type: 'string',
+      valueName: 'ID',
+      description: 'verification profile id (default: the embedded emulator’s profile)',
+    },
+    provider: {
+      type: 'string',
+      valueName: 'P',
+      description: `provider id (default: ${TEST_PROVIDER} on the embedded stack)`,
+    },
+    capability: {
+      type: 'string',
+      multiple: true,
+      valueName: 'C',
+      description: `a capability of your UI: ${integrationCapabilities.join(', ')}`,
+    },
+    fallback: { type: 'boolean', description: 'fall back to the hosted UI for what your UI cannot do' },
+    'redirect-url': {
+      type: 'string',
+      valueName: 'U',
+      description: 'where the user returns after a redirect-based flow',
+    },
+    input: {
+      type: 'string',
+      multiple: true,
+      valueName: 'key=value',
+      description: 'provider input field (e.g. identityCode=123456)',
+    },
+    reference: {
+      type: 'string',
+      valueName: 'R',
+      description: 'your business reference, no personal data (default: generated); workflow ID idv-R',
+    },
+    timeout: {
+      type: 'string',
+      valueName: 'DURATION',
+      description: 'auto-cancel when not done by then (default 1h)',
+    },
+    'redact-after': {
+      type: 'string',
+      valueName: 'DURATION|never',
+      description: 'redact this long after the outcome (default 0: right after)',
+    },
+    results: {
+      type: 'string',
+      valueName: 'MODE',
+      description: `what to fetch: ${resultModes.join(', ')} (default data)`,
+    },
+    wait: {
+      type: 'boolean',
+      description: 'follow the verification to its outcome; exit 0 only if it succeeded',
+    },
+  },
+  async run({ values }, io) {
+    const results = stringOption(values, 'results');
+    if (results !== undefined && !resultModes.includes(results as ResultMode)) {
+      throw new UsageError(`--results must be one of ${resultModes.join(', ')}, got '${results}'`);
+    }
+    const connected = await connectTemporal(io.env);
+    try {
+      const profile = stringOption(values, 'profile') ?? connected.stack?.emulator?.verificationProfileId;
+      if (!profile) throw new UsageError('--profile is required outside the embedded stack');
+      const provider =
+        stringOption(values, 'provider') ?? (connected.stack?.emulator ? TEST_PROVIDER : undefined);
+      if (!provider) throw new UsageError('--provider is required outside the embedded stack');
+      const input =
+        providerInput(stringListOption(values, 'input')) ??
+        (provider === TEST_PROVIDER ? TEST_INPUT : undefined);
+      const redactAfter = stringOption(values, 'redact-after');
+      const request: VerificationRequest = {
+        reference: stringOption(values, 'reference') ?? `cli-${Date.now()}-${randomBytes(3).toString('hex')}`,
+        verificationProfileId: profile,
+        provider,
+        capabilities: capabilities(stringListOption(values, 'capability'), provider),
+        ...(values.fallback === true ? { fallbackToHostedUI: true } : {}),
+        ...(stringOption(values, 'redirect-url')
+          ? { redirectUrl: stringOption(values, 'redirect-url') }
+          : {}),
+        ...(input ? { providerInput: { [provider]: input } } : {}),
+        ...(stringOption(values, 'timeout') ? { timeout: stringOption(values, 'timeout') } : {}),
+        ...(redactAfter ? { redactAfter: redactAfter === 'never' ? 'never' : redactAfter } : {}),
+        ...(results ? { results: results as ResultMode } : {}),
+      };
+      let started;
+      try {
+        started = await connected.idv.startVerification(request);
+      } catch (error) {
+        if (error instanceof InvalidVerificationRequestError) throw new UsageError(error.message);
+        if (error instanceof VerificationNotStartedError) throw new CommandFailedError(error.message);
+        throw error;
+      }
+      const { handle, nextStep } = started;
+      const summary = {
+        reference: handle.reference,
+        workflowId: handle.workflowId,
+        sessionId: nextStep.sessionId,
+        nextStep: nextStep.nextStep,
+      };
+      if (values.wait !== true) {
+        if (values.json === true) printJson(io, summary);
+        else
+          io.stdout.write(
+            `${[`reference: ${summary.reference}`, `workflow: ${summary.workflowId}`, `session: ${summary.sessionId}`, `next step: ${nextStep.nextStep.method} ${nextStep.nextStep.content}`.trimEnd()].join('\n')}\n`,
+          );
+        return 0;
+      }
+      if (values.json !== true)
+        io.stdout.write(
+          `reference: ${summary.reference}\nnext step: ${nextStep.nextStep.method} ${nextStep.nextStep.content}\n`.replace(
+            / \n/g,
+            '\n',
+          ),
+        );
+      const outcome = await followProgress(handle, io, values.json !== true);
+      if (values.json === true) printJson(io, { ...summary, outcome });
+      else io.stdout.write(`${outcomeLines(outcome).join('\n')}\n`);
+      return outcome.status === 'succeeded' ? 0 : 1;
+    } finally {
+      await connected.close();
+    }
+  },
+};

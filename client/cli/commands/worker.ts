@@ -1,0 +1,67 @@
+import { loadClientConnectConfig } from '@temporalio/envconfig';
+import { NativeConnection } from '@temporalio/worker';
+import { createIdentityClient } from '../../../api/identity/identity-client';
+import { ConfigError, loadConfig } from '../../../workers/config';
+import { readStackInfo } from '../../../workers/dev/stack-file';
+import { createVerificationWorker } from '../../../workers/verification-worker';
+import { type Command, CommandFailedError } from '../command';
+
+/** `idv worker`: the worker process; stops gracefully on SIGINT/SIGTERM. */
+export const workerCommand: Command = {
+  name: 'worker',
+  summary:
+    'Run a worker of the verification workflows (Temporal and service from the environment, or the embedded stack)',
+  usage: 'worker',
+  options: {},
+  async run(_args, io) {
+    let config;
+    try {
+      config = loadConfig(io.env);
+    } catch (error) {
+      if (error instanceof ConfigError) throw new CommandFailedError(error.message);
+      throw error;
+    }
+    const stack = await readStackInfo(config.dataDir);
+    const identityOptions =
+      config.identity ??
+      (stack?.emulator ? { baseUrl: stack.emulator.baseUrl, apiKey: stack.emulator.apiKey } : undefined);
+    if (!identityOptions)
+      throw new CommandFailedError(
+        'no identity service: set IDV_API_KEY (and IDV_API_BASE_URL or IDV_REGION), or start `idv dev`',
+      );
+    let connection: NativeConnection;
+    let namespace: string | undefined;
+    if (config.temporalFromEnvironment) {
+      const connect = loadClientConnectConfig({ overrideEnvVars: io.env as Record<string, string> });
+      connection = await NativeConnection.connect(connect.connectionOptions);
+      namespace = connect.namespace;
+    } else if (stack) {
+      connection = await NativeConnection.connect({ address: stack.temporalAddress });
+      namespace = stack.namespace;
+    } else {
+      throw new CommandFailedError(
+        `no Temporal: set TEMPORAL_ADDRESS, or start \`idv dev\` (data dir ${config.dataDir})`,
+      );
+    }
+    const identity = createIdentityClient(identityOptions);
+    try {
+      const worker = await createVerificationWorker({
+        connection,
+        taskQueue: config.taskQueue,
+        identity,
+        dataDir: config.dataDir,
+        ...(namespace ? { namespace } : {}),
+      });
+      io.stderr.write(`idv worker: polling task queue ${config.taskQueue} (Ctrl-C to stop)\n`);
+      const running = worker.run();
+      await Promise.race([running, io.stopRequested]);
+      if (worker.getState() === 'RUNNING') worker.shutdown();
+      await running;
+      io.stderr.write('idv worker: stopped\n');
+      return 0;
+    } finally {
+      await identity.close();
+      await connection.close();
+    }
+  },
+};

@@ -1,0 +1,77 @@
+import { Client, Connection } from '@temporalio/client';
+import { loadClientConnectConfig } from '@temporalio/envconfig';
+import { createIdentityClient, type IdentityClient } from '../../api/identity/identity-client';
+import { ConfigError, loadConfig } from '../../workers/config';
+import { readStackInfo, type StackInfo } from '../../workers/dev/stack-file';
+import { IdvClient } from '../idv-client';
+import { CommandFailedError } from './command';
+
+/** What commands that talk to Temporal or the service get. */
+export interface Connected {
+  idv: IdvClient;
+  stack: StackInfo | undefined;
+  close(): Promise<void>;
+}
+
+async function stackOf(dataDir: string): Promise<StackInfo | undefined> {
+  return await readStackInfo(dataDir);
+}
+
+function config(env: NodeJS.ProcessEnv) {
+  try {
+    return loadConfig(env);
+  } catch (error) {
+    if (error instanceof ConfigError) throw new CommandFailedError(error.message);
+    throw error;
+  }
+}
+
+/**
+ * Connects to Temporal: the cluster of `TEMPORAL_ADDRESS` / `TEMPORAL_PROFILE` (envconfig) when
+ * set, otherwise the stack that `idv dev` started (addresses from the data dir).
+ */
+export async function connectTemporal(env: NodeJS.ProcessEnv): Promise<Connected> {
+  const settings = config(env);
+  const stack = await stackOf(settings.dataDir);
+  let connection: Connection;
+  let namespace: string | undefined;
+  if (settings.temporalFromEnvironment) {
+    const connect = loadClientConnectConfig({ overrideEnvVars: env as Record<string, string> });
+    connection = await Connection.connect(connect.connectionOptions);
+    namespace = connect.namespace;
+  } else if (stack) {
+    connection = await Connection.connect({ address: stack.temporalAddress });
+    namespace = stack.namespace;
+  } else {
+    throw new CommandFailedError(
+      `no running stack in ${settings.dataDir}: start \`idv dev\`, or set TEMPORAL_ADDRESS`,
+    );
+  }
+  const client = new Client({ connection, ...(namespace ? { namespace } : {}) });
+  return {
+    idv: new IdvClient({
+      client,
+      taskQueue: env.IDV_TASK_QUEUE ? settings.taskQueue : (stack?.taskQueue ?? settings.taskQueue),
+    }),
+    stack,
+    close: () => connection.close(),
+  };
+}
+
+/** The identity service client: the real service with IDV_API_KEY, else the running stack's emulator. */
+export async function connectIdentity(
+  env: NodeJS.ProcessEnv,
+): Promise<{ identity: IdentityClient; stack: StackInfo | undefined }> {
+  const settings = config(env);
+  if (settings.identity) return { identity: createIdentityClient(settings.identity), stack: undefined };
+  const stack = await stackOf(settings.dataDir);
+  if (!stack?.emulator) {
+    throw new CommandFailedError(
+      `no running stack in ${settings.dataDir}: start \`idv dev\`, or set IDV_API_KEY`,
+    );
+  }
+  return {
+    identity: createIdentityClient({ baseUrl: stack.emulator.baseUrl, apiKey: stack.emulator.apiKey }),
+    stack,
+  };
+}

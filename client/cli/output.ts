@@ -1,0 +1,34 @@
+import { type VerificationOutcome, type VerificationProgress } from '../../domain/verification';
+import { type CommandIo } from './command';
+
+/** Writes one JSON object on one line. */
+export function printJson(io: CommandIo, value: unknown): void {
+  io.stdout.write(`${JSON.stringify(value)}\n`);
+}
+
+/** One line describing progress (no personal data: status, session, step method, calls). */
+export function progressLine(progress: VerificationProgress): string {
+  const calls = Object.values(progress.apiCalls).reduce((sum, n) => sum + n, 0);
+  const step = progress.nextStep ? ` step ${progress.nextStep.method}` : '';
+  const code = progress.errorCode ? ` (${progress.errorCode})` : '';
+  return `${progress.reference}: ${progress.status}${code}${step} · session ${progress.sessionId ?? '-'} · ${calls} API calls · updated ${progress.updatedAt}`;
+}
+
+/** Human summary of an outcome; identity data is summarised, never printed in full. */
+export function outcomeLines(outcome: VerificationOutcome): string[] {
+  const lines = [
+    `outcome: ${outcome.status}${outcome.errorCode ? ` (${outcome.errorCode})` : ''}`,
+    `session: ${outcome.sessionId}`,
+  ];
+  if (outcome.identity)
+    lines.push(
+      `identity data: ${Object.keys(outcome.identity)
+        .filter((k) => outcome.identity?.[k])
+        .join(', ')} (use --json to see it)`,
+    );
+  for (const a of outcome.attachments ?? [])
+    lines.push(
+      `attachment: ${a.type} ${a.contentType} ${a.sizeBytes} bytes sha256 ${a.sha256.slice(0, 12)}… ${a.uri}`,
+    );
+  return lines;
+}

@@ -1,0 +1,196 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { commands } from '../../client/cli/commands/index';
+import { runCli } from '../../client/cli/run-cli';
+import { type EmbeddedStack, startEmbeddedStack } from '../../workers/dev/embedded-stack';
+import { harnessEnv, harnessValue } from '../harness/env';
+import { uniqueTaskQueue } from '../harness/worker';
+import { captureIo } from './capture-io';
+
+// The `idv` commands against a running embedded stack (dev server, emulator, worker), as a user runs them.
+describe('idv commands on the embedded stack', () => {
+  let stack: EmbeddedStack;
+  let env: NodeJS.ProcessEnv;
+  beforeAll(async () => {
+    const dataDir = await mkdtemp(join(tmpdir(), 'idv-cli-'));
+    stack = await startEmbeddedStack({
+      dataDir,
+      temporalPort: 0,
+      uiPort: 0,
+      taskQueue: uniqueTaskQueue('cli'),
+      workflowBundle: { codePath: harnessValue(harnessEnv.workflowBundle) },
+    });
+    env = { IDV_DATA_DIR: dataDir };
+  });
+  afterAll(async () => {
+    await stack.stop();
+    await rm(stack.dataDir, { recursive: true, force: true });
+  });
+
+  async function idv(...args: string[]) {
+    const io = captureIo(env);
+    const code = await runCli(args, commands, io);
+    // Raw command output, read field by field.
+    // eslint-disable-next-line @typescript-eslint/no-explicit-any
+    const json = () => JSON.parse(io.out()) as Record<string, any>;
+    return { code, out: io.out(), err: io.err(), json };
+  }
+
+  it('verify --json prints reference, workflow, session and next step, using the embedded defaults', async () => {
+    const result = await idv('verify', '--reference', 'cli-json-1', '--redact-after', 'never', '--json');
+    expect(result.code).toBe(0);
+    expect(result.json()).toMatchObject({
+      reference: 'cli-json-1',
+      workflowId: 'idv-cli-json-1',
+      sessionId: expect.stringMatching(/^[0-9a-f-]{36}$/),
+      nextStep: { method: 'None' },
+    });
+  });
+
+  it('verify --wait --json follows to the outcome and exits 0 on success', async () => {
+    const result = await idv(
+      'verify',
+      '--reference',
+      'cli-wait-1',
+      '--results',
+      'data+attachments',
+      '--redact-after',
+      'never',
+      '--wait',
+      '--json',
+    );
+    expect(result.code).toBe(0);
+    expect(result.json().outcome).toMatchObject({
+      status: 'succeeded',
+      attachments: [expect.objectContaining({ type: 'selfie' })],
+    });
+  });
+
+  it('verify --wait exits 1 when the verification fails, and prints a summary without personal data', async () => {
+    const result = await idv(
+      'verify',
+      '--reference',
+      'cli-fail-1',
+      '--input',
+      'identityCode=000000',
+      '--input',
+      'givenName=Ada',
+      '--input',
+      'familyName=L',
+      '--wait',
+    );
+    expect(result.code).toBe(1);
+    expect(result.out).toContain('outcome: failed (Other)');
+  });
+
+  it('status, cancel and watch address a verification by reference', async () => {
+    stack.emulator.store.script = { ...stack.emulator.store.script, outcome: 'manual' };
+    try {
+      expect((await idv('verify', '--reference', 'cli-cancel-1', '--redact-after', 'never')).code).toBe(0);
+      const status = await idv('status', 'cli-cancel-1', '--json');
+      expect(status.json()).toMatchObject({ reference: 'cli-cancel-1', status: 'pending' });
+      const cancelled = await idv('cancel', 'cli-cancel-1', '--reason', 'test', '--json');
+      expect(cancelled.json()).toMatchObject({ status: 'cancelled' });
+      const watched = await idv('watch', 'cli-cancel-1', '--json');
+      expect(watched.code).toBe(1);
+      expect(watched.json()).toMatchObject({ status: 'cancelled', errorCode: 'Canceled' });
+      const again = await idv('cancel', 'cli-cancel-1');
+      expect(again).toMatchObject({ code: 1, err: 'idv: verification cli-cancel-1 has already ended\n' });
+    } finally {
+      stack.emulator.store.script = { ...stack.emulator.store.script, outcome: 'by-input' };
+    }
+  });
+
+  it('redact removes the data now', async () => {
+    await idv('verify', '--reference', 'cli-redact-1', '--redact-after', 'never', '--wait');
+    const result = await idv('redact', 'cli-redact-1', '--json');
+    expect(result.code).toBe(0);
+    const session = stack.emulator.store.sessions.get(String(result.json().sessionId));
+    expect(session?.redacted?.by).toBe('request');
+  });
+
+  it('list finds verifications by status', async () => {
+    const result = await idv('list', '--status', 'succeeded', '--json');
+    expect(result.code).toBe(0);
+    expect(Array.isArray(result.json())).toBe(true);
+  });
+
+  it('providers and redirect-uris talk to the emulator', async () => {
+    const providers = await idv('providers', '--licensed', '--json');
+    expect((providers.json() as unknown as Array<{ id: string }>).map((p) => p.id)).toContain(
+      'trinsic-test-database-lookup',
+    );
+    const added = await idv('redirect-uris', 'add', 'https://app.example/*', '--json');
+    const id = String(added.json().id);
+    const listed = await idv('redirect-uris', 'list', '--json');
+    expect(listed.json()).toEqual(expect.arrayContaining([{ id, uri: 'https://app.example/*' }]));
+    expect((await idv('redirect-uris', 'delete', id)).code).toBe(0);
+    const relative = await idv('redirect-uris', 'add', '/relative');
+    expect(relative).toMatchObject({ code: 1, err: expect.stringContaining('uri: must be an absolute URI') });
+  });
+
+  it.each([
+    [
+      ['verify', '--results', 'everything'],
+      "idv: --results must be one of none, data, data+attachments, got 'everything'\n",
+    ],
+    [
+      ['verify', '--capability', 'Teleport'],
+      expect.stringContaining("--capability 'Teleport' is not one of"),
+    ],
+    [['verify', '--reference', 'ada@example.com'], expect.stringContaining('must not be an email address')],
+    [['verify', '--timeout', 'soon'], expect.stringContaining('timeout must be a duration')],
+    [['status'], 'idv: idv status needs a <reference> (see idv status --help)\n'],
+    [['redirect-uris', 'rename'], 'idv: idv redirect-uris needs list, add <uri> or delete <id>\n'],
+  ])('answers the usage mistake %j with one line and exit 2', async (args, message) => {
+    const result = await idv(...args);
+    expect(result.code).toBe(2);
+    expect(result.err).toEqual(message);
+  });
+
+  it('answers an unknown reference with one line and exit 1', async () => {
+    expect(await idv('status', 'no-such-reference')).toMatchObject({
+      code: 1,
+      err: "idv: no verification with reference 'no-such-reference'\n",
+    });
+  });
+
+  it('verify --help documents every option', async () => {
+    const result = await idv('verify', '--help');
+    for (const option of [
+      '--profile',
+      '--provider',
+      '--capability',
+      '--fallback',
+      '--redirect-url',
+      '--input',
+      '--reference',
+      '--timeout',
+      '--redact-after',
+      '--results',
+      '--wait',
+      '--json',
+    ]) {
+      expect(result.out).toContain(option);
+    }
+  });
+});
+
+describe('idv commands without a stack', () => {
+  it('explain how to start one, in one line with exit 1', async () => {
+    const dataDir = await mkdtemp(join(tmpdir(), 'idv-empty-'));
+    const io = captureIo({ IDV_DATA_DIR: dataDir });
+    await expect(runCli(['status', 'x-1'], commands, io)).resolves.toBe(1);
+    expect(io.err()).toBe(
+      `idv: no running stack in ${dataDir}: start \`idv dev\`, or set TEMPORAL_ADDRESS\n`,
+    );
+    await rm(dataDir, { recursive: true, force: true });
+  });
+
+  it('name the variable of an invalid configuration', async () => {
+    const io = captureIo({ IDV_REGION: 'mars' });
+    await expect(runCli(['providers'], commands, io)).resolves.toBe(1);
+    expect(io.err()).toMatch(/^idv: IDV_REGION .*\(got 'mars'\)\n$/);
+  });
+});

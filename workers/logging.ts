@@ -1,0 +1,19 @@
+import { DefaultLogger, type LogEntry, type LogLevel } from '@temporalio/worker';
+
+// The deadline and redirect paths cancel the polling activity without waiting for it to
+// acknowledge (waiting would delay the reaction by up to one poll interval); core then warns
+// that the cancelled activity's completion found no workflow. Expected, so not shown.
+const benign = ['Activity not found on completion'];
+
+/** A Temporal runtime logger at `level` that drops the benign lines above (and `extra`). */
+export function runtimeLogger(level: LogLevel, extra: readonly string[] = []): DefaultLogger {
+  const dropped = [...benign, ...extra];
+  return new DefaultLogger(level, (entry: LogEntry) => {
+    if (dropped.some((text) => entry.message.startsWith(text))) return;
+    const meta = entry.meta && Object.keys(entry.meta).length > 0 ? entry.meta : '';
+    console.error(
+      `${new Date(Number(entry.timestampNanos / 1_000_000n)).toISOString()} [${entry.level}] ${entry.message}`,
+      meta,
+    );
+  });
+}

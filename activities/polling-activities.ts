@@ -29,7 +29,7 @@ export function pollingActivities(deps: ActivityDeps) {
   return {
     /**
      * Polls GetSession until the session is done, with an interval that grows while the user is
-     * idle (bounded by `maxMs`). Heartbeats carry the progress across retries; cancellation (the
+     * idle (bounded by `maxMs`), starting one interval after the call. Heartbeats carry the progress across retries; cancellation (the
      * workflow restarting it after a redirect, or its deadline) interrupts the wait at once.
      */
     async awaitSessionOutcome(plan: PollingPlan): Promise<PolledOutcome> {
@@ -38,6 +38,9 @@ export function pollingActivities(deps: ActivityDeps) {
         const resumed = context.info.heartbeatDetails as PollProgress | undefined;
         let polls = resumed?.polls ?? 0;
         let intervalMs = resumed?.intervalMs ?? plan.initialMs;
+        // A fresh start follows a create or a check that just saw the session running: the first
+        // look is one interval later. A retried attempt looks at once (time may have passed).
+        if (!resumed) await context.sleep(intervalMs);
         for (;;) {
           const state = stateOf(
             await deps.identity.sessions.get(plan.sessionId, { signal: context.cancellationSignal }),

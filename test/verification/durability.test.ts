@@ -1,3 +1,4 @@
+import { temporal } from '@temporalio/proto';
 import { useVerificationStack, type VerificationStack } from '../harness/verification-stack';
 import { eventually } from '../harness/eventually';
 
@@ -39,10 +40,11 @@ describe('verification durability, end to end', () => {
       sessionId: nextStep.sessionId,
     });
     expect((await createCount(stack())) - before).toBe(1);
-    const closed = stack().client.workflow.list({ query: `WorkflowId = '${handle.workflowId}'` });
-    let runs = 0;
-    for await (const execution of closed) runs += execution.status.name === 'COMPLETED' ? 1 : 0;
-    expect(runs).toBe(1);
+    const workflow = stack().client.workflow.getHandle(handle.workflowId);
+    expect((await workflow.describe()).status.name).toBe('COMPLETED');
+    const { events } = await workflow.fetchHistory();
+    const completed = temporal.api.enums.v1.EventType.EVENT_TYPE_WORKFLOW_EXECUTION_COMPLETED;
+    expect((events ?? []).filter((event) => event.eventType === completed)).toHaveLength(1);
   }, 60_000);
 
   it('still yields the outcome while the service answers 500s and 429s for a while', async () => {

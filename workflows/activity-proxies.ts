@@ -21,7 +21,8 @@ export const results = proxyActivities<VerificationActivities>({
 export function poller(options: { deadlineMs: number; maxIntervalMs: number }) {
   return proxyActivities<VerificationActivities>({
     startToCloseTimeout: options.deadlineMs + 60_000,
-    heartbeatTimeout: options.maxIntervalMs + 30_000,
+    // Heartbeats come every poll (<= maxIntervalMs); a dead worker is noticed within two intervals.
+    heartbeatTimeout: options.maxIntervalMs * 2 + 5_000,
     retry,
   });
 }

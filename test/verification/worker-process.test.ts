@@ -1,0 +1,86 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { IdvClient } from '../../client/idv-client';
+import { harnessEnv, harnessValue } from '../harness/env';
+import { useVerificationStack } from '../harness/verification-stack';
+import { uniqueTaskQueue } from '../harness/worker';
+
+const idvBin = join(__dirname, '..', '..', 'bin', 'idv.js');
+
+/** Starts `idv worker` as its own process and resolves once it polls. */
+async function startWorkerProcess(env: NodeJS.ProcessEnv): Promise<ChildProcess> {
+  const child = spawn(process.execPath, [idvBin, 'worker'], {
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
+  let stderr = '';
+  await new Promise<void>((resolve, reject) => {
+    child.stderr?.on('data', (chunk: Buffer) => {
+      stderr += chunk.toString();
+      if (stderr.includes('polling task queue')) resolve();
+    });
+    child.once('exit', (code) => reject(new Error(`idv worker exited with ${code}: ${stderr}`)));
+  });
+  return child;
+}
+
+describe('the idv worker process', () => {
+  const stack = useVerificationStack();
+  let dataDir: string;
+  let env: NodeJS.ProcessEnv;
+  const taskQueue = uniqueTaskQueue('process');
+  beforeAll(async () => {
+    dataDir = await mkdtemp(join(tmpdir(), 'idv-worker-'));
+    env = {
+      TEMPORAL_ADDRESS: harnessValue(harnessEnv.temporalAddress),
+      IDV_API_BASE_URL: stack().emulator.baseUrl,
+      IDV_API_KEY: stack().emulator.apiKeys[0],
+      IDV_TASK_QUEUE: taskQueue,
+      IDV_DATA_DIR: dataDir,
+    };
+  });
+  afterAll(async () => {
+    await rm(dataDir, { recursive: true, force: true });
+  });
+
+  it('killed with SIGKILL mid-session and started again, yields exactly one outcome', async () => {
+    await stack().control('PUT', '/script', { outcome: 'manual' });
+    const idv = new IdvClient({ client: stack().client, taskQueue });
+    const first = await startWorkerProcess(env);
+    const { handle, nextStep } = await idv.startVerification(
+      stack().request({ redactAfter: 'never', polling: { initialMs: 200, maxMs: 500 } }),
+    );
+    const killed = once(first, 'exit');
+    first.kill('SIGKILL');
+    await killed;
+    await stack().control('POST', `/sessions/${nextStep.sessionId}/complete`);
+    const second = await startWorkerProcess(env);
+    try {
+      await expect(handle.result()).resolves.toMatchObject({
+        status: 'succeeded',
+        sessionId: nextStep.sessionId,
+      });
+    } finally {
+      const stopped = once(second, 'exit');
+      second.kill('SIGTERM');
+      const [code] = (await stopped) as [number];
+      expect(code).toBe(0);
+      await stack().control('PUT', '/script', { outcome: 'by-input' });
+    }
+  }, 90_000);
+
+  it('stops at start with one line naming an invalid variable', async () => {
+    const child = spawn(process.execPath, [idvBin, 'worker'], {
+      env: { ...process.env, ...env, IDV_TASK_QUEUE: 'has spaces' },
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
+    let stderr = '';
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    const [code] = (await once(child, 'exit')) as [number];
+    expect(code).toBe(1);
+    expect(stderr).toBe("idv: IDV_TASK_QUEUE must not contain spaces (got 'has spaces')\n");
+  });
+});

@@ -1,8 +1,8 @@
 import { Client, Connection } from '@temporalio/client';
-import { loadClientConnectConfig } from '@temporalio/envconfig';
 import { createIdentityClient, type IdentityClient } from '../../api/identity/identity-client';
 import { ConfigError, loadConfig } from '../../workers/config';
 import { readStackInfo, type StackInfo } from '../../workers/dev/stack-file';
+import { temporalTarget } from '../../workers/temporal-target';
 import { IdvClient } from '../idv-client';
 import { CommandFailedError } from './command';
 
@@ -33,20 +33,14 @@ function config(env: NodeJS.ProcessEnv) {
 export async function connectTemporal(env: NodeJS.ProcessEnv): Promise<Connected> {
   const settings = config(env);
   const stack = await stackOf(settings.dataDir);
-  let connection: Connection;
-  let namespace: string | undefined;
-  if (settings.temporalFromEnvironment) {
-    const connect = loadClientConnectConfig({ overrideEnvVars: env as Record<string, string> });
-    connection = await Connection.connect(connect.connectionOptions);
-    namespace = connect.namespace;
-  } else if (stack) {
-    connection = await Connection.connect({ address: stack.temporalAddress });
-    namespace = stack.namespace;
-  } else {
+  const target = temporalTarget(settings, env, stack);
+  if (!target) {
     throw new CommandFailedError(
       `no running stack in ${settings.dataDir}: start \`idv dev\`, or set TEMPORAL_ADDRESS`,
     );
   }
+  const connection = await Connection.connect(target.connectionOptions);
+  const { namespace } = target;
   const client = new Client({ connection, ...(namespace ? { namespace } : {}) });
   return {
     idv: new IdvClient({

@@ -1,8 +1,8 @@
-import { loadClientConnectConfig } from '@temporalio/envconfig';
 import { NativeConnection } from '@temporalio/worker';
 import { createIdentityClient } from '../../../api/identity/identity-client';
 import { ConfigError, loadConfig } from '../../../workers/config';
 import { readStackInfo } from '../../../workers/dev/stack-file';
+import { temporalTarget } from '../../../workers/temporal-target';
 import { createVerificationWorker } from '../../../workers/verification-worker';
 import { type Command, CommandFailedError } from '../command';
 
@@ -29,20 +29,13 @@ export const workerCommand: Command = {
       throw new CommandFailedError(
         'no identity service: set IDV_API_KEY (and IDV_API_BASE_URL or IDV_REGION), or start `idv dev`',
       );
-    let connection: NativeConnection;
-    let namespace: string | undefined;
-    if (config.temporalFromEnvironment) {
-      const connect = loadClientConnectConfig({ overrideEnvVars: io.env as Record<string, string> });
-      connection = await NativeConnection.connect(connect.connectionOptions);
-      namespace = connect.namespace;
-    } else if (stack) {
-      connection = await NativeConnection.connect({ address: stack.temporalAddress });
-      namespace = stack.namespace;
-    } else {
+    const target = temporalTarget(config, io.env, stack);
+    if (!target)
       throw new CommandFailedError(
         `no Temporal: set TEMPORAL_ADDRESS, or start \`idv dev\` (data dir ${config.dataDir})`,
       );
-    }
+    const connection = await NativeConnection.connect(target.connectionOptions);
+    const { namespace } = target;
     const identity = createIdentityClient(identityOptions);
     try {
       const worker = await createVerificationWorker({

@@ -46,7 +46,9 @@ describe('emulated earlier agent platform', () => {
       type: 'Notification',
       enabled: false,
     });
-    expect((await agent('PUT', `/webhooks/${id}/enable`)).status).toBe(200);
+    const enabled = await agent('PUT', `/webhooks/${id}/enable`);
+    expect(enabled.status).toBe(200);
+    expect(contract.check('PUT', '/webhooks/{webhookId}/enable', enabled.body)).toEqual([]);
     expect((await agent('DELETE', `/webhooks/${id}`)).status).toBe(200);
     expect((await agent('DELETE', `/webhooks/${id}`)).status).toBe(404);
   });

@@ -199,6 +199,65 @@ describe('emulator wire format against the official OpenAPI document', () => {
     });
   });
 
+  it.each([
+    [
+      'GET',
+      '/api/v1/verification-profiles/{verificationProfileId}/sessions',
+      '/api/v1/verification-profiles/bad/sessions',
+      undefined,
+    ],
+    ['GET', '/api/v1/sessions/{sessionId}', '/api/v1/sessions/bad', undefined],
+    [
+      'POST',
+      '/api/v1/sessions/{sessionId}/results',
+      '/api/v1/sessions/bad/results',
+      { resultsAccessKey: 'k' },
+    ],
+    [
+      'POST',
+      '/api/v1/sessions/{sessionId}/attachments/{attachmentId}/get',
+      `/api/v1/sessions/${zeroId}/attachments/bad/get`,
+      { resultsAccessKey: 'k' },
+    ],
+    ['POST', '/api/v1/sessions/{sessionId}/cancel', '/api/v1/sessions/bad/cancel', undefined],
+    ['POST', '/api/v1/sessions/{sessionId}/redact', '/api/v1/sessions/bad/redact', undefined],
+    [
+      'POST',
+      '/api/v1/sessions/{sessionId}/step/refresh',
+      '/api/v1/sessions/bad/step/refresh',
+      { resultsAccessKey: 'k' },
+    ],
+    [
+      'POST',
+      '/api/v1/sessions/{sessionId}/native-challenge/submit',
+      '/api/v1/sessions/bad/native-challenge/submit',
+      { resultsAccessKey: 'k', responseToken: 't' },
+    ],
+    ['GET', '/api/v1/providers', '/api/v1/providers?licensed=perhaps', undefined],
+    ['GET', '/api/valpha/redirect-uris', '/api/valpha/redirect-uris?page=0', undefined],
+    ['DELETE', '/api/valpha/redirect-uris/{id}', '/api/valpha/redirect-uris/bad', undefined],
+  ])('%s %s answers a 400 in the documented problem shape', async (method, template, path, body) => {
+    const response = await expectConforms(method, template, path, body === undefined ? {} : { body });
+    expect(response.status).toBe(400);
+  });
+
+  it('answers every operation with a 500 in the documented shape when the service fails', async () => {
+    await call(emulator(), 'PUT', '/_emulator/faults', { key: null, body: { errorRate: 1 } });
+    try {
+      const failing = await expectConforms(
+        'GET',
+        '/api/v1/sessions/{sessionId}',
+        `/api/v1/sessions/${zeroId}`,
+      );
+      expect(failing.status).toBe(500);
+      await expectConforms('POST', '/api/v1/sessions/provider/direct', '/api/v1/sessions/provider/direct', {
+        body: {},
+      });
+    } finally {
+      await call(emulator(), 'DELETE', '/_emulator/faults', { key: null });
+    }
+  });
+
   it('401 and 403 are problem details with a traceId', async () => {
     const unauthorized = await expectConforms('GET', '/api/v1/providers', '/api/v1/providers', { key: null });
     expect(unauthorized.status).toBe(401);

@@ -1,4 +1,4 @@
-import { DefaultLogger, type LogEntry, type LogLevel } from '@temporalio/worker';
+import { DefaultLogger, type LogEntry, type LogLevel, type RuntimeOptions } from '@temporalio/worker';
 
 // The deadline and redirect paths cancel the polling activity without waiting for it to
 // acknowledge (waiting would delay the reaction by up to one poll interval); core then warns
@@ -16,4 +16,15 @@ export function runtimeLogger(level: LogLevel, extra: readonly string[] = []): D
       meta,
     );
   });
+}
+
+/**
+ * Runtime options that send the native core's log lines through {@link runtimeLogger} too, so the
+ * same filter applies to them (they would go to the console directly otherwise).
+ */
+export function runtimeOptions(level: LogLevel, extra: readonly string[] = []): RuntimeOptions {
+  return {
+    logger: runtimeLogger(level, extra),
+    telemetryOptions: { logging: { filter: { core: level, other: 'ERROR' }, forward: {} } },
+  };
 }

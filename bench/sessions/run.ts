@@ -12,7 +12,7 @@ import { createIdentityClient } from '../../api/identity/identity-client';
 import { IdvClient } from '../../client/idv-client';
 import { parseVerificationRequest } from '../../client/parse-request';
 import { startDevServer } from '../../workers/dev/temporal-dev-server';
-import { runtimeLogger } from '../../workers/logging';
+import { runtimeLogger, runtimeOptions } from '../../workers/logging';
 import { spawnEmulator } from '../lib/emulator-process';
 import { recordSection } from '../lib/record';
 import { round, summarise } from '../lib/stats';
@@ -35,7 +35,7 @@ interface VariantResult {
 }
 
 async function main(): Promise<void> {
-  Runtime.install({ logger: runtimeLogger('WARN') });
+  Runtime.install(runtimeOptions('WARN'));
   const server = await startDevServer({});
   const emulator = await spawnEmulator(['--seed', '7']);
   const { baseUrl, apiKeys, verificationProfiles, controlUrl } = emulator.info;

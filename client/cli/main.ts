@@ -1,11 +1,11 @@
 import { Runtime } from '@temporalio/worker';
-import { runtimeLogger } from '../../workers/logging';
+import { runtimeOptions } from '../../workers/logging';
 import { type CommandIo } from './command';
 import { commands } from './commands/index';
 import { runCli } from './run-cli';
 
 // Worker lifecycle lines at INFO would bury the command's own output.
-Runtime.install({ logger: runtimeLogger('WARN') });
+Runtime.install(runtimeOptions('WARN'));
 
 const stopRequested = new Promise<string>((resolveStop) => {
   for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => resolveStop(signal));

@@ -1,5 +1,5 @@
 import { Runtime } from '@temporalio/worker';
-import { runtimeLogger } from '../../workers/logging';
+import { runtimeOptions } from '../../workers/logging';
 
 // Fault-injection tests fail activities on purpose; IDV_TEST_VERBOSE=1 shows those lines too.
 const expectedNoise =
@@ -7,7 +7,7 @@ const expectedNoise =
 
 // Worker start/stop lines at INFO would drown jest's output; warnings and errors still show.
 try {
-  Runtime.install({ logger: runtimeLogger('WARN', expectedNoise) });
+  Runtime.install(runtimeOptions('WARN', expectedNoise));
 } catch {
   // Already installed in this process by an earlier test file.
 }

@@ -1,4 +1,9 @@
-import { type Client, WithStartWorkflowOperation, WorkflowUpdateFailedError } from '@temporalio/client';
+import {
+  type Client,
+  WithStartWorkflowOperation,
+  WorkflowExecutionAlreadyStartedError,
+  WorkflowUpdateFailedError,
+} from '@temporalio/client';
 import { type VerificationRequest, type VerificationProgress } from '../domain/verification';
 import { type NextStepAnswer, nextStepUpdate } from '../workflows/messages';
 import { verificationWorkflowId } from '../workflows/run-verification';
@@ -6,7 +11,7 @@ import { IdvProfileId, IdvProvider } from '../workflows/search-attributes';
 import { verificationSession } from '../workflows/verification-session';
 import { type RedactionReport, sessionRedaction } from '../workflows/session-redaction';
 import { parseVerificationRequest } from './parse-request';
-import { VerificationHandle } from './verification-handle';
+import { VerificationEndedError, VerificationHandle } from './verification-handle';
 
 /** Thrown when the session of a new verification could not be created (the reason is in the message). */
 export class VerificationNotStartedError extends Error {
@@ -64,7 +69,8 @@ export class IdvClient {
   /**
    * Starts a verification (or joins the running one with the same reference) and waits until
    * its session exists: one round trip gives the handle and the step to hand to the user.
-   * Invalid input throws `InvalidVerificationRequestError` before anything is started.
+   * Invalid input throws `InvalidVerificationRequestError` before anything is started; a
+   * reference whose verification has ended throws `VerificationEndedError`.
    */
   async startVerification(
     request: VerificationRequest,
@@ -76,6 +82,8 @@ export class IdvClient {
       taskQueue: this.taskQueue,
       args: [input],
       workflowIdConflictPolicy: 'USE_EXISTING',
+      // One reference, one verification: a finished one is never started again (no second session).
+      workflowIdReusePolicy: 'REJECT_DUPLICATE',
       typedSearchAttributes: [
         { key: IdvProfileId, value: input.verificationProfileId },
         { key: IdvProvider, value: input.provider },
@@ -87,6 +95,12 @@ export class IdvClient {
         startWorkflowOperation,
       });
     } catch (error) {
+      if (error instanceof WorkflowExecutionAlreadyStartedError) {
+        throw new VerificationEndedError(
+          `verification ${input.reference} has already ended: read its outcome with getVerification(), or start a new reference`,
+          { cause: error },
+        );
+      }
       if (error instanceof WorkflowUpdateFailedError) {
         const reason = innermostMessage(error);
         throw new VerificationNotStartedError(`verification ${input.reference} could not start: ${reason}`, {

@@ -26,6 +26,15 @@ describe('verification durability, end to end', () => {
     await first.handle.cancel('done');
   });
 
+  it('refuses to start a finished reference again, so no second session is created', async () => {
+    const request = stack().request({ redactAfter: 'never' });
+    const { handle } = await stack().idv.startVerification(request);
+    await handle.result();
+    const before = await createCount(stack());
+    await expect(stack().idv.startVerification(request)).rejects.toThrow(/has already ended/);
+    expect(await createCount(stack())).toBe(before);
+  });
+
   it('yields exactly one outcome when the worker is killed and restarted mid-session', async () => {
     await stack().control('PUT', '/script', { outcome: 'manual' });
     const before = await createCount(stack());

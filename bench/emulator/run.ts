@@ -1,8 +1,8 @@
 // bench/emulator: GetSession throughput of the emulator, load from a separate process.
 import { Pool } from 'undici';
-import { recordSection } from '../lib/record';
-import { spawnEmulator } from '../lib/emulator-process';
-import { round, summarise } from '../lib/stats';
+import { recordSection } from '../support/record';
+import { spawnEmulator } from '../support/emulator-process';
+import { round, summarise } from '../support/stats';
 
 const DURATION_MS = Number(process.env.BENCH_DURATION_MS ?? 8_000);
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 32);

@@ -4,8 +4,8 @@ import { fork } from 'node:child_process';
 import { once } from 'node:events';
 import { join } from 'node:path';
 import { createIdentityClient } from '../../api/identity/identity-client';
-import { recordSection } from '../lib/record';
-import { round, summarise } from '../lib/stats';
+import { recordSection } from '../support/record';
+import { round, summarise } from '../support/stats';
 
 const SESSION_ID = '678c1ff6-2178-49e7-81d2-548afb6f85ec';
 const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 20_000);

@@ -13,9 +13,9 @@ import { IdvClient } from '../../client/idv-client';
 import { parseVerificationRequest } from '../../client/parse-request';
 import { startDevServer } from '../../workers/dev/temporal-dev-server';
 import { runtimeLogger, runtimeOptions } from '../../workers/logging';
-import { spawnEmulator } from '../lib/emulator-process';
-import { recordSection } from '../lib/record';
-import { round, summarise } from '../lib/stats';
+import { spawnEmulator } from '../support/emulator-process';
+import { recordSection } from '../support/record';
+import { round, summarise } from '../support/stats';
 
 const SESSIONS = Number(process.env.BENCH_SESSIONS ?? 200);
 const LATENCY = {

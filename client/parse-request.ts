@@ -1,4 +1,3 @@
-import { z } from 'zod';
 import {
   type VerificationInput,
   type VerificationRequest,
@@ -24,11 +23,9 @@ export function parseVerificationRequest(request: VerificationRequest): Verifica
   const errors: Record<string, string[]> = {};
   for (const issue of parsed.error.issues) {
     const field = issue.path.join('.') || '(request)';
-    (errors[field] ??= []).push(
-      issue.code === 'unrecognized_keys'
-        ? `has unknown ${z.prettifyError(parsed.error).includes('key') ? 'keys' : 'fields'}: ${issue.keys.join(', ')}`
-        : issue.message,
-    );
+    const message =
+      issue.code === 'unrecognized_keys' ? `has unknown fields: ${issue.keys.join(', ')}` : issue.message;
+    (errors[field] ??= []).push(message);
   }
   throw new InvalidVerificationRequestError(errors);
 }

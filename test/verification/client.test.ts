@@ -27,6 +27,13 @@ describe('IdvClient', () => {
     expect((error as Error).message).toContain('timeout must be a duration');
   });
 
+  it('names unknown fields of a request', () => {
+    const request = { ...stack().request(), email: 'ada@example.com' };
+    expect(() => parseVerificationRequest(request)).toThrow(
+      'invalid verification request: (request) has unknown fields: email',
+    );
+  });
+
   it('resolves durations and defaults', () => {
     const input = parseVerificationRequest({ ...stack().request(), timeout: '30m', redactAfter: '30 days' });
     expect(input).toMatchObject({ timeout: 1_800_000, redactAfter: 2_592_000_000, results: 'data' });

@@ -141,21 +141,16 @@ export const verifyCommand: Command = {
         sessionId: nextStep.sessionId,
         nextStep: nextStep.nextStep,
       };
+      const stepLine = `next step: ${nextStep.nextStep.method} ${nextStep.nextStep.content}`.trimEnd();
       if (values.wait !== true) {
         if (values.json === true) printJson(io, summary);
         else
           io.stdout.write(
-            `${[`reference: ${summary.reference}`, `workflow: ${summary.workflowId}`, `session: ${summary.sessionId}`, `next step: ${nextStep.nextStep.method} ${nextStep.nextStep.content}`.trimEnd()].join('\n')}\n`,
+            `reference: ${summary.reference}\nworkflow: ${summary.workflowId}\nsession: ${summary.sessionId}\n${stepLine}\n`,
           );
         return 0;
       }
-      if (values.json !== true)
-        io.stdout.write(
-          `reference: ${summary.reference}\nnext step: ${nextStep.nextStep.method} ${nextStep.nextStep.content}\n`.replace(
-            / \n/g,
-            '\n',
-          ),
-        );
+      if (values.json !== true) io.stdout.write(`reference: ${summary.reference}\n${stepLine}\n`);
       const outcome = await followProgress(handle, io, values.json !== true);
       if (values.json === true) printJson(io, { ...summary, outcome });
       else io.stdout.write(`${outcomeLines(outcome).join('\n')}\n`);

@@ -1,11 +1,17 @@
 import { type ActivityDeps } from './deps';
+import { cleanupActivities } from './cleanup-activities';
 import { pollingActivities } from './polling-activities';
 import { resultActivities } from './result-activities';
 import { sessionActivities } from './session-activities';
 
 /** Every activity of the verification workflows, bound to their dependencies. */
 export function createActivities(deps: ActivityDeps) {
-  return { ...sessionActivities(deps), ...pollingActivities(deps), ...resultActivities(deps) };
+  return {
+    ...sessionActivities(deps),
+    ...pollingActivities(deps),
+    ...resultActivities(deps),
+    ...cleanupActivities(deps),
+  };
 }
 
 /** The activities' type, for `proxyActivities<VerificationActivities>` in workflows. */

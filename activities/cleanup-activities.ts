@@ -3,23 +3,42 @@ import { NotFoundError, ValidationError } from '../api/http/errors';
 import { paginateSessions } from '../api/identity/pagination';
 import { type ActivityDeps } from './deps';
 import { classified } from './failures';
+import { unsettledWindows } from './create-windows';
 import { stateOf } from './wire-views';
+
+/** What `sweepOrphans` did, by session id. */
+export interface SweptOrphans {
+  cancelled: string[];
+  redacted: string[];
+}
 
 /** Redaction and orphan clean-up. */
 export function cleanupActivities(deps: ActivityDeps) {
   const signal = () => Context.current().cancellationSignal;
+  /** RedactSession; false when the service no longer knows the session. */
+  const redactIfKnown = async (sessionId: string): Promise<boolean> => {
+    try {
+      await deps.identity.sessions.redact(sessionId, { signal: signal() });
+      return true;
+    } catch (error) {
+      if (error instanceof NotFoundError) return false;
+      throw error;
+    }
+  };
+  /** CancelSession; false when it had finished meanwhile (400) or is unknown (404). */
+  const cancelIfLive = async (sessionId: string): Promise<boolean> => {
+    try {
+      await deps.identity.sessions.cancel(sessionId, { signal: signal() });
+      return true;
+    } catch (error) {
+      if (error instanceof ValidationError || error instanceof NotFoundError) return false;
+      throw error;
+    }
+  };
   return {
     /** RedactSession; a session the service no longer knows counts as redacted. */
     async redactAtService(sessionId: string): Promise<{ redacted: boolean }> {
-      return await classified(async () => {
-        try {
-          await deps.identity.sessions.redact(sessionId, { signal: signal() });
-          return { redacted: true };
-        } catch (error) {
-          if (error instanceof NotFoundError) return { redacted: false };
-          throw error;
-        }
-      });
+      return await classified(async () => ({ redacted: await redactIfKnown(sessionId) }));
     },
 
     /** Deletes the session's stored attachments and destroys its results access key. Idempotent. */
@@ -30,17 +49,21 @@ export function cleanupActivities(deps: ActivityDeps) {
     },
 
     /**
-     * Cancels sessions orphaned by a create whose answer was lost: created on the profile inside
-     * one of the windows, still running, claimed by no workflow, and not the one kept.
+     * Sweeps the sessions orphaned by this workflow's unsettled create attempts: every session of
+     * the profile created inside one of their windows, other than `keepSessionId` and not
+     * claimed by another workflow, is cancelled if live and then redacted, and its key (if it
+     * was claimed here) destroyed. Idempotent.
      */
-    async cancelOrphanedSessions(args: {
+    async sweepOrphans(args: {
       verificationProfileId: string;
-      windows: Array<{ fromMs: number; toMs: number }>;
-      keepSessionId: string;
-    }): Promise<string[]> {
+      workflowId: string;
+      keepSessionId?: string;
+    }): Promise<SweptOrphans> {
       return await classified(async () => {
-        const earliest = Math.min(...args.windows.map((w) => w.fromMs));
-        const cancelled: string[] = [];
+        const swept: SweptOrphans = { cancelled: [], redacted: [] };
+        const windows = unsettledWindows(await deps.vault.createAttempts(args.workflowId), Date.now());
+        if (windows.length === 0) return swept;
+        const earliest = Math.min(...windows.map((w) => w.fromMs));
         const sessions = paginateSessions(
           deps.identity.sessions,
           args.verificationProfileId,
@@ -49,18 +72,17 @@ export function cleanupActivities(deps: ActivityDeps) {
         );
         for await (const session of sessions) {
           const createdMs = (session.created ?? 0) * 1000;
-          if (createdMs < earliest - 1000) break;
-          const inWindow = args.windows.some((w) => createdMs >= w.fromMs - 1000 && createdMs <= w.toMs);
-          if (!inWindow || session.id === args.keepSessionId || stateOf(session).done) continue;
-          if (await deps.vault.isClaimed(session.id)) continue;
-          try {
-            await deps.identity.sessions.cancel(session.id, { signal: signal() });
-            cancelled.push(session.id);
-          } catch (error) {
-            if (!(error instanceof ValidationError)) throw error;
-          }
+          if (createdMs < earliest) break;
+          const inWindow = windows.some((w) => createdMs >= w.fromMs && createdMs <= w.toMs);
+          if (!inWindow || session.id === args.keepSessionId) continue;
+          const claimant = await deps.vault.claimant(session.id);
+          if (claimant !== undefined && claimant !== args.workflowId) continue;
+          if (!stateOf(session).done && (await cancelIfLive(session.id))) swept.cancelled.push(session.id);
+          await redactIfKnown(session.id);
+          if (claimant !== undefined) await deps.vault.destroy(session.id);
+          swept.redacted.push(session.id);
         }
-        return cancelled;
+        return swept;
       });
     },
   };

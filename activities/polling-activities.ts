@@ -24,6 +24,13 @@ interface PollProgress {
   intervalMs: number;
 }
 
+/**
+ * How often the poll heartbeats, whatever it is doing (sleeping, or waiting on a slow GetSession
+ * whose own timeouts give a typed TimeoutError): the heartbeat timeout only detects a dead worker,
+ * and a cancellation reaches the activity with the next heartbeat's answer.
+ */
+export const POLL_HEARTBEAT_EVERY_MS = 2_000;
+
 /** The long-running poll: many GetSession calls, one activity, no history event per poll. */
 export function pollingActivities(deps: ActivityDeps) {
   return {
@@ -36,20 +43,27 @@ export function pollingActivities(deps: ActivityDeps) {
       return await classified(async () => {
         const context = Context.current();
         const resumed = context.info.heartbeatDetails as PollProgress | undefined;
-        let polls = resumed?.polls ?? 0;
-        let intervalMs = resumed?.intervalMs ?? plan.initialMs;
-        // A fresh start follows a create or a check that just saw the session running: the first
-        // look is one interval later. A retried attempt looks at once (time may have passed).
-        if (!resumed) await context.sleep(intervalMs);
-        for (;;) {
-          const state = stateOf(
-            await deps.identity.sessions.get(plan.sessionId, { signal: context.cancellationSignal }),
-          );
-          polls += 1;
-          if (state.done) return { state, polls };
-          context.heartbeat({ polls, intervalMs } satisfies PollProgress);
-          await context.sleep(intervalMs);
-          intervalMs = Math.min(plan.maxMs, Math.round(intervalMs * 1.5));
+        const progress: PollProgress = {
+          polls: resumed?.polls ?? 0,
+          intervalMs: resumed?.intervalMs ?? plan.initialMs,
+        };
+        const ticker = setInterval(() => context.heartbeat(progress), POLL_HEARTBEAT_EVERY_MS);
+        try {
+          // A fresh start follows a create or a check that just saw the session running: the first
+          // look is one interval later. A retried attempt looks at once (time may have passed).
+          if (!resumed) await context.sleep(progress.intervalMs);
+          for (;;) {
+            const state = stateOf(
+              await deps.identity.sessions.get(plan.sessionId, { signal: context.cancellationSignal }),
+            );
+            progress.polls += 1;
+            if (state.done) return { state, polls: progress.polls };
+            context.heartbeat(progress);
+            await context.sleep(progress.intervalMs);
+            progress.intervalMs = Math.min(plan.maxMs, Math.round(progress.intervalMs * 1.5));
+          }
+        } finally {
+          clearInterval(ticker);
         }
       });
     },

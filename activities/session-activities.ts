@@ -1,13 +1,10 @@
 import { Context } from '@temporalio/activity';
-import { ValidationError } from '../api/http/errors';
+import { ApiError, ValidationError } from '../api/http/errors';
 import { type NormalisedSessionState } from '../domain/session-status';
 import { type NextStep, type VerificationInput } from '../domain/verification';
 import { type ActivityDeps } from './deps';
 import { classified } from './failures';
 import { stateOf, stepView } from './wire-views';
-
-// The service stamps sessions in whole seconds, and its clock is not ours.
-const CLOCK_SLACK_MS = 2_000;
 
 /** What `createSession` returns: no results access key (it stays in the vault). */
 export interface CreatedSession {
@@ -15,10 +12,18 @@ export interface CreatedSession {
   collectionMethod: string;
   nextStep: NextStep;
   /**
-   * Time windows (epoch ms) of earlier attempts whose answers were lost: a session created in
-   * one of them and claimed by no workflow is an orphan of this create.
+   * True when an earlier attempt of this workflow was never settled by an answer (lost answer,
+   * timeout, 5xx, crash): it may have left an orphan session, to be swept.
    */
-  orphanWindows: Array<{ fromMs: number; toMs: number }>;
+  orphansPossible: boolean;
+}
+
+/** A definitive answer: the service created nothing unclaimed (4xx refusal, or never sent). */
+function settles(error: unknown): boolean {
+  return (
+    error instanceof ApiError &&
+    (error.status === undefined ? error instanceof ValidationError : error.status < 500)
+  );
 }
 
 /** Session activities: create, check, refresh, native challenge, cancel. */
@@ -26,38 +31,46 @@ export function sessionActivities(deps: ActivityDeps) {
   const signal = () => Context.current().cancellationSignal;
   return {
     /**
-     * CreateDirectProviderSession. Each attempt is recorded before it is sent, so when an answer
-     * is lost and Temporal retries, the workflow learns the window in which an orphan may have
-     * been created and sweeps it (see `cancelOrphanedSessions`).
+     * CreateDirectProviderSession. Each attempt is recorded before it is sent and settled when an
+     * answer says what became of it, so an attempt whose answer was lost is known to the orphan
+     * sweep (see `sweepOrphans`), whatever happens to the workflow afterwards.
      */
     async createSession(input: VerificationInput): Promise<CreatedSession> {
       return await classified(async () => {
         const workflowId = Context.current().info.workflowExecution?.workflowId ?? 'standalone';
-        const attempts = await deps.vault.recordCreateAttempt(workflowId, Date.now());
-        const created = await deps.identity.sessions.createDirectProviderSession(
-          {
-            verificationProfileId: input.verificationProfileId,
-            provider: input.provider,
-            capabilities: input.capabilities,
-            fallbackToHostedUI: input.fallbackToHostedUI,
-            redirectUrl: input.redirectUrl,
-            browserLanguages: input.browserLanguages,
-            providerInput: input.providerInput,
-          },
-          { signal: signal() },
-        );
+        const index = await deps.vault.recordCreateAttempt(workflowId, Date.now());
+        let created;
+        try {
+          created = await deps.identity.sessions.createDirectProviderSession(
+            {
+              verificationProfileId: input.verificationProfileId,
+              provider: input.provider,
+              capabilities: input.capabilities,
+              fallbackToHostedUI: input.fallbackToHostedUI,
+              redirectUrl: input.redirectUrl,
+              browserLanguages: input.browserLanguages,
+              providerInput: input.providerInput,
+            },
+            { signal: signal() },
+          );
+        } catch (error) {
+          await deps.vault.endCreateAttempt(workflowId, index, {
+            endedAtMs: Date.now(),
+            settled: settles(error),
+          });
+          throw error;
+        }
         await deps.vault.claim(created.sessionId, {
           workflowId,
           resultsAccessKey: created.resultCollection.resultsAccessKey,
         });
+        await deps.vault.endCreateAttempt(workflowId, index, { endedAtMs: Date.now(), settled: true });
+        const attempts = await deps.vault.createAttempts(workflowId);
         return {
           sessionId: created.sessionId,
           collectionMethod: created.resultCollection.method,
           nextStep: stepView(created.nextStep),
-          orphanWindows: attempts.slice(0, -1).map((startedAt, index) => ({
-            fromMs: startedAt - CLOCK_SLACK_MS,
-            toMs: (attempts[index + 1] ?? Date.now()) + CLOCK_SLACK_MS,
-          })),
+          orphansPossible: attempts.some((attempt) => !attempt.settled),
         };
       });
     },

@@ -13,6 +13,11 @@ import { type RedactionReport, sessionRedaction } from '../workflows/session-red
 import { parseVerificationRequest } from './parse-request';
 import { VerificationEndedError, VerificationHandle } from './verification-handle';
 
+/** Thrown when a verification has no session (it ended before the session was created). */
+export class NoSessionError extends Error {
+  override readonly name = 'NoSessionError';
+}
+
 /** Thrown when the session of a new verification could not be created (the reason is in the message). */
 export class VerificationNotStartedError extends Error {
   override readonly name = 'VerificationNotStartedError';
@@ -114,8 +119,28 @@ export class IdvClient {
   }
 
   /**
+   * Redacts a verification's session now. A verification still running is cancelled first (its
+   * session too) and waited for, so nothing can bring data back after the redaction.
+   */
+  async redactVerification(reference: string): Promise<RedactionReport> {
+    const handle = this.getVerification(reference);
+    const { status } = await handle.workflow.describe();
+    if (status.name === 'RUNNING') {
+      await handle.cancel('redaction requested').catch((error: unknown) => {
+        if (!(error instanceof VerificationEndedError)) throw error;
+      });
+      // Its clean-up has run once the workflow closed, however it closed.
+      await handle.result().catch(() => undefined);
+    }
+    const { sessionId } = await handle.progress();
+    if (!sessionId) throw new NoSessionError(`verification ${reference} has no session to redact`);
+    return await this.redactNow(sessionId);
+  }
+
+  /**
    * Redacts a session now (at the service, in the blob store, its key), replacing a redaction
-   * that is still waiting for its delay. Idempotent.
+   * that is still waiting for its delay. Idempotent. Prefer {@link redactVerification}, which
+   * ends a running verification first.
    */
   async redactNow(sessionId: string): Promise<RedactionReport> {
     return await this.client.workflow.execute(sessionRedaction, {

@@ -1,5 +1,7 @@
-import { type WorkflowHandle } from '@temporalio/client';
+import { type WorkflowHandle, WorkflowNotFoundError, WorkflowUpdateFailedError } from '@temporalio/client';
+import { ApplicationFailure } from '@temporalio/common';
 import { type NextStep, type VerificationOutcome, type VerificationProgress } from '../domain/verification';
+import { verificationFailureTypes } from '../workflows/failure-types';
 import {
   cancelUpdate,
   type NextStepAnswer,
@@ -16,17 +18,6 @@ export class VerificationEndedError extends Error {
   override readonly name = 'VerificationEndedError';
 }
 
-async function whileRunning<T>(reference: string, send: () => Promise<T>): Promise<T> {
-  try {
-    return await send();
-  } catch (error) {
-    if (error instanceof Error && /already completed/i.test(error.message)) {
-      throw new VerificationEndedError(`verification ${reference} has already ended`, { cause: error });
-    }
-    throw error;
-  }
-}
-
 /** A running or finished verification, addressed by its business reference. */
 export class VerificationHandle {
   constructor(
@@ -41,7 +32,7 @@ export class VerificationHandle {
 
   /** The step to hand to the user; waits until the session exists. */
   async nextStep(): Promise<NextStepAnswer> {
-    return await whileRunning(this.reference, () => this.workflow.executeUpdate(nextStepUpdate));
+    return await this.#whileRunning(() => this.workflow.executeUpdate(nextStepUpdate));
   }
 
   /** Live progress (status, step, timestamps, API call counts). */
@@ -51,24 +42,24 @@ export class VerificationHandle {
 
   /** Refreshes the step's content now and answers the new step. */
   async refreshStep(): Promise<NextStep> {
-    return await whileRunning(this.reference, () => this.workflow.executeUpdate(refreshStepUpdate));
+    return await this.#whileRunning(() => this.workflow.executeUpdate(refreshStepUpdate));
   }
 
   /** Submits the device's answer to a native challenge. */
   async submitNativeChallenge(responseToken: string): Promise<VerificationProgress> {
-    return await whileRunning(this.reference, () =>
+    return await this.#whileRunning(() =>
       this.workflow.executeUpdate(submitNativeChallengeUpdate, { args: [responseToken] }),
     );
   }
 
   /** Tells the workflow the user came back through the redirect, so it checks at once. */
   async redirectCaptured(): Promise<void> {
-    await whileRunning(this.reference, () => this.workflow.signal(redirectCapturedSignal));
+    await this.#whileRunning(() => this.workflow.signal(redirectCapturedSignal));
   }
 
-  /** Cancels the verification and its session at the service. */
+  /** Cancels the verification and its session at the service; answers its progress once it has ended. */
   async cancel(reason?: string): Promise<VerificationProgress> {
-    return await whileRunning(this.reference, () =>
+    return await this.#whileRunning(() =>
       this.workflow.executeUpdate(cancelUpdate, { args: [reason ?? ''] }),
     );
   }
@@ -76,5 +67,35 @@ export class VerificationHandle {
   /** Waits for the outcome. */
   async result(): Promise<VerificationOutcome> {
     return await this.workflow.result();
+  }
+
+  /**
+   * Sends a message, turning "the verification has ended" into {@link VerificationEndedError}:
+   * the workflow's own refusal (failure type `VerificationEnded`), or a workflow that is closed.
+   */
+  async #whileRunning<T>(send: () => Promise<T>): Promise<T> {
+    try {
+      return await send();
+    } catch (error) {
+      if (await this.#ended(error)) {
+        throw new VerificationEndedError(`verification ${this.reference} has already ended`, {
+          cause: error,
+        });
+      }
+      throw error;
+    }
+  }
+
+  async #ended(error: unknown): Promise<boolean> {
+    if (
+      error instanceof WorkflowUpdateFailedError &&
+      error.cause instanceof ApplicationFailure &&
+      error.cause.type === verificationFailureTypes.ended
+    )
+      return true;
+    if (!(error instanceof WorkflowNotFoundError)) return false;
+    // Not found: either it never existed (rethrown as is) or it has closed.
+    const description = await this.workflow.describe().catch(() => undefined);
+    return description !== undefined && description.status.name !== 'RUNNING';
   }
 }

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { integrationCapabilities } from './identity-enums';
-import { parseDuration } from './durations';
+import { formatDuration, parseDuration } from './durations';
+import { verificationLimits } from './verification-limits';
 
 /** What the caller wants back: nothing, the identity data, or data and attachments. */
 export const resultModes = ['none', 'data', 'data+attachments'] as const;
@@ -19,15 +20,38 @@ const absoluteUrl = z.string().refine(
   { message: 'must be an absolute URL' },
 );
 
-const duration = (what: string) =>
-  z.union([z.number(), z.string()]).transform((value, context) => {
-    const ms = parseDuration(value);
-    if (ms === undefined) {
-      context.addIssue({ code: 'custom', message: `${what} must be a duration such as 30m, 1h or 30 days` });
-      return z.NEVER;
-    }
-    return ms;
-  });
+function toBoundedMs(
+  what: string,
+  bounds: { minMs: number; maxMs: number },
+  value: number | string,
+  context: z.RefinementCtx,
+): number {
+  const ms = parseDuration(value);
+  if (ms === undefined) {
+    context.addIssue({ code: 'custom', message: `${what} must be a duration such as 30m, 1h or 30 days` });
+    return z.NEVER;
+  }
+  if (ms < bounds.minMs || ms > bounds.maxMs) {
+    const bound =
+      ms < bounds.minMs
+        ? `at least ${formatDuration(bounds.minMs)}`
+        : `at most ${formatDuration(bounds.maxMs)}`;
+    context.addIssue({ code: 'custom', message: `${what} must be ${bound}` });
+    return z.NEVER;
+  }
+  return ms;
+}
+
+const duration = (what: string, bounds: { minMs: number; maxMs: number }) =>
+  z.union([z.number(), z.string()]).transform((value, context) => toBoundedMs(what, bounds, value, context));
+
+/** A duration, or the word `never`. */
+const durationOrNever = (what: string, bounds: { minMs: number; maxMs: number }) =>
+  z
+    .union([z.number(), z.string()])
+    .transform((value, context): number | 'never' =>
+      value === 'never' ? 'never' : toBoundedMs(what, bounds, value, context),
+    );
 
 /**
  * The caller's business reference: the workflow ID is `idv-<reference>`, so it must carry no
@@ -53,20 +77,35 @@ export const verificationRequestSchema = z.strictObject({
   browserLanguages: z.array(z.string()).optional(),
   providerInput: z.record(z.string(), z.unknown()).optional(),
   /** Auto-cancel when the user has not finished by then. @default '1 hour' */
-  timeout: duration('timeout').default(3_600_000),
+  timeout: duration('timeout', verificationLimits.timeout).default(3_600_000),
   /** @default 'data' */
   results: z.enum(resultModes).default('data'),
   /** How long after the outcome the person's data is redacted, or `never`. @default 0 (right after delivery) */
-  redactAfter: z.union([z.literal('never'), duration('redactAfter')]).default(0),
+  redactAfter: durationOrNever('redactAfter', verificationLimits.redactAfter).default(0),
   /** Advanced: polling bounds (the interval starts at `initialMs` and grows to `maxMs`). @default 1 s to 10 s */
   polling: z
     .strictObject({
-      initialMs: z.number().int().min(100).max(60_000).optional(),
-      maxMs: z.number().int().min(100).max(300_000).optional(),
+      initialMs: z
+        .number()
+        .int()
+        .min(verificationLimits.pollingMs.minMs)
+        .max(verificationLimits.pollingInitialMaxMs)
+        .optional(),
+      maxMs: z
+        .number()
+        .int()
+        .min(verificationLimits.pollingMs.minMs)
+        .max(verificationLimits.pollingMs.maxMs)
+        .optional(),
     })
     .optional(),
-  /** Advanced: grace before sessions orphaned by a lost create answer are cancelled. @default 60_000 */
-  orphanSweepDelayMs: z.number().int().min(0).max(3_600_000).optional(),
+  /** Advanced: grace before sessions orphaned by a lost create answer are swept. @default 60_000 */
+  orphanSweepDelayMs: z
+    .number()
+    .int()
+    .min(verificationLimits.orphanSweepDelay.minMs)
+    .max(verificationLimits.orphanSweepDelay.maxMs)
+    .optional(),
 });
 
 /** A verification request as callers write it. */
@@ -88,11 +127,16 @@ export interface AttachmentRef {
   uri: string;
 }
 
-/** The outcome a verification workflow returns. */
+/**
+ * The outcome a verification workflow returns. `errorCode` is the service's code, or one of
+ * ours: `SessionNotFound` (the service no longer knew the session), `ResultsUnavailable` (the
+ * session succeeded but its results could not be fetched; they are redacted all the same).
+ */
 export interface VerificationOutcome {
   status: VerificationStatus;
   errorCode?: string;
-  sessionId: string;
+  /** Absent when the verification ended before its session was created (deadline, cancel). */
+  sessionId?: string;
   /** Identity data (person, document, match), when results were asked for and the session succeeded. */
   identity?: Record<string, unknown>;
   attachments?: AttachmentRef[];
@@ -118,5 +162,6 @@ export interface VerificationProgress {
   deadline: string;
   /** API calls made for this verification, by operation. */
   apiCalls: Record<string, number>;
-  orphansCancelled: number;
+  /** True once sessions orphaned by lost create answers are being swept (`idv-<reference>/orphan-sweep`). */
+  orphanSweep: boolean;
 }

@@ -2,27 +2,37 @@ import { proxyActivities } from '@temporalio/workflow';
 import type { VerificationActivities } from '../activities/index';
 
 // Temporal retries; activities only classify. Non-retryable types come from activities/failures.
+// Every proxy is bounded, directly or by the workflow cancelling it, so no call outlives the
+// verification's deadline by more than its own bound.
 const retry = { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '30 seconds' };
 
-/** Short API calls. */
-export const api = proxyActivities<VerificationActivities>({
+/** Creation: retried until it answers, the deadline passes or a cancel comes (the workflow races them). */
+export const creation = proxyActivities<VerificationActivities>({ startToCloseTimeout: '1 minute', retry });
+
+/** Checks, refreshes, native challenge and cancel while the session runs or is being ended. */
+export const sessionCalls = proxyActivities<VerificationActivities>({
   startToCloseTimeout: '1 minute',
+  scheduleToCloseTimeout: '5 minutes',
   retry,
 });
 
-/** Result fetching: may stream several attachments. */
+/** Result fetching: may stream several attachments; after an hour the results count as unavailable. */
 export const results = proxyActivities<VerificationActivities>({
   startToCloseTimeout: '10 minutes',
   heartbeatTimeout: '2 minutes',
+  scheduleToCloseTimeout: '1 hour',
   retry,
 });
 
-/** The long poll: bounded by the verification deadline, kept alive by heartbeats. */
-export function poller(options: { deadlineMs: number; maxIntervalMs: number }) {
+/**
+ * The long poll, bounded by the verification deadline. It heartbeats every few seconds whatever
+ * it does (see POLL_HEARTBEAT_EVERY_MS), so the heartbeat timeout only detects a dead worker;
+ * a slow GetSession ends in the HTTP client's own TimeoutError.
+ */
+export function poller(remainingMs: number) {
   return proxyActivities<VerificationActivities>({
-    startToCloseTimeout: options.deadlineMs + 60_000,
-    // Heartbeats come every poll (<= maxIntervalMs); a dead worker is noticed within two intervals.
-    heartbeatTimeout: options.maxIntervalMs * 2 + 5_000,
+    startToCloseTimeout: Math.max(0, remainingMs) + 60_000,
+    heartbeatTimeout: '20 seconds',
     retry,
   });
 }

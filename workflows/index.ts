@@ -1,3 +1,4 @@
 // The workflow bundle's entry: every workflow the worker registers.
 export { verificationSession } from './verification-session';
 export { sessionRedaction } from './session-redaction';
+export { orphanSweep } from './orphan-sweep';

@@ -1,16 +1,18 @@
-import { executeChild } from '@temporalio/workflow';
+import { executeChild, ParentClosePolicy } from '@temporalio/workflow';
 import { type VerificationInput, type VerificationOutcome } from '../domain/verification';
 import { verificationSession } from './verification-session';
 
 /**
  * Runs a verification as a child of the calling workflow, with the same workflow ID a client
  * start would use (`idv-<reference>`), so the session is never created twice. The input must
- * be validated already (see `parseVerificationRequest` in client/).
+ * be validated already (see `parseVerificationRequest` in client/). However the parent closes
+ * (cancelled, terminated, timed out), the child is asked to cancel, so its clean-up runs.
  */
 export async function runVerification(input: VerificationInput): Promise<VerificationOutcome> {
   return await executeChild(verificationSession, {
     workflowId: verificationWorkflowId(input.reference),
     args: [input],
+    parentClosePolicy: ParentClosePolicy.REQUEST_CANCEL,
   });
 }
 

@@ -1,7 +1,9 @@
 import { type NormalisedSessionState } from '../domain/session-status';
 import {
+  type AttachmentRef,
   type NextStep,
   type VerificationInput,
+  type VerificationOutcome,
   type VerificationProgress,
   type VerificationStatus,
 } from '../domain/verification';
@@ -12,15 +14,47 @@ export interface Ending {
   errorCode?: string;
 }
 
+/**
+ * Whether sessions orphaned by lost create answers must be swept: `maybe` while a create attempt
+ * may have gone unanswered (the sweep child reads the vault to know), `scheduled` once started.
+ */
+export type SweepNeed = 'none' | 'maybe' | 'scheduled';
+
+/** What a run hands to the next one when it continues as new (plain JSON). */
+export interface CarriedVerification {
+  progress: VerificationProgress;
+  sweep: SweepNeed;
+  redirectPending: boolean;
+  refreshStopped: boolean;
+}
+
 /** The verification's state inside the workflow: what `progress` answers. Pure and deterministic. */
 export class SessionState {
   readonly progress: VerificationProgress;
   ending: Ending | undefined;
+  /** Why the session could not be created (answered to `nextStep` callers). */
   createFailure: Error | undefined;
+  /** Set by the `cancel` update; the main flow cancels at the service. */
+  cancelRequested: string | undefined;
   redirectPending = false;
-  deadlinePassed = false;
+  /** True once clean-up began: handlers waiting for the session stop waiting. */
+  closing = false;
+  sweep: SweepNeed = 'none';
+  /** Automatic refreshes stopped after a permanent failure (the step's content stays as it is). */
+  refreshStopped = false;
+  /** A refresh that failed for a while is tried again at this time. */
+  refreshRetryAtMs: number | undefined;
+  identity: Record<string, unknown> | undefined;
+  attachments: AttachmentRef[] | undefined;
 
-  constructor(input: VerificationInput, now: number) {
+  constructor(input: VerificationInput, now: number, carried?: CarriedVerification) {
+    if (carried) {
+      this.progress = carried.progress;
+      this.sweep = carried.sweep;
+      this.redirectPending = carried.redirectPending;
+      this.refreshStopped = carried.refreshStopped;
+      return;
+    }
     const at = new Date(now).toISOString();
     this.progress = {
       reference: input.reference,
@@ -29,7 +63,17 @@ export class SessionState {
       updatedAt: at,
       deadline: new Date(now + input.timeout).toISOString(),
       apiCalls: {},
-      orphansCancelled: 0,
+      orphanSweep: false,
+    };
+  }
+
+  /** The state the next run starts from. */
+  carry(): CarriedVerification {
+    return {
+      progress: this.progress,
+      sweep: this.sweep,
+      redirectPending: this.redirectPending,
+      refreshStopped: this.refreshStopped,
     };
   }
 
@@ -41,6 +85,17 @@ export class SessionState {
     return this.ending !== undefined;
   }
 
+  get deadlineMs(): number {
+    return Date.parse(this.progress.deadline);
+  }
+
+  /** When the step's content is due for an automatic refresh; undefined when it is not. */
+  refreshAtMs(): number | undefined {
+    const refresh = this.progress.nextStep?.refresh;
+    if (!refresh || this.refreshStopped) return undefined;
+    return Math.max(Date.parse(refresh.refreshAfter), this.refreshRetryAtMs ?? 0);
+  }
+
   /** Records the created session and its first step. */
   created(sessionId: string, collectionMethod: string, step: NextStep, now: number): void {
     Object.assign(this.progress, { sessionId, collectionMethod, nextStep: step, status: 'pending' });
@@ -50,6 +105,7 @@ export class SessionState {
   /** Replaces the step (after a refresh). */
   step(step: NextStep, now: number): void {
     this.progress.nextStep = step;
+    this.refreshRetryAtMs = undefined;
     this.touch(now);
   }
 
@@ -58,7 +114,7 @@ export class SessionState {
    * cancellation the workflow made because its deadline passed.
    */
   finish(state: NormalisedSessionState, now: number, asTimeout = false): void {
-    if (this.ending || !state.done) return;
+    if (!state.done) return;
     const status: VerificationStatus =
       state.status === 'succeeded'
         ? 'succeeded'
@@ -67,10 +123,34 @@ export class SessionState {
           : state.status === 'cancelled'
             ? 'cancelled'
             : 'failed';
-    this.ending = { status, ...(state.errorCode ? { errorCode: state.errorCode } : {}) };
-    this.progress.status = status;
-    if (state.errorCode) this.progress.errorCode = state.errorCode;
+    this.end({ status, ...(state.errorCode ? { errorCode: state.errorCode } : {}) }, now);
+  }
+
+  /** Ends the verification with an ending of the workflow's own; the first ending wins. */
+  end(ending: Ending, now: number): void {
+    if (this.ending) return;
+    this.ending = ending;
+    this.progress.status = ending.status;
+    if (ending.errorCode) this.progress.errorCode = ending.errorCode;
     this.touch(now);
+  }
+
+  /** The session succeeded but its results could not be fetched: the verification fails. */
+  resultsUnavailable(now: number): void {
+    this.ending = { status: 'failed', errorCode: 'ResultsUnavailable' };
+    Object.assign(this.progress, { status: 'failed', errorCode: 'ResultsUnavailable' });
+    this.touch(now);
+  }
+
+  /** The outcome the workflow returns. */
+  outcome(): VerificationOutcome {
+    const ending = this.ending ?? { status: 'failed' as const };
+    return {
+      ...ending,
+      ...(this.sessionId ? { sessionId: this.sessionId } : {}),
+      ...(this.identity ? { identity: this.identity } : {}),
+      ...(this.attachments ? { attachments: this.attachments } : {}),
+    };
   }
 
   /** Counts API calls by operation. */

@@ -18,7 +18,7 @@ export function progressLine(progress: VerificationProgress): string {
 export function outcomeLines(outcome: VerificationOutcome): string[] {
   const lines = [
     `outcome: ${outcome.status}${outcome.errorCode ? ` (${outcome.errorCode})` : ''}`,
-    `session: ${outcome.sessionId}`,
+    `session: ${outcome.sessionId ?? '-'}`,
   ];
   if (outcome.identity)
     lines.push(

@@ -66,7 +66,7 @@ describe('verification timers on the time-skipping server', () => {
     expect(outcome).toMatchObject({ status: 'timed-out', errorCode: 'Canceled' });
     expect(elapsedWorkflowMs).toBeGreaterThanOrEqual(HOUR);
     expect(Date.now() - started).toBeLessThan(HOUR);
-    const view = emulator.store.sessions.get(outcome.sessionId);
+    const view = emulator.store.sessions.get(outcome.sessionId ?? '');
     expect(view?.outcome).toEqual({ done: true, success: false, errorCode: 'Canceled' });
   });
 
@@ -90,7 +90,7 @@ describe('verification timers on the time-skipping server', () => {
         args: [input],
       });
       expect(outcome.status).toBe('succeeded');
-      expect(emulator.store.sessions.get(outcome.sessionId)?.identity).toBeDefined();
+      expect(emulator.store.sessions.get(outcome.sessionId ?? '')?.identity).toBeDefined();
       const redaction = client.workflow.getHandle<typeof sessionRedaction>(`idv-redact-${outcome.sessionId}`);
       const result = await redaction.result();
       const description = await redaction.describe();

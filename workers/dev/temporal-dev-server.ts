@@ -19,6 +19,8 @@ export interface DevServerOptions {
   startTimeoutMs?: number;
   /** Server log level passed to the CLI. @default 'error' */
   logLevel?: 'debug' | 'info' | 'warn' | 'error';
+  /** Extra dynamic configuration (`--dynamic-config-value KEY=VALUE`), e.g. history limits in tests. */
+  dynamicConfig?: Record<string, string | number | boolean>;
 }
 
 /** A running `temporal server start-dev`. */
@@ -62,6 +64,9 @@ export async function startDevServer(options: DevServerOptions = {}): Promise<De
   }
   for (const flag of ['frontend.enableUpdateWorkflowExecution', 'frontend.enableExecuteMultiOperation']) {
     args.push('--dynamic-config-value', `${flag}=true`);
+  }
+  for (const [key, value] of Object.entries(options.dynamicConfig ?? {})) {
+    args.push('--dynamic-config-value', `${key}=${JSON.stringify(value)}`);
   }
   const child = spawn(cli, args, { stdio: ['ignore', 'ignore', 'pipe'] });
   let stderrTail = '';

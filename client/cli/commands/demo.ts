@@ -65,7 +65,7 @@ export const demoCommand: Command = {
       stack.emulator.store.script = { ...stack.emulator.store.script, outcome: 'manual' };
       const late = await idv.startVerification(request('timeout', '123456', { timeout: '3s' }));
       const timedOut = await late.handle.result();
-      const atService = stack.emulator.store.sessions.get(timedOut.sessionId)?.outcome;
+      const atService = stack.emulator.store.sessions.get(late.nextStep.sessionId)?.outcome;
       record('timeout → cancelled at the service', 'timed-out (Canceled)', timedOut);
       record(
         '  session at the service',

@@ -1,4 +1,5 @@
 import { WorkflowNotFoundError } from '@temporalio/client';
+import { NoSessionError } from '../../idv-client';
 import { VerificationEndedError } from '../../verification-handle';
 import { type Command, CommandFailedError } from '../command';
 import { connectTemporal } from '../connect';
@@ -18,7 +19,8 @@ async function withVerification<T>(
   } catch (error) {
     if (error instanceof WorkflowNotFoundError)
       throw new CommandFailedError(`no verification with reference '${reference}'`);
-    if (error instanceof VerificationEndedError) throw new CommandFailedError(error.message);
+    if (error instanceof VerificationEndedError || error instanceof NoSessionError)
+      throw new CommandFailedError(error.message);
     throw error;
   } finally {
     await connected.close();
@@ -84,18 +86,16 @@ export const cancelCommand: Command = {
   },
 };
 
-/** `idv redact <reference>`: redacts now, replacing a scheduled redaction. */
+/** `idv redact <reference>`: redacts now (a running verification is cancelled first). */
 export const redactCommand: Command = {
   name: 'redact',
-  summary: 'Redact the person’s data of a verification now (service, blob store, key)',
+  summary: 'Redact the person’s data of a verification now (a running one is cancelled first)',
   usage: 'redact <reference> [--json]',
   options: {},
   async run(args, io) {
     const reference = referenceArg(args, 'redact');
     return await withVerification(io, reference, async ({ idv }) => {
-      const { sessionId } = await idv.getVerification(reference).progress();
-      if (!sessionId) throw new CommandFailedError(`verification '${reference}' has no session to redact`);
-      const report = await idv.redactNow(sessionId);
+      const report = await idv.redactVerification(reference);
       if (args.values.json === true) printJson(io, { reference, ...report });
       else
         io.stdout.write(

@@ -1,0 +1,90 @@
+import { WorkflowFailedError } from '@temporalio/client';
+import { CancelledFailure } from '@temporalio/common';
+import { VerificationNotStartedError } from '../../client/idv-client';
+import { parseVerificationRequest } from '../../client/parse-request';
+import { onboardingFixture } from '../fixtures/parent-workflows';
+import { eventually } from '../harness/eventually';
+import { useVerificationStack } from '../harness/verification-stack';
+
+// Temporal cancellation and the deadline reach every phase of a verification, creation included,
+// and the session never outlives them.
+describe('cancellation and deadline, end to end', () => {
+  const stack = useVerificationStack();
+  beforeEach(async () => {
+    await stack().control('PUT', '/script', { outcome: 'manual' });
+  });
+  afterEach(async () => {
+    await stack().control('DELETE', '/faults');
+    await stack().control('PUT', '/script', { outcome: 'by-input' });
+  });
+
+  const sessionView = (sessionId: string) => stack().control('GET', `/sessions/${sessionId}`);
+
+  it('a cancelled workflow cancels its session at the service and schedules the redaction', async () => {
+    const { handle, nextStep } = await stack().idv.startVerification(
+      stack().request({ redactAfter: 0, polling: { initialMs: 200, maxMs: 500 } }),
+    );
+    await stack().client.workflow.getHandle(handle.workflowId).cancel();
+    const error: unknown = await handle.result().catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(WorkflowFailedError);
+    expect((error as WorkflowFailedError).cause).toBeInstanceOf(CancelledFailure);
+    expect(await sessionView(nextStep.sessionId)).toMatchObject({
+      outcome: { done: true, errorCode: 'Canceled' },
+    });
+    await stack().client.workflow.getHandle(`idv-redact-${nextStep.sessionId}`).result();
+    expect(await sessionView(nextStep.sessionId)).toMatchObject({ redacted: { by: 'request' } });
+    expect((await handle.progress()).status).toBe('cancelled');
+  }, 30_000);
+
+  it('a workflow cancelled during creation is cancelled, not “session not created”', async () => {
+    await stack().control('PUT', '/faults', { operation: 'CreateDirectProviderSession', errorRate: 1 });
+    const request = stack().request({ redactAfter: 0, orphanSweepDelayMs: 0 });
+    const starting = stack()
+      .idv.startVerification(request)
+      .catch((e: unknown) => e);
+    const workflow = stack().client.workflow.getHandle(`idv-${request.reference}`);
+    await eventually(
+      async () => ((await workflow.describe().catch(() => undefined)) ? true : undefined),
+      'start',
+    );
+    await workflow.cancel();
+    const error: unknown = await workflow.result().catch((e: unknown) => e);
+    expect((error as WorkflowFailedError).cause).toBeInstanceOf(CancelledFailure);
+    expect(await starting).toBeInstanceOf(VerificationNotStartedError);
+  }, 30_000);
+
+  it('a parent cancelling its runVerification child leaves no live session', async () => {
+    const input = parseVerificationRequest(
+      stack().request({ redactAfter: 0, polling: { initialMs: 200, maxMs: 500 } }),
+    );
+    const parent = await stack().client.workflow.start(onboardingFixture, {
+      taskQueue: stack().taskQueue,
+      workflowId: `onboarding-${input.reference}`,
+      args: [input],
+    });
+    const child = stack().client.workflow.getHandle(`idv-${input.reference}`);
+    const { sessionId } = await eventually(async () => {
+      const progress = await child.query('progress').catch(() => undefined);
+      return (progress as { sessionId?: string } | undefined)?.sessionId
+        ? (progress as { sessionId: string })
+        : undefined;
+    }, 'the child’s session');
+    await parent.cancel();
+    await parent.result().catch(() => undefined);
+    await child.result().catch(() => undefined);
+    expect(await sessionView(sessionId)).toMatchObject({ outcome: { done: true, errorCode: 'Canceled' } });
+  }, 30_000);
+
+  it('the deadline covers creation: a service that keeps failing ends the verification as timed out', async () => {
+    await stack().control('PUT', '/faults', { operation: 'CreateDirectProviderSession', errorRate: 1 });
+    const request = stack().request({ timeout: '3s', redactAfter: 0, orphanSweepDelayMs: 0 });
+    const error: unknown = await stack()
+      .idv.startVerification(request)
+      .catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(VerificationNotStartedError);
+    expect((error as Error).message).toMatch(/timed-out/);
+    await expect(stack().idv.getVerification(request.reference).result()).resolves.toMatchObject({
+      status: 'timed-out',
+    });
+  }, 30_000);
+});

@@ -1,0 +1,167 @@
+import { WorkflowUpdateFailedError } from '@temporalio/client';
+import { VerificationEndedError } from '../../client/verification-handle';
+import { type RedactionReport } from '../../workflows/session-redaction';
+import { eventually } from '../harness/eventually';
+import { useVerificationStack } from '../harness/verification-stack';
+
+/** The failure types along an error's cause chain (ApplicationFailure `type` or class name). */
+function causeTypes(error: unknown): string[] {
+  const types: string[] = [];
+  let current: unknown = error;
+  while (current instanceof Error) {
+    const type = (current as { type?: unknown }).type;
+    types.push(typeof type === 'string' ? type : current.name);
+    current = current.cause;
+  }
+  return types;
+}
+
+// Every way a verification can end must end it: one outcome, the session closed at the service,
+// the redaction scheduled, no handler left behind. Each test is a path that once broke that.
+describe('verification ending paths, end to end', () => {
+  const stack = useVerificationStack();
+  beforeEach(async () => {
+    await stack().control('PUT', '/script', { outcome: 'manual', stepTtlSeconds: 300 });
+  });
+  afterEach(async () => {
+    await stack().control('DELETE', '/faults');
+    await stack().control('PUT', '/script', { outcome: 'by-input', stepTtlSeconds: 300 });
+  });
+
+  const mobile = (overrides = {}) =>
+    stack().request({
+      provider: 'yoti',
+      capabilities: ['DeeplinkToMobile', 'PollResult', 'RefreshStepContent'],
+      providerInput: undefined,
+      redactAfter: 'never',
+      polling: { initialMs: 200, maxMs: 500 },
+      ...overrides,
+    });
+
+  const getSessionCalls = async (sessionId: string) => {
+    const counters = await stack().control('GET', '/counters');
+    return (counters.bySession as Record<string, Record<string, number>>)[sessionId]?.GetSession ?? 0;
+  };
+
+  it('goes on when an automatic step refresh fails for good, and still learns the outcome', async () => {
+    await stack().control('PUT', '/script', { outcome: 'manual', stepTtlSeconds: 1 });
+    await stack().control('PUT', '/faults', {
+      operation: 'RefreshStepContent',
+      errorRate: 1,
+      errorStatus: 400,
+    });
+    const { handle, nextStep } = await stack().idv.startVerification(mobile());
+    // Wait until the refresh failed (it is due 0.8 s after creation), then let the user finish.
+    const counted = async () =>
+      ((await stack().control('GET', '/counters')).byOperation as Record<string, number>)
+        .RefreshStepContent ?? 0;
+    await eventually(async () => ((await counted()) > 0 ? true : undefined), 'the failed refresh');
+    await stack().control('POST', `/sessions/${nextStep.sessionId}/complete`);
+    await expect(handle.result()).resolves.toMatchObject({ status: 'succeeded' });
+  }, 30_000);
+
+  it('redacts when the results cannot be fetched, and says so in the outcome', async () => {
+    await stack().control('PUT', '/faults', {
+      operation: 'GetSessionResult',
+      errorRate: 1,
+      errorStatus: 400,
+    });
+    const { handle, nextStep } = await stack().idv.startVerification(
+      stack().request({ redactAfter: 0, polling: { initialMs: 200, maxMs: 500 } }),
+    );
+    await stack().control('POST', `/sessions/${nextStep.sessionId}/complete`);
+    await expect(handle.result()).resolves.toMatchObject({
+      status: 'failed',
+      errorCode: 'ResultsUnavailable',
+      sessionId: nextStep.sessionId,
+    });
+    const report = await stack().client.workflow.getHandle(`idv-redact-${nextStep.sessionId}`).result();
+    expect(report as RedactionReport).toMatchObject({ redactedAtService: true });
+    const view = await stack().control('GET', `/sessions/${nextStep.sessionId}`);
+    expect(view).toMatchObject({ redacted: { by: 'request' }, hasIdentityData: false });
+  }, 30_000);
+
+  it('answers a cancel at once, without waiting for the running poll', async () => {
+    const { handle, nextStep } = await stack().idv.startVerification(
+      stack().request({ redactAfter: 'never', polling: { initialMs: 60_000, maxMs: 60_000 } }),
+    );
+    await handle.cancel('customer left');
+    // The poll's first look would come a minute later: the outcome must not wait for it.
+    await expect(handle.result()).resolves.toMatchObject({ status: 'cancelled' });
+    expect(await getSessionCalls(nextStep.sessionId)).toBe(0);
+  }, 30_000);
+
+  it('answers a native challenge submission at once, without waiting for the deadline', async () => {
+    const { handle } = await stack().idv.startVerification(
+      stack().request({
+        provider: 'mdl-digital-credentials',
+        capabilities: ['NativeChallenge'],
+        providerInput: undefined,
+        results: 'none',
+        redactAfter: 'never',
+      }),
+    );
+    await handle.submitNativeChallenge('device-response');
+    await expect(handle.result()).resolves.toMatchObject({ status: 'succeeded' });
+  }, 30_000);
+
+  it('lets an update in flight finish before the verification ends on a failure path', async () => {
+    await stack().control('PUT', '/faults', {
+      operation: 'GetSessionResult',
+      errorRate: 1,
+      errorStatus: 400,
+    });
+    const { handle, nextStep } = await stack().idv.startVerification(mobile({ results: 'data' }));
+    await stack().control('PUT', '/faults', { operation: 'RefreshStepContent', latencyMs: 1_500, count: 1 });
+    const refresh = handle.refreshStep().catch((error: unknown) => error);
+    await stack().control('POST', `/sessions/${nextStep.sessionId}/complete`);
+    await handle.redirectCaptured();
+    await expect(handle.result()).resolves.toMatchObject({ errorCode: 'ResultsUnavailable' });
+    // The refresh reached the service after the user finished: the service's own answer, not
+    // "the workflow completed before the update".
+    expect(causeTypes(await refresh)).toContain('ValidationError');
+  }, 30_000);
+
+  it('ends at once, visibly, when the service no longer knows the session', async () => {
+    const { handle, nextStep } = await stack().idv.startVerification(
+      stack().request({ redactAfter: 'never', polling: { initialMs: 200, maxMs: 500 } }),
+    );
+    stack().emulator.store.sessions.delete(nextStep.sessionId);
+    await expect(handle.result()).resolves.toMatchObject({
+      status: 'failed',
+      errorCode: 'SessionNotFound',
+      sessionId: nextStep.sessionId,
+    });
+  }, 30_000);
+
+  it('answers a second cancel with VerificationEndedError while the first one’s clean-up runs', async () => {
+    await stack().control('PUT', '/faults', { operation: 'GetSessionResult', latencyMs: 1_500, count: 1 });
+    const { handle, nextStep } = await stack().idv.startVerification(
+      stack().request({ redactAfter: 'never', polling: { initialMs: 200, maxMs: 500 } }),
+    );
+    await stack().control('POST', `/sessions/${nextStep.sessionId}/complete`);
+    await handle.redirectCaptured();
+    // While the results are being fetched the verification has ended but the workflow runs on.
+    const ended = async () => (await handle.progress()).status !== 'pending';
+    await eventually(async () => ((await ended()) ? true : undefined), 'the outcome');
+    const error: unknown = await handle.cancel('too late').catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(VerificationEndedError);
+    expect(error).not.toBeInstanceOf(WorkflowUpdateFailedError);
+    await handle.result();
+    await expect(handle.cancel('later still')).rejects.toBeInstanceOf(VerificationEndedError);
+  }, 30_000);
+
+  it('redacts a running verification by cancelling it first', async () => {
+    const { handle, nextStep } = await stack().idv.startVerification(
+      stack().request({ redactAfter: 'never', polling: { initialMs: 200, maxMs: 500 } }),
+    );
+    const report = await stack().idv.redactVerification(handle.reference);
+    expect(report).toMatchObject({ sessionId: nextStep.sessionId, redactedAtService: true });
+    await expect(handle.result()).resolves.toMatchObject({ status: 'cancelled' });
+    const view = await stack().control('GET', `/sessions/${nextStep.sessionId}`);
+    expect(view).toMatchObject({
+      outcome: { done: true, errorCode: 'Canceled' },
+      redacted: { by: 'request' },
+    });
+  }, 30_000);
+});

@@ -1,0 +1,113 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Client, Connection } from '@temporalio/client';
+import { temporal } from '@temporalio/proto';
+import { NativeConnection, type Worker } from '@temporalio/worker';
+import { request as httpRequest } from 'undici';
+import { createIdentityClient, type IdentityClient } from '../../api/identity/identity-client';
+import { IdvClient } from '../../client/idv-client';
+import { type Emulator, startEmulator } from '../../emulator/emulator';
+import { type DevServer, startDevServer } from '../../workers/dev/temporal-dev-server';
+import { createVerificationWorker } from '../../workers/verification-worker';
+import { harnessEnv, harnessValue } from '../harness/env';
+import { eventually } from '../harness/eventually';
+import { uniqueTaskQueue } from '../harness/worker';
+
+// The server suggests continue-as-new at this history length (its default is thousands of
+// events; a small value lets a test reach it in seconds).
+const SUGGEST_AT = 60;
+const EventType = temporal.api.enums.v1.EventType;
+
+// A long session whose step refreshes often must not grow one history without bound: the
+// workflow continues as new when the server suggests it, carrying the session along.
+describe('verification history stays bounded', () => {
+  let server: DevServer;
+  let emulator: Emulator;
+  let identity: IdentityClient;
+  let connection: Connection;
+  let nativeConnection: NativeConnection;
+  let worker: Worker;
+  let running: Promise<void>;
+  let dataDir: string;
+  let idv: IdvClient;
+  const taskQueue = uniqueTaskQueue('history');
+
+  beforeAll(async () => {
+    server = await startDevServer({
+      dynamicConfig: { 'limit.historyCount.suggestContinueAsNew': SUGGEST_AT },
+    });
+    emulator = await startEmulator({ seed: 17 });
+    identity = createIdentityClient({ baseUrl: emulator.baseUrl, apiKey: emulator.apiKeys[0] ?? '' });
+    dataDir = await mkdtemp(join(tmpdir(), 'idv-history-'));
+    nativeConnection = await NativeConnection.connect({ address: server.address });
+    connection = await Connection.connect({ address: server.address });
+    worker = await createVerificationWorker({
+      connection: nativeConnection,
+      taskQueue,
+      identity,
+      dataDir,
+      workflowBundle: { codePath: harnessValue(harnessEnv.workflowBundle) },
+    });
+    running = worker.run();
+    idv = new IdvClient({ client: new Client({ connection }), taskQueue });
+  }, 90_000);
+
+  afterAll(async () => {
+    worker?.shutdown();
+    await running;
+    await identity?.close();
+    await emulator?.close();
+    await connection?.close();
+    await nativeConnection?.close();
+    await server?.stop();
+    if (dataDir) await rm(dataDir, { recursive: true, force: true });
+  });
+
+  const control = async (method: string, path: string, body?: unknown) => {
+    const response = await httpRequest(`${emulator.controlUrl}${path}`, {
+      method: method as 'PUT',
+      headers: { 'content-type': 'application/json' },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    await response.body.dump();
+  };
+
+  it('continues as new when the server suggests it, keeping the session and its outcome', async () => {
+    await control('PUT', '/script', { outcome: 'manual', stepTtlSeconds: 1 });
+    const { handle, nextStep } = await idv.startVerification({
+      reference: `history-${Date.now()}`,
+      verificationProfileId: emulator.verificationProfiles[0]?.id ?? '',
+      provider: 'yoti',
+      capabilities: ['DeeplinkToMobile', 'PollResult', 'RefreshStepContent'],
+      redactAfter: 'never',
+    });
+    const client = idv.client;
+    const runs = async () => {
+      const found: Array<{ runId: string; startedMs: number }> = [];
+      for await (const run of client.workflow.list({ query: `WorkflowId = '${handle.workflowId}'` }))
+        found.push({ runId: run.runId, startedMs: run.startTime.getTime() });
+      return found.sort((a, b) => a.startedMs - b.startedMs).map((run) => run.runId);
+    };
+    await eventually(
+      async () => ((await runs()).length >= 3 ? true : undefined),
+      'two continue-as-new',
+      40_000,
+    );
+    const progress = await handle.progress();
+    expect(progress).toMatchObject({ status: 'pending', sessionId: nextStep.sessionId });
+    expect(progress.apiCalls.RefreshStepContent ?? 0).toBeGreaterThan(5);
+    await control('POST', `/sessions/${nextStep.sessionId}/complete`);
+    await expect(handle.result()).resolves.toMatchObject({
+      status: 'succeeded',
+      sessionId: nextStep.sessionId,
+    });
+    for (const runId of await runs()) {
+      const { events } = await client.workflow.getHandle(handle.workflowId, runId).fetchHistory();
+      expect((events ?? []).length).toBeLessThan(SUGGEST_AT * 2);
+    }
+    const [firstRunId] = await runs();
+    const first = await client.workflow.getHandle(handle.workflowId, firstRunId).fetchHistory();
+    expect(first.events?.at(-1)?.eventType).toBe(EventType.EVENT_TYPE_WORKFLOW_EXECUTION_CONTINUED_AS_NEW);
+  }, 90_000);
+});

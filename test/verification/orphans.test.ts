@@ -1,0 +1,61 @@
+import { type SessionRecord } from '../../emulator/state/model';
+import { useVerificationStack } from '../harness/verification-stack';
+
+/** Sessions the emulator created while `body` ran, other than `keep`. */
+async function newSessions(
+  sessions: Map<string, SessionRecord>,
+  body: () => Promise<string>,
+): Promise<{ kept: string; others: SessionRecord[] }> {
+  const before = new Set(sessions.keys());
+  const kept = await body();
+  return { kept, others: [...sessions.values()].filter((s) => !before.has(s.id) && s.id !== kept) };
+}
+
+// A create whose answer was lost leaves a session nobody asked for. Whatever the verification's
+// own fate, that orphan is cancelled if live and redacted if it finished with data.
+describe('orphans of lost create answers, end to end', () => {
+  const stack = useVerificationStack();
+  afterEach(async () => {
+    await stack().control('DELETE', '/faults');
+    await stack().control('PUT', '/script', { outcome: 'by-input', latencyMs: 2_000 });
+  });
+
+  const loseNextCreateAnswer = () =>
+    stack().control('PUT', '/faults', {
+      operation: 'CreateDirectProviderSession',
+      dropResponseRate: 1,
+      count: 1,
+    });
+
+  it('cancels a live orphan even when the verification ended before the sweep was due', async () => {
+    await stack().control('PUT', '/script', { outcome: 'manual' });
+    await loseNextCreateAnswer();
+    const request = stack().request({ redactAfter: 'never', orphanSweepDelayMs: 1_000 });
+    const { kept, others } = await newSessions(stack().emulator.store.sessions, async () => {
+      const { handle, nextStep } = await stack().idv.startVerification(request);
+      await handle.cancel('customer left');
+      await handle.result();
+      return nextStep.sessionId;
+    });
+    expect(others).toHaveLength(1);
+    const sweep = await stack().client.workflow.getHandle(`idv-${request.reference}/orphan-sweep`).result();
+    expect(sweep).toMatchObject({ cancelled: [others[0]?.id], redacted: [others[0]?.id] });
+    expect(others[0]?.outcome).toMatchObject({ done: true, errorCode: 'Canceled' });
+    expect(stack().emulator.store.sessions.get(kept)?.outcome).toMatchObject({ errorCode: 'Canceled' });
+  }, 30_000);
+
+  it('redacts an orphan that finished with identity data', async () => {
+    await stack().control('PUT', '/script', { outcome: 'success', latencyMs: 0 });
+    await loseNextCreateAnswer();
+    const request = stack().request({ redactAfter: 'never', orphanSweepDelayMs: 0 });
+    const { others } = await newSessions(stack().emulator.store.sessions, async () => {
+      const { handle, nextStep } = await stack().idv.startVerification(request);
+      await handle.result();
+      return nextStep.sessionId;
+    });
+    expect(others).toHaveLength(1);
+    await stack().client.workflow.getHandle(`idv-${request.reference}/orphan-sweep`).result();
+    expect(others[0]?.identity).toBeUndefined();
+    expect(others[0]?.redacted?.by).toBe('request');
+  }, 30_000);
+});

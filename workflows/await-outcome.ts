@@ -1,0 +1,117 @@
+import { condition, isCancellation, log, workflowInfo } from '@temporalio/workflow';
+import type { PolledOutcome } from '../activities/polling-activities';
+import { type VerificationInput } from '../domain/verification';
+import { poller, sessionCalls } from './activity-proxies';
+import { endAtService } from './end-at-service';
+import { activityFailureType, failedForGood, sessionUnknown } from './failure-types';
+import { OwnedActivity } from './owned-activity';
+import { type SessionState } from './session-state';
+
+const DEFAULT_POLLING = { initialMs: 1_000, maxMs: 10_000 };
+/** A refresh that failed for a while is tried again this much later. */
+const REFRESH_RETRY_MS = 30_000;
+/** Our own bound, in case the server's continue-as-new suggestion never comes. */
+const MAX_HISTORY_EVENTS = 10_000;
+
+/** True when this run's history should end: the server suggests it, or it is long anyway. */
+export function historyFull(): boolean {
+  const info = workflowInfo();
+  return info.continueAsNewSuggested || info.historyLength >= MAX_HISTORY_EVENTS;
+}
+
+/** Records what the service said of the session; a session it no longer knows ends the verification. */
+function learned(state: SessionState, error: unknown): void {
+  if (isCancellation(error)) throw error;
+  if (sessionUnknown(error)) {
+    state.end({ status: 'failed', errorCode: 'SessionNotFound' }, Date.now());
+    return;
+  }
+  throw error;
+}
+
+async function checkNow(state: SessionState, sessionId: string): Promise<void> {
+  state.count('GetSession');
+  try {
+    state.finish(await sessionCalls.checkSession(sessionId), Date.now());
+  } catch (error) {
+    // The poll goes on; only a session the service no longer knows ends the verification here.
+    if (isCancellation(error) || sessionUnknown(error)) learned(state, error);
+    else log.warn('checking the session failed', { failureType: activityFailureType(error) });
+  }
+}
+
+async function refreshNow(state: SessionState, sessionId: string): Promise<void> {
+  state.count('RefreshStepContent');
+  try {
+    state.step(await sessionCalls.refreshStep(sessionId), Date.now());
+  } catch (error) {
+    if (isCancellation(error) || sessionUnknown(error)) return learned(state, error);
+    // The user may have finished meanwhile (the service refuses then): the poll will say.
+    if (failedForGood(error)) state.refreshStopped = true;
+    else state.refreshRetryAtMs = Date.now() + REFRESH_RETRY_MS;
+    log.warn('refreshing the step failed', { failureType: activityFailureType(error) });
+  }
+}
+
+/**
+ * Waits for the session's outcome: one owned poll in the background, an immediate check on a
+ * redirect, step refreshes when due, the caller's cancel and the deadline; every one of them
+ * handled here, in one loop. Resolves `ended` when the verification has its ending, or
+ * `continue` when the history should continue as new (the poll stopped, the session running).
+ */
+export async function awaitOutcome(
+  input: VerificationInput,
+  state: SessionState,
+): Promise<'ended' | 'continue'> {
+  const sessionId = state.sessionId as string;
+  const polling = { ...DEFAULT_POLLING, ...input.polling };
+  // A native challenge ends only through the submission (or at the deadline): nothing to poll.
+  const polls = state.progress.collectionMethod !== 'SubmitNativeChallengeResponse';
+  const poll = new OwnedActivity<PolledOutcome>();
+  try {
+    for (;;) {
+      if (state.done) return 'ended';
+      const deadlinePassed = Date.now() >= state.deadlineMs;
+      if (state.cancelRequested !== undefined || deadlinePassed) {
+        await poll.stop();
+        await endAtService(state, state.cancelRequested !== undefined ? 'cancelled' : 'timed-out');
+        continue;
+      }
+      if (state.redirectPending) {
+        state.redirectPending = false;
+        await poll.stop(); // restarted afterwards at its initial interval: the user is active
+        await checkNow(state, sessionId);
+        continue;
+      }
+      const refreshAt = state.refreshAtMs();
+      if (refreshAt !== undefined && Date.now() >= refreshAt) {
+        await refreshNow(state, sessionId);
+        continue;
+      }
+      if (historyFull()) return 'continue';
+      if (polls && !poll.active) {
+        const { awaitSessionOutcome } = poller(state.deadlineMs - Date.now());
+        poll.start(() => awaitSessionOutcome({ sessionId, ...polling }));
+      }
+      const step = state.progress.nextStep;
+      const wakeAt = Math.min(state.deadlineMs, refreshAt ?? Number.POSITIVE_INFINITY);
+      await condition(
+        () =>
+          state.done ||
+          state.cancelRequested !== undefined ||
+          state.redirectPending ||
+          poll.settled ||
+          state.progress.nextStep !== step ||
+          historyFull(),
+        Math.max(1, wakeAt - Date.now()),
+      );
+      const polled = poll.take();
+      if (polled && 'value' in polled) {
+        state.count('GetSession', polled.value.polls);
+        state.finish(polled.value.state, Date.now());
+      } else if (polled) learned(state, polled.error);
+    }
+  } finally {
+    await poll.stop();
+  }
+}

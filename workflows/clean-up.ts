@@ -1,0 +1,77 @@
+import {
+  allHandlersFinished,
+  condition,
+  ParentClosePolicy,
+  startChild,
+  upsertSearchAttributes,
+  workflowInfo,
+} from '@temporalio/workflow';
+import { WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
+import { type VerificationInput } from '../domain/verification';
+import { endAtService } from './end-at-service';
+import { orphanSweep, orphanSweepWorkflowId } from './orphan-sweep';
+import { IdvStatus } from './search-attributes';
+import { sessionRedaction } from './session-redaction';
+import { type SessionState } from './session-state';
+
+const DEFAULT_ORPHAN_SWEEP_DELAY_MS = 60_000;
+
+/** Starts an abandoned child once; a second start of the same ID is fine. */
+async function startOnce(start: () => Promise<unknown>): Promise<void> {
+  try {
+    await start();
+  } catch (error) {
+    if (!(error instanceof WorkflowExecutionAlreadyStartedError)) throw error;
+  }
+}
+
+/** Starts the orphan sweep if a create attempt may have left one (see `SweepNeed`). */
+export async function scheduleOrphanSweep(input: VerificationInput, state: SessionState): Promise<void> {
+  if (state.sweep !== 'maybe') return;
+  const workflowId = workflowInfo().workflowId;
+  await startOnce(() =>
+    startChild(orphanSweep, {
+      workflowId: orphanSweepWorkflowId(workflowId),
+      args: [
+        {
+          verificationProfileId: input.verificationProfileId,
+          workflowId,
+          ...(state.sessionId ? { keepSessionId: state.sessionId } : {}),
+          delayMs: input.orphanSweepDelayMs ?? DEFAULT_ORPHAN_SWEEP_DELAY_MS,
+        },
+      ],
+      parentClosePolicy: ParentClosePolicy.ABANDON,
+    }),
+  );
+  state.sweep = 'scheduled';
+  state.progress.orphanSweep = true;
+}
+
+/**
+ * Runs on every way out (outcome, failure, Temporal cancellation; in a non-cancellable scope
+ * for the latter): ends a session still live at the service, records the final status, starts
+ * the redaction and the orphan sweep (both abandoned children, so they outlive this run), and
+ * lets every handler finish.
+ */
+export async function cleanUp(
+  input: VerificationInput,
+  state: SessionState,
+  unfinished: 'cancelled' | 'failed',
+): Promise<void> {
+  state.closing = true;
+  await endAtService(state, unfinished);
+  upsertSearchAttributes([{ key: IdvStatus, value: state.progress.status }]);
+  const sessionId = state.sessionId;
+  if (sessionId && input.redactAfter !== 'never') {
+    const delayMs = input.redactAfter;
+    await startOnce(() =>
+      startChild(sessionRedaction, {
+        workflowId: `idv-redact-${sessionId}`,
+        args: [{ sessionId, delayMs }],
+        parentClosePolicy: ParentClosePolicy.ABANDON,
+      }),
+    );
+  }
+  await scheduleOrphanSweep(input, state);
+  await condition(allHandlersFinished);
+}

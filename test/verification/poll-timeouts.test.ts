@@ -1,0 +1,71 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { ApplicationFailure } from '@temporalio/common';
+import { MockActivityEnvironment } from '@temporalio/testing';
+import { request } from 'undici';
+import { createActivities } from '../../activities/index';
+import { LocalBlobStore } from '../../activities/stores/blob-store';
+import { FileSessionVault } from '../../activities/stores/session-vault';
+import { createIdentityClient, type IdentityClient } from '../../api/identity/identity-client';
+import { type Emulator, startEmulator } from '../../emulator/emulator';
+
+// The poll's heartbeat timeout only detects a dead worker: the poll heartbeats while it waits on
+// a slow GetSession, whose own HTTP timeout ends it with a typed TimeoutError.
+describe('the polling activity and its timeouts', () => {
+  let emulator: Emulator;
+  let identity: IdentityClient;
+  let dataDir: string;
+  beforeAll(async () => {
+    emulator = await startEmulator({ seed: 23 });
+    // A headers timeout shorter than the service's latency below.
+    identity = createIdentityClient({
+      baseUrl: emulator.baseUrl,
+      apiKey: emulator.apiKeys[0] ?? '',
+      headersTimeoutMs: 4_500,
+    });
+    dataDir = await mkdtemp(join(tmpdir(), 'idv-poll-'));
+  });
+  afterAll(async () => {
+    await identity.close();
+    await emulator.close();
+    await rm(dataDir, { recursive: true, force: true });
+  });
+
+  const control = async (method: 'PUT' | 'DELETE', path: string, body?: unknown) => {
+    const response = await request(`${emulator.controlUrl}${path}`, {
+      method,
+      headers: { 'content-type': 'application/json' },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    await response.body.dump();
+  };
+
+  it('heartbeats during a slow GetSession and fails with TimeoutError, not a heartbeat timeout', async () => {
+    const activities = createActivities({
+      identity,
+      vault: new FileSessionVault(join(dataDir, 'vault')),
+      blobs: new LocalBlobStore(join(dataDir, 'blobs')),
+    });
+    await control('PUT', '/script', { outcome: 'manual' });
+    const created = await identity.sessions.createDirectProviderSession({
+      verificationProfileId: emulator.verificationProfiles[0]?.id ?? '',
+      provider: 'yoti',
+      capabilities: ['DeeplinkToMobile', 'PollResult', 'RefreshStepContent'],
+    });
+    await control('PUT', '/faults', { operation: 'GetSession', latencyMs: 6_000, count: 1 });
+    const env = new MockActivityEnvironment();
+    let heartbeats = 0;
+    env.on('heartbeat', () => (heartbeats += 1));
+    const error: unknown = await env
+      .run(
+        (plan: Parameters<typeof activities.awaitSessionOutcome>[0]) => activities.awaitSessionOutcome(plan),
+        { sessionId: created.sessionId, initialMs: 100, maxMs: 100 },
+      )
+      .catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ApplicationFailure);
+    expect((error as ApplicationFailure).type).toBe('TimeoutError');
+    expect(heartbeats).toBeGreaterThanOrEqual(2);
+    await control('DELETE', '/faults');
+  }, 20_000);
+});

@@ -1,6 +1,5 @@
 import { temporal } from '@temporalio/proto';
 import { useVerificationStack, type VerificationStack } from '../harness/verification-stack';
-import { eventually } from '../harness/eventually';
 
 async function createCount(stack: VerificationStack): Promise<number> {
   const counters = await stack.control('GET', '/counters');
@@ -35,7 +34,9 @@ describe('verification durability, end to end', () => {
     expect(await createCount(stack())).toBe(before);
   });
 
-  it('yields exactly one outcome when the worker is killed and restarted mid-session', async () => {
+  // A real SIGKILL of a worker process is in worker-process.test.ts; this one stops the in-process
+  // worker (graceful shutdown) while the user finishes, and starts a new one.
+  it('yields exactly one outcome when the worker is stopped and a new one starts mid-session', async () => {
     await stack().control('PUT', '/script', { outcome: 'manual' });
     const before = await createCount(stack());
     const { handle, nextStep } = await stack().idv.startVerification(
@@ -63,39 +64,15 @@ describe('verification durability, end to end', () => {
       retryAfterSeconds: 1,
       count: 2,
     });
+    const before = await createCount(stack());
     const request = stack().request({ redactAfter: 'never', polling: { initialMs: 200, maxMs: 1_000 } });
-    const started = stack().idv.startVerification(request);
-    const { handle } = await started;
+    const { handle, nextStep } = await stack().idv.startVerification(request);
+    // This verification's own create was refused twice with 429, then answered.
+    expect((await createCount(stack())) - before).toBe(3);
     await stack().control('PUT', '/faults', { operation: 'GetSession', errorRate: 1, count: 3 });
     await expect(handle.result()).resolves.toMatchObject({ status: 'succeeded' });
     const counters = await stack().control('GET', '/counters');
-    expect(
-      (counters.byOperation as Record<string, number>).CreateDirectProviderSession,
-    ).toBeGreaterThanOrEqual(3);
-  }, 60_000);
-
-  it('cancels the orphan of a create whose answer was lost, leaving one live session', async () => {
-    await stack().control('PUT', '/script', { outcome: 'manual' });
-    await stack().control('PUT', '/faults', {
-      operation: 'CreateDirectProviderSession',
-      dropResponseRate: 1,
-      count: 1,
-    });
-    const { handle, nextStep } = await stack().idv.startVerification(
-      stack().request({ redactAfter: 'never', orphanSweepDelayMs: 0 }),
-    );
-    const progress = await eventually(async () => {
-      const p = await handle.progress();
-      return p.orphansCancelled > 0 ? p : undefined;
-    }, 'the orphan sweep');
-    expect(progress.orphansCancelled).toBe(1);
-    const profileSessions = await stack().identity.sessions.list(stack().profileId, {
-      orderBy: 'Created',
-      orderDirection: 'Descending',
-      pageSize: 50,
-    });
-    const live = profileSessions.sessions.filter((s) => !s.done);
-    expect(live.map((s) => s.id)).toEqual([nextStep.sessionId]);
-    await handle.cancel('done');
+    const calls = (counters.bySession as Record<string, Record<string, number>>)[nextStep.sessionId];
+    expect(calls?.GetSession).toBeGreaterThanOrEqual(4);
   }, 60_000);
 });

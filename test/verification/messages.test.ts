@@ -1,3 +1,5 @@
+import { WorkflowUpdateFailedError } from '@temporalio/client';
+import { ApplicationFailure } from '@temporalio/common';
 import { temporal } from '@temporalio/proto';
 import { useVerificationStack } from '../harness/verification-stack';
 import { eventually } from '../harness/eventually';
@@ -50,7 +52,12 @@ describe('verification messages, end to end', () => {
   it('rejects a refresh of a step that cannot be refreshed in its validator (no update recorded)', async () => {
     const { handle } = await stack().idv.startVerification(stack().request({ redactAfter: 'never' }));
     const before = await acceptedUpdates(handle.workflowId);
-    await expect(handle.refreshStep()).rejects.toThrow();
+    const error: unknown = await handle.refreshStep().catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(WorkflowUpdateFailedError);
+    expect((error as WorkflowUpdateFailedError).cause).toMatchObject({
+      type: 'InvalidUpdateArgument',
+      message: 'the current step has no refreshable content',
+    });
     const after = await acceptedUpdates(handle.workflowId);
     expect(after).toBe(before);
     await handle.cancel('done');
@@ -81,9 +88,12 @@ describe('verification messages, end to end', () => {
   it('rejects a native challenge submission for a session whose step is not a native challenge (no update recorded)', async () => {
     const { handle } = await stack().idv.startVerification(stack().request({ redactAfter: 'never' }));
     const before = await acceptedUpdates(handle.workflowId);
-    await expect(handle.submitNativeChallenge('token')).rejects.toThrow();
     const error: unknown = await handle.submitNativeChallenge('token').catch((e: unknown) => e);
-    expect(String((error as Error).cause ?? error)).toMatch(/not a native challenge/);
+    expect(error).toBeInstanceOf(WorkflowUpdateFailedError);
+    const cause = (error as WorkflowUpdateFailedError).cause;
+    expect(cause).toBeInstanceOf(ApplicationFailure);
+    expect(cause).toMatchObject({ type: 'InvalidUpdateArgument' });
+    expect((cause as ApplicationFailure).message).toMatch(/not a native challenge/);
     const after = await acceptedUpdates(handle.workflowId);
     expect(after).toBe(before);
     await handle.cancel('done');
@@ -113,7 +123,7 @@ describe('verification messages, end to end', () => {
       sessionId: nextStep.sessionId,
       nextStep: nextStep.nextStep,
       apiCalls: { CreateDirectProviderSession: 1 },
-      orphansCancelled: 0,
+      orphanSweep: false,
     });
     expect(Date.parse(progress.deadline) - Date.parse(progress.startedAt)).toBe(3_600_000);
     await handle.cancel('done');

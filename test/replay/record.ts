@@ -1,6 +1,7 @@
 // Records the histories replayed by test/replay/replay.test.ts: `npm run record:histories`.
 // Run it when a workflow change is meant to change histories (and bump nothing else).
-import { writeFile } from 'node:fs/promises';
+import { mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client, Connection } from '@temporalio/client';
 import { temporal } from '@temporalio/proto';
@@ -12,8 +13,14 @@ import { createVerificationWorker } from '../../workers/verification-worker';
 import { startDevServer } from '../../workers/dev/temporal-dev-server';
 import { scenarios } from './scenarios';
 
+/** Low enough for the continue-as-new scenario to reach it in seconds; the others stay below. */
+const SUGGEST_CONTINUE_AS_NEW_AT = 80;
+
 async function main(): Promise<void> {
-  const server = await startDevServer({});
+  const server = await startDevServer({
+    dynamicConfig: { 'limit.historyCount.suggestContinueAsNew': SUGGEST_CONTINUE_AS_NEW_AT },
+  });
+  const dataDir = await mkdtemp(join(tmpdir(), 'idv-record-'));
   const emulator = await startEmulator({ seed: 3 });
   const nativeConnection = await NativeConnection.connect({ address: server.address });
   const connection = await Connection.connect({ address: server.address });
@@ -23,7 +30,7 @@ async function main(): Promise<void> {
     connection: nativeConnection,
     taskQueue,
     identity,
-    dataDir: join('.data', 'record-histories'),
+    dataDir,
   });
   const idv = new IdvClient({ client: new Client({ connection }), taskQueue });
   const control = async (method: string, path: string, body?: unknown) => {
@@ -36,24 +43,24 @@ async function main(): Promise<void> {
     return (text ? JSON.parse(text) : {}) as Record<string, unknown>;
   };
   try {
+    const directory = join(__dirname, 'histories');
+    for (const file of await readdir(directory)) if (file.endsWith('.json')) await rm(join(directory, file));
     await worker.runUntil(async () => {
       for (const scenario of scenarios) {
-        const ids = await scenario.run(
+        const runs = await scenario.run(
           { idv, profileId: emulator.verificationProfiles[0]?.id ?? '', control },
-          `replay-${scenario.name}`,
+          `replay-${scenario.name}-${Date.now()}`,
         );
-        for (const [index, workflowId] of ids.entries()) {
-          const history = await idv.client.workflow.getHandle(workflowId).fetchHistory();
-          const file = join(__dirname, 'histories', `${scenario.name}${index === 0 ? '' : `-${index}`}.json`);
+        for (const role of scenario.roles) {
+          const run = runs[role];
+          if (!run) throw new Error(`scenario ${scenario.name} did not report its ${role}`);
+          const history = await idv.client.workflow.getHandle(run.workflowId, run.runId).fetchHistory();
+          const file = join(directory, `${scenario.name}.${role}.json`);
           const plain = temporal.api.history.v1.History.toObject(
             temporal.api.history.v1.History.fromObject(history),
-            {
-              longs: String,
-              enums: String,
-              bytes: String,
-            },
+            { longs: String, enums: String, bytes: String },
           );
-          await writeFile(file, `${JSON.stringify(plain)}\n`);
+          await writeFile(file, `${JSON.stringify({ workflowId: run.workflowId, history: plain })}\n`);
           process.stdout.write(`recorded ${file}\n`);
         }
       }
@@ -64,6 +71,7 @@ async function main(): Promise<void> {
     await nativeConnection.close();
     await emulator.close();
     await server.stop();
+    await rm(dataDir, { recursive: true, force: true });
   }
 }
 

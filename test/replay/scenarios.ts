@@ -12,11 +12,24 @@ export interface ScenarioContext {
   ) => Promise<Record<string, unknown>>;
 }
 
+/** A workflow run whose history a scenario keeps (the latest run when `runId` is absent). */
+export interface RecordedRun {
+  workflowId: string;
+  runId?: string;
+}
+
 /** A named run of the verification workflows whose histories are recorded and replayed. */
 export interface Scenario {
   name: string;
-  /** Runs the scenario; resolves to the IDs of the workflows whose histories to keep. */
-  run(context: ScenarioContext, reference: string): Promise<string[]>;
+  /** The roles of the runs it keeps, in order: files are `<name>.<role>.json`. */
+  roles: readonly string[];
+  /** Runs the scenario; resolves to the run of each role. */
+  run(context: ScenarioContext, reference: string): Promise<Record<string, RecordedRun>>;
+}
+
+/** The history file names the scenarios declare. */
+export function historyFiles(list: readonly Scenario[]): string[] {
+  return list.flatMap((scenario) => scenario.roles.map((role) => `${scenario.name}.${role}.json`));
 }
 
 const testProvider = (profileId: string, reference: string): VerificationRequest => ({
@@ -29,22 +42,35 @@ const testProvider = (profileId: string, reference: string): VerificationRequest
   },
 });
 
+const mobile = (profileId: string, reference: string): VerificationRequest => ({
+  reference,
+  verificationProfileId: profileId,
+  provider: 'yoti',
+  capabilities: ['DeeplinkToMobile', 'PollResult', 'RefreshStepContent'],
+  redactAfter: 'never',
+});
+
+const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
 /** Scenarios covering every branch of the workflows that changes their history. */
 export const scenarios: Scenario[] = [
   {
     name: 'success-with-attachments-and-redaction',
+    roles: ['verification', 'redaction'],
     async run({ idv, profileId }, reference) {
       const { handle, nextStep } = await idv.startVerification({
         ...testProvider(profileId, reference),
         results: 'data+attachments',
       });
       await handle.result();
-      await idv.client.workflow.getHandle(`idv-redact-${nextStep.sessionId}`).result();
-      return [handle.workflowId, `idv-redact-${nextStep.sessionId}`];
+      const redaction = `idv-redact-${nextStep.sessionId}`;
+      await idv.client.workflow.getHandle(redaction).result();
+      return { verification: { workflowId: handle.workflowId }, redaction: { workflowId: redaction } };
     },
   },
   {
     name: 'timeout-cancels-at-service',
+    roles: ['verification'],
     async run({ idv, profileId, control }, reference) {
       await control('PUT', '/script', { outcome: 'manual' });
       const { handle } = await idv.startVerification({
@@ -54,11 +80,12 @@ export const scenarios: Scenario[] = [
       });
       await handle.result();
       await control('PUT', '/script', { outcome: 'by-input' });
-      return [handle.workflowId];
+      return { verification: { workflowId: handle.workflowId } };
     },
   },
   {
     name: 'caller-cancel-and-redirect',
+    roles: ['verification'],
     async run({ idv, profileId, control }, reference) {
       await control('PUT', '/script', { outcome: 'manual' });
       const { handle } = await idv.startVerification({
@@ -69,29 +96,25 @@ export const scenarios: Scenario[] = [
       await handle.cancel('customer left');
       await handle.result();
       await control('PUT', '/script', { outcome: 'by-input' });
-      return [handle.workflowId];
+      return { verification: { workflowId: handle.workflowId } };
     },
   },
   {
     name: 'refreshed-step',
+    roles: ['verification'],
     async run({ idv, profileId, control }, reference) {
       await control('PUT', '/script', { outcome: 'manual', stepTtlSeconds: 2 });
-      const { handle, nextStep } = await idv.startVerification({
-        reference,
-        verificationProfileId: profileId,
-        provider: 'yoti',
-        capabilities: ['DeeplinkToMobile', 'PollResult', 'RefreshStepContent'],
-        redactAfter: 'never',
-      });
+      const { handle, nextStep } = await idv.startVerification(mobile(profileId, reference));
       await handle.refreshStep();
       await control('POST', `/sessions/${nextStep.sessionId}/complete`);
       await handle.result();
       await control('PUT', '/script', { outcome: 'by-input', stepTtlSeconds: 300 });
-      return [handle.workflowId];
+      return { verification: { workflowId: handle.workflowId } };
     },
   },
   {
     name: 'native-challenge',
+    roles: ['verification'],
     async run({ idv, profileId }, reference) {
       const { handle } = await idv.startVerification({
         reference,
@@ -102,7 +125,75 @@ export const scenarios: Scenario[] = [
       });
       await handle.submitNativeChallenge('device-response');
       await handle.result();
-      return [handle.workflowId];
+      return { verification: { workflowId: handle.workflowId } };
+    },
+  },
+  {
+    name: 'workflow-cancelled',
+    roles: ['verification', 'redaction'],
+    async run({ idv, profileId, control }, reference) {
+      await control('PUT', '/script', { outcome: 'manual' });
+      const { handle, nextStep } = await idv.startVerification(testProvider(profileId, reference));
+      await idv.client.workflow.getHandle(handle.workflowId).cancel();
+      await handle.result().catch(() => undefined);
+      const redaction = `idv-redact-${nextStep.sessionId}`;
+      await idv.client.workflow.getHandle(redaction).result();
+      await control('PUT', '/script', { outcome: 'by-input' });
+      return { verification: { workflowId: handle.workflowId }, redaction: { workflowId: redaction } };
+    },
+  },
+  {
+    name: 'deadline-during-creation',
+    roles: ['verification', 'orphan-sweep'],
+    async run({ idv, profileId, control }, reference) {
+      await control('PUT', '/faults', { operation: 'CreateDirectProviderSession', errorRate: 1 });
+      const request = { ...testProvider(profileId, reference), timeout: '3s', orphanSweepDelayMs: 0 };
+      await idv.startVerification(request).catch(() => undefined);
+      const workflowId = `idv-${reference}`;
+      await idv.client.workflow.getHandle(workflowId).result();
+      await control('DELETE', '/faults');
+      const sweep = `${workflowId}/orphan-sweep`;
+      await idv.client.workflow.getHandle(sweep).result();
+      return { verification: { workflowId }, 'orphan-sweep': { workflowId: sweep } };
+    },
+  },
+  {
+    name: 'orphan-sweep',
+    roles: ['verification', 'orphan-sweep'],
+    async run({ idv, profileId, control }, reference) {
+      await control('PUT', '/faults', {
+        operation: 'CreateDirectProviderSession',
+        dropResponseRate: 1,
+        count: 1,
+      });
+      const { handle } = await idv.startVerification({
+        ...testProvider(profileId, reference),
+        orphanSweepDelayMs: 500,
+        redactAfter: 'never',
+      });
+      await handle.result();
+      const sweep = `${handle.workflowId}/orphan-sweep`;
+      await idv.client.workflow.getHandle(sweep).result();
+      return { verification: { workflowId: handle.workflowId }, 'orphan-sweep': { workflowId: sweep } };
+    },
+  },
+  {
+    name: 'continue-as-new',
+    roles: ['first-run', 'last-run'],
+    async run({ idv, profileId, control }, reference) {
+      // The recorder's server suggests continue-as-new early (see record.ts).
+      await control('PUT', '/script', { outcome: 'manual', stepTtlSeconds: 1 });
+      const { handle, nextStep } = await idv.startVerification(mobile(profileId, reference));
+      const firstRunId = (await handle.workflow.describe()).runId;
+      while ((await handle.workflow.describe()).runId === firstRunId) await pause(200);
+      await control('POST', `/sessions/${nextStep.sessionId}/complete`);
+      await handle.result();
+      await control('PUT', '/script', { outcome: 'by-input', stepTtlSeconds: 300 });
+      const lastRunId = (await handle.workflow.describe()).runId;
+      return {
+        'first-run': { workflowId: handle.workflowId, runId: firstRunId },
+        'last-run': { workflowId: handle.workflowId, runId: lastRunId },
+      };
     },
   },
 ];

@@ -36,7 +36,10 @@ export function settle(
   }
 }
 
-/** Ends a pending session with a result; personal data is produced only on success. */
+/**
+ * Ends a pending session with a result; personal data is produced only on success, and never
+ * for a session redacted while it ran (a redaction sticks).
+ */
 export function finish(
   session: SessionRecord,
   result: UserPlan['result'],
@@ -47,7 +50,7 @@ export function finish(
   session.updatedMs = atMs;
   if (result === 'success') {
     session.outcome = { done: true, success: true };
-    produceIdentity(session, random);
+    if (!session.redacted) produceIdentity(session, random);
   } else {
     session.outcome = { done: true, success: false, errorCode: result };
   }

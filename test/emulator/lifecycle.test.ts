@@ -134,6 +134,23 @@ describe('emulator session lifecycle', () => {
     expect((await call(emulator, 'POST', `/api/v1/sessions/${id}/redact`)).status).toBe(200);
   });
 
+  it('a redaction of a session still running sticks: it never produces identity data later', async () => {
+    const { id, key } = await create();
+    expect((await call(emulator, 'POST', `/api/v1/sessions/${id}/redact`)).status).toBe(200);
+    emulator.store.clock.advance(2_000);
+    expect(await getSession(id)).toMatchObject({ done: true });
+    const after = await call(emulator, 'POST', `/api/v1/sessions/${id}/results`, {
+      body: { resultsAccessKey: key },
+    });
+    expect(after.json.identityData).toBeNull();
+    const view = await call(emulator, 'GET', `/_emulator/sessions/${id}`, { key: null });
+    expect(view.json).toMatchObject({
+      redacted: { by: 'request' },
+      hasIdentityData: false,
+      attachmentCount: 0,
+    });
+  });
+
   it('personal data is removed automatically once the redaction period has passed', async () => {
     const { id, key } = await create();
     emulator.store.clock.advance(2_000 + 30 * DAY);

@@ -6,6 +6,8 @@ import { SessionSecretMissingError } from './stores/session-vault';
  * The one place where API outcomes become Temporal retry decisions: the failure type is the
  * error class, validation/auth/not-found are not retried, and the service's `Retry-After`
  * becomes the next retry delay. Other errors pass through unchanged (Temporal retries them).
+ * The ApiError itself is not attached as the cause: its properties (a raw body among them)
+ * would be printed by the SDK's activity-failure log line; message, type and details suffice.
  */
 export function toActivityFailure(error: unknown): unknown {
   if (error instanceof ApiError) {
@@ -15,7 +17,6 @@ export function toActivityFailure(error: unknown): unknown {
       nonRetryable: !error.retryable,
       ...(error.retryAfterMs !== undefined ? { nextRetryDelay: error.retryAfterMs } : {}),
       details: [{ status: error.status ?? null, traceId: error.traceId ?? null, operation: error.operation }],
-      cause: error,
     });
   }
   if (error instanceof SessionSecretMissingError) {

@@ -32,6 +32,11 @@ export interface RequestSpec<T> {
   signal?: AbortSignal;
   /** Schema of the success body; without it the body is discarded. */
   schema?: ZodType<T>;
+  /**
+   * The success body carries personal data or secrets (identity data, attachments, the results
+   * access key): when it cannot be understood, none of it is kept in the error.
+   */
+  privateBody?: boolean;
 }
 
 /** Per-call options every operation accepts. */
@@ -112,7 +117,14 @@ export class HttpCore {
       return undefined as T;
     }
     const text = await readText(spec, response, 'body');
-    return parseSuccess(spec.operation, spec.schema, response.statusCode, contentType, text);
+    return parseSuccess(
+      spec.operation,
+      spec.schema,
+      response.statusCode,
+      contentType,
+      text,
+      spec.privateBody,
+    );
   }
 
   /** Closes the keep-alive connections if the core created its own dispatcher. */
@@ -143,8 +155,9 @@ function parseSuccess<T>(
   status: number,
   contentType: string | undefined,
   text: string,
+  privateBody = false,
 ): T {
-  const rawBody = text.slice(0, RAW_BODY_LIMIT);
+  const rawBody = privateBody ? undefined : text.slice(0, RAW_BODY_LIMIT);
   if (!contentType || !SUCCESS_TYPES.test(contentType)) {
     const reason = `content type ${contentType ?? '(none)'} is not JSON`;
     throw new MalformedResponseError({ operation, status, rawBody, reason, retryable: true });

@@ -49,7 +49,15 @@ export class SessionsApi {
     const body = checkInput(operation, createDirectProviderSessionRequestSchema, request);
     const schema = createDirectProviderSessionResponseSchema;
     const target = '/api/v1/sessions/provider/direct';
-    return await this.http.request({ operation, method: 'POST', path: target, body, schema, ...options });
+    return await this.http.request({
+      operation,
+      method: 'POST',
+      path: target,
+      body,
+      schema,
+      privateBody: true,
+      ...options,
+    });
   }
 
   /** GetSession. */
@@ -100,7 +108,15 @@ export class SessionsApi {
     const target = sessionPath(operation, sessionId, '/results');
     const body = { resultsAccessKey: text(operation, resultsAccessKey, 'resultsAccessKey') };
     const schema = getSessionResultResponseSchema;
-    return await this.http.request({ operation, method: 'POST', path: target, body, schema, ...options });
+    return await this.http.request({
+      operation,
+      method: 'POST',
+      path: target,
+      body,
+      schema,
+      privateBody: true,
+      ...options,
+    });
   }
 
   /** GetAttachment: base64 content of one attachment. */
@@ -113,7 +129,15 @@ export class SessionsApi {
     const target = sessionPath(operation, args.sessionId, path`/attachments/${attachmentId}/get`);
     const body = { resultsAccessKey: text(operation, args.resultsAccessKey, 'resultsAccessKey') };
     const schema = getAttachmentResponseSchema;
-    return await this.http.request({ operation, method: 'POST', path: target, body, schema, ...options });
+    return await this.http.request({
+      operation,
+      method: 'POST',
+      path: target,
+      body,
+      schema,
+      privateBody: true,
+      ...options,
+    });
   }
 
   /** CancelSession. */
@@ -157,6 +181,7 @@ export class SessionsApi {
       path: target,
       body,
       schema,
+      privateBody: true,
       ...options,
     });
     return answer.nextStep;
@@ -179,6 +204,7 @@ export class SessionsApi {
       path: target,
       body,
       schema: sessionEnvelopeSchema,
+      privateBody: true,
       ...options,
     });
     return answer.session;

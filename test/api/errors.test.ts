@@ -10,6 +10,8 @@ import {
   UnexpectedStatusError,
   ValidationError,
 } from '../../api/http/errors';
+import { inspect } from 'node:util';
+import { toActivityFailure } from '../../activities/failures';
 import { API_KEY, type mockService, PROFILE_ID, useMockService, SESSION_ID } from './mock-service';
 
 const problem = { 'content-type': 'application/problem+json' };
@@ -134,6 +136,37 @@ describe('identity service client: errors', () => {
     expect(error).toBeInstanceOf(MalformedResponseError);
     expect(error).toMatchObject({ retryable: false });
     expect(error.message).toContain('session.done');
+  });
+
+  it('keeps no trace of a malformed results answer (personal data) in the error or its activity failure', async () => {
+    service.answer({ method: 'POST', path: `/api/v1/sessions/${SESSION_ID}/results` }, 200, {
+      session: { id: SESSION_ID, done: 'yes' },
+      identityData: { person: { givenName: 'Zebulon', familyName: 'Quillfeather' }, attachments: [] },
+    });
+    const error = await failure(() => service.identity.sessions.getResult(SESSION_ID, 'key'));
+    expect(error).toBeInstanceOf(MalformedResponseError);
+    const failureOf = toActivityFailure(error);
+    for (const text of [error.message, inspect(error, { depth: 5 }), inspect(failureOf, { depth: 5 })]) {
+      expect(text).not.toMatch(/Zebulon|Quillfeather/);
+    }
+  });
+
+  it('refuses a create answer whose sessionId is not a uuid, for good (a retry would create another session)', async () => {
+    service.answer({ method: 'POST', path: '/api/v1/sessions/provider/direct' }, 200, {
+      sessionId: 'session-42',
+      resultCollection: { method: 'PollResult', resultsAccessKey: 'k' },
+      nextStep: { method: 'None', content: '' },
+    });
+    const error = await failure(() =>
+      service.identity.sessions.createDirectProviderSession({
+        verificationProfileId: PROFILE_ID,
+        provider: 'trinsic-test-database-lookup',
+        capabilities: ['PollResult'],
+      }),
+    );
+    expect(error).toBeInstanceOf(MalformedResponseError);
+    expect(error).toMatchObject({ retryable: false });
+    expect(error.message).toContain('sessionId');
   });
 
   it('rejects a success answer that is not JSON', async () => {

@@ -19,7 +19,7 @@ export type IntegrationStep = z.infer<typeof integrationStepSchema>;
 /** How results are collected, with the key that unlocks the session's data vault. */
 export const resultCollectionSchema = z.object({
   method: z.string(),
-  resultsAccessKey: z.string(),
+  resultsAccessKey: z.string().min(1),
 });
 /** `resultCollection` of a created session. */
 export type ResultCollection = z.infer<typeof resultCollectionSchema>;
@@ -48,9 +48,12 @@ export type Session = z.infer<typeof sessionSchema>;
 /** Answer of GetSession, CancelSession and SubmitNativeChallengeResponse. */
 export const sessionEnvelopeSchema = z.object({ session: sessionSchema });
 
-/** Answer of CreateDirectProviderSession. */
+/**
+ * Answer of CreateDirectProviderSession. A `sessionId` that is not a uuid makes the answer
+ * malformed for good: retrying would create another session.
+ */
 export const createDirectProviderSessionResponseSchema = z.object({
-  sessionId: z.string(),
+  sessionId: z.guid(),
   resultCollection: resultCollectionSchema,
   nextStep: integrationStepSchema,
 });

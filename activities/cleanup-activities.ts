@@ -61,7 +61,21 @@ export function cleanupActivities(deps: ActivityDeps) {
     }): Promise<SweptOrphans> {
       return await classified(async () => {
         const swept: SweptOrphans = { cancelled: [], redacted: [] };
-        const windows = unsettledWindows(await deps.vault.createAttempts(args.workflowId), Date.now());
+        const sweep = async (sessionId: string, live: boolean) => {
+          if (swept.redacted.includes(sessionId)) return;
+          if (live && (await cancelIfLive(sessionId))) swept.cancelled.push(sessionId);
+          await redactIfKnown(sessionId);
+          if ((await deps.vault.claimant(sessionId)) === args.workflowId) await deps.vault.destroy(sessionId);
+          swept.redacted.push(sessionId);
+        };
+        const attempts = await deps.vault.createAttempts(args.workflowId);
+        // Sessions an attempt created and claimed after the workflow had stopped waiting for it.
+        for (const { sessionId } of attempts) {
+          Context.current().heartbeat();
+          if (sessionId && sessionId !== args.keepSessionId) await sweep(sessionId, true);
+        }
+        // Sessions of attempts whose answer never came: found by their creation time.
+        const windows = unsettledWindows(attempts, Date.now());
         if (windows.length === 0) return swept;
         const earliest = Math.min(...windows.map((w) => w.fromMs));
         const sessions = paginateSessions(
@@ -71,16 +85,14 @@ export function cleanupActivities(deps: ActivityDeps) {
           { signal: signal() },
         );
         for await (const session of sessions) {
+          Context.current().heartbeat();
           const createdMs = (session.created ?? 0) * 1000;
           if (createdMs < earliest) break;
           const inWindow = windows.some((w) => createdMs >= w.fromMs && createdMs <= w.toMs);
           if (!inWindow || session.id === args.keepSessionId) continue;
           const claimant = await deps.vault.claimant(session.id);
           if (claimant !== undefined && claimant !== args.workflowId) continue;
-          if (!stateOf(session).done && (await cancelIfLive(session.id))) swept.cancelled.push(session.id);
-          await redactIfKnown(session.id);
-          if (claimant !== undefined) await deps.vault.destroy(session.id);
-          swept.redacted.push(session.id);
+          await sweep(session.id, !stateOf(session).done);
         }
         return swept;
       });

@@ -64,7 +64,11 @@ export function sessionActivities(deps: ActivityDeps) {
           workflowId,
           resultsAccessKey: created.resultCollection.resultsAccessKey,
         });
-        await deps.vault.endCreateAttempt(workflowId, index, { endedAtMs: Date.now(), settled: true });
+        await deps.vault.endCreateAttempt(workflowId, index, {
+          endedAtMs: Date.now(),
+          settled: true,
+          sessionId: created.sessionId,
+        });
         const attempts = await deps.vault.createAttempts(workflowId);
         return {
           sessionId: created.sessionId,

@@ -2,8 +2,10 @@ import { proxyActivities, sleep } from '@temporalio/workflow';
 import type { VerificationActivities } from '../activities/index';
 import type { SweptOrphans } from '../activities/cleanup-activities';
 
+// Heartbeats per session swept: a sweep lost with its worker is retried within 30 s.
 const { sweepOrphans } = proxyActivities<VerificationActivities>({
   startToCloseTimeout: '5 minutes',
+  heartbeatTimeout: '30 seconds',
   retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '5 minutes' },
 });
 

@@ -18,6 +18,8 @@ export interface CreateAttempt {
    * of this attempt can exist unclaimed. False for lost answers, timeouts, 5xx and crashes.
    */
   settled: boolean;
+  /** The session it created, once answered. */
+  sessionId?: string;
 }
 
 /** A time window (epoch ms) in which an unsettled create attempt may have created a session. */
@@ -38,7 +40,7 @@ export interface SessionVault {
   endCreateAttempt(
     workflowId: string,
     index: number,
-    ending: { endedAtMs: number; settled: boolean },
+    ending: { endedAtMs: number; settled: boolean; sessionId?: string },
   ): Promise<void>;
   /** The create attempts of a workflow, oldest first. */
   createAttempts(workflowId: string): Promise<CreateAttempt[]>;
@@ -59,7 +61,12 @@ const recordSchema = z.object({
 });
 const attemptsSchema = z.object({
   attempts: z.array(
-    z.object({ startedAtMs: z.number(), endedAtMs: z.number().optional(), settled: z.boolean() }),
+    z.object({
+      startedAtMs: z.number(),
+      endedAtMs: z.number().optional(),
+      settled: z.boolean(),
+      sessionId: z.string().optional(),
+    }),
   ),
 });
 
@@ -77,7 +84,7 @@ export class FileSessionVault implements SessionVault {
   async endCreateAttempt(
     workflowId: string,
     index: number,
-    ending: { endedAtMs: number; settled: boolean },
+    ending: { endedAtMs: number; settled: boolean; sessionId?: string },
   ): Promise<void> {
     const attempts = await this.createAttempts(workflowId);
     const attempt = attempts[index];

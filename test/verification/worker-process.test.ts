@@ -1,4 +1,4 @@
-import { type ChildProcess, spawn } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -7,25 +7,9 @@ import { IdvClient } from '../../client/idv-client';
 import { harnessEnv, harnessValue } from '../harness/env';
 import { useVerificationStack } from '../harness/verification-stack';
 import { uniqueTaskQueue } from '../harness/worker';
+import { startWorkerProcess } from '../harness/worker-process';
 
 const idvBin = join(__dirname, '..', '..', 'bin', 'idv.js');
-
-/** Starts `idv worker` as its own process and resolves once it polls. */
-async function startWorkerProcess(env: NodeJS.ProcessEnv): Promise<ChildProcess> {
-  const child = spawn(process.execPath, [idvBin, 'worker'], {
-    env: { ...process.env, ...env },
-    stdio: ['ignore', 'ignore', 'pipe'],
-  });
-  let stderr = '';
-  await new Promise<void>((resolve, reject) => {
-    child.stderr?.on('data', (chunk: Buffer) => {
-      stderr += chunk.toString();
-      if (stderr.includes('polling task queue')) resolve();
-    });
-    child.once('exit', (code) => reject(new Error(`idv worker exited with ${code}: ${stderr}`)));
-  });
-  return child;
-}
 
 describe('the idv worker process', () => {
   const stack = useVerificationStack();
@@ -53,9 +37,7 @@ describe('the idv worker process', () => {
     const { handle, nextStep } = await idv.startVerification(
       stack().request({ redactAfter: 'never', polling: { initialMs: 200, maxMs: 500 } }),
     );
-    const killed = once(first, 'exit');
-    first.kill('SIGKILL');
-    await killed;
+    await first.kill();
     await stack().control('POST', `/sessions/${nextStep.sessionId}/complete`);
     const second = await startWorkerProcess(env);
     try {
@@ -64,10 +46,7 @@ describe('the idv worker process', () => {
         sessionId: nextStep.sessionId,
       });
     } finally {
-      const stopped = once(second, 'exit');
-      second.kill('SIGTERM');
-      const [code] = (await stopped) as [number];
-      expect(code).toBe(0);
+      expect(await second.stop()).toBe(0);
       await stack().control('PUT', '/script', { outcome: 'by-input' });
     }
   }, 90_000);

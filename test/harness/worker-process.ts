@@ -1,0 +1,44 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { join } from 'node:path';
+
+const idvBin = join(__dirname, '..', '..', 'bin', 'idv.js');
+
+/** An `idv worker` process. */
+export interface WorkerProcess {
+  child: ChildProcess;
+  /** SIGKILL: no graceful shutdown, in-flight activities are lost. */
+  kill(): Promise<void>;
+  /** SIGTERM; resolves to the exit code. */
+  stop(): Promise<number | null>;
+}
+
+/** Starts `idv worker` with `env` added to this process's environment; resolves once it polls. */
+export async function startWorkerProcess(env: NodeJS.ProcessEnv): Promise<WorkerProcess> {
+  const child = spawn(process.execPath, [idvBin, 'worker'], {
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
+  let stderr = '';
+  await new Promise<void>((resolve, reject) => {
+    child.stderr?.on('data', (chunk: Buffer) => {
+      stderr += chunk.toString();
+      if (stderr.includes('polling task queue')) resolve();
+    });
+    child.once('exit', (code) => reject(new Error(`idv worker exited with ${code}: ${stderr}`)));
+  });
+  return {
+    child,
+    async kill() {
+      const exited = once(child, 'exit');
+      child.kill('SIGKILL');
+      await exited;
+    },
+    async stop() {
+      const exited = once(child, 'exit');
+      child.kill('SIGTERM');
+      const [code] = (await exited) as [number | null];
+      return code;
+    },
+  };
+}

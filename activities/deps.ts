@@ -1,4 +1,5 @@
 import { type IdentityClient } from '../api/identity/identity-client';
+import { type ResultLimits } from './result-limits';
 import { type BlobStore } from './stores/blob-store';
 import { type SessionVault } from './stores/session-vault';
 
@@ -7,4 +8,6 @@ export interface ActivityDeps {
   identity: IdentityClient;
   vault: SessionVault;
   blobs: BlobStore;
+  /** Bounds of results fetching. @default defaultResultLimits */
+  resultLimits?: Partial<ResultLimits>;
 }

@@ -1,5 +1,6 @@
 import { ApplicationFailure } from '@temporalio/common';
 import { ApiError } from '../api/http/errors';
+import { ResultsRefusedError } from './result-limits';
 import { SessionSecretMissingError } from './stores/session-vault';
 
 /**
@@ -19,7 +20,7 @@ export function toActivityFailure(error: unknown): unknown {
       details: [{ status: error.status ?? null, traceId: error.traceId ?? null, operation: error.operation }],
     });
   }
-  if (error instanceof SessionSecretMissingError) {
+  if (error instanceof SessionSecretMissingError || error instanceof ResultsRefusedError) {
     return ApplicationFailure.create({ type: error.name, message: error.message, nonRetryable: true });
   }
   return error;

@@ -2,6 +2,7 @@ import { Context } from '@temporalio/activity';
 import { type AttachmentRef, type ResultMode } from '../domain/verification';
 import { type ActivityDeps } from './deps';
 import { classified } from './failures';
+import { boundIdentity, defaultResultLimits, ResultsRefusedError } from './result-limits';
 
 /** Identity data and attachment references of a session. */
 export interface FetchedResults {
@@ -12,6 +13,7 @@ export interface FetchedResults {
 /** Results: identity data and attachments. */
 export function resultActivities(deps: ActivityDeps) {
   const signal = () => Context.current().cancellationSignal;
+  const limits = { ...defaultResultLimits, ...deps.resultLimits };
   return {
     /**
      * GetSessionResult, and with `data+attachments` every attachment streamed into the blob
@@ -25,19 +27,28 @@ export function resultActivities(deps: ActivityDeps) {
           signal: signal(),
         });
         if (!identityData) return {};
-        const { attachments: infos, ...identity } = identityData;
+        const { attachments: infos, ...fields } = identityData;
+        const identity = boundIdentity(fields, limits.maxIdentityFieldBytes);
         if (args.mode !== 'data+attachments') return { identity };
+        if (infos.length > limits.maxAttachments)
+          throw new ResultsRefusedError(`${infos.length} attachments, more than ${limits.maxAttachments}`);
+        const tooLarge = infos.find((info) => info.sizeBytes > limits.maxAttachmentBytes);
+        if (tooLarge)
+          throw new ResultsRefusedError(
+            `attachment ${tooLarge.id} declares ${tooLarge.sizeBytes} bytes, more than ${limits.maxAttachmentBytes}`,
+          );
         const attachments: AttachmentRef[] = [];
         for (const info of infos) {
           const attachment = await deps.identity.sessions.getAttachment(
-            { sessionId: args.sessionId, attachmentId: info.id, resultsAccessKey },
+            { sessionId: args.sessionId, attachmentId: info.id, resultsAccessKey, maxBytes: info.sizeBytes },
             { signal: signal() },
           );
-          const stored = await deps.blobs.put(
-            args.sessionId,
-            info.id,
-            Buffer.from(attachment.content, 'base64'),
-          );
+          const bytes = Buffer.from(attachment.content, 'base64');
+          if (bytes.length !== info.sizeBytes)
+            throw new ResultsRefusedError(
+              `attachment ${info.id} has ${bytes.length} bytes, not the ${info.sizeBytes} declared`,
+            );
+          const stored = await deps.blobs.put(args.sessionId, info.id, bytes);
           attachments.push({ id: info.id, type: info.type, contentType: attachment.contentType, ...stored });
           Context.current().heartbeat(attachments.length);
         }

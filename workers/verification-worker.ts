@@ -3,6 +3,7 @@ import { type NativeConnection, Worker } from '@temporalio/worker';
 import { createActivities } from '../activities/index';
 import { LocalBlobStore } from '../activities/stores/blob-store';
 import { FileSessionVault } from '../activities/stores/session-vault';
+import { type ResultLimits } from '../activities/result-limits';
 import { type IdentityClient } from '../api/identity/identity-client';
 
 /** Options of {@link createVerificationWorker}. */
@@ -14,6 +15,8 @@ export interface VerificationWorkerOptions {
   identity: IdentityClient;
   /** Holds the session vault (`vault/`) and the attachment blob store (`blobs/`). */
   dataDir: string;
+  /** Bounds of results fetching (attachment size and count, identity field size). @default defaultResultLimits */
+  resultLimits?: Partial<ResultLimits>;
   /** A prebuilt workflow bundle; the workflows are bundled at start when absent. */
   workflowBundle?: { codePath: string };
 }
@@ -24,6 +27,7 @@ export async function createVerificationWorker(options: VerificationWorkerOption
     identity: options.identity,
     vault: new FileSessionVault(join(options.dataDir, 'vault')),
     blobs: new LocalBlobStore(join(options.dataDir, 'blobs')),
+    ...(options.resultLimits ? { resultLimits: options.resultLimits } : {}),
   });
   return await Worker.create({
     connection: options.connection,

@@ -13,6 +13,7 @@ export const apiErrorCodes = {
   network: 'NetworkError',
   timeout: 'TimeoutError',
   malformedResponse: 'MalformedResponseError',
+  responseTooLarge: 'ResponseTooLargeError',
 } as const;
 
 /** One of {@link apiErrorCodes}. */
@@ -177,5 +178,16 @@ export class MalformedResponseError extends ApiError {
   constructor(details: ApiErrorDetails & { reason: string; retryable: boolean }) {
     super(`malformed response: ${details.reason}`, details);
     this.retryable = details.retryable;
+  }
+}
+
+/** Thrown when an answer's body is larger than the client reads; not retried (it would be again). */
+export class ResponseTooLargeError extends ApiError {
+  readonly code = apiErrorCodes.responseTooLarge;
+  readonly retryable = false;
+  readonly maxBytes: number;
+  constructor(details: ApiErrorDetails & { maxBytes: number }) {
+    super(`the answer is larger than ${details.maxBytes} bytes`, details);
+    this.maxBytes = details.maxBytes;
   }
 }

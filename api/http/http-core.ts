@@ -1,7 +1,7 @@
 import { Agent, type Dispatcher } from 'undici';
 import { type ZodType } from 'zod';
 import { errorFromResponse } from './error-mapping';
-import { MalformedResponseError, NetworkError, TimeoutError } from './errors';
+import { MalformedResponseError, NetworkError, ResponseTooLargeError, TimeoutError } from './errors';
 
 /** Options of {@link HttpCore}; defaults are resolved in its constructor only. */
 export interface HttpCoreOptions {
@@ -17,6 +17,8 @@ export interface HttpCoreOptions {
   headersTimeoutMs?: number;
   /** Time allowed between two chunks of the body. @default 30_000 */
   bodyTimeoutMs?: number;
+  /** Largest answer body read (success or error); a larger one fails `ResponseTooLargeError`. @default 1 MiB */
+  maxBodyBytes?: number;
   /** @default 'idv-temporal' */
   userAgent?: string;
 }
@@ -37,6 +39,8 @@ export interface RequestSpec<T> {
    * access key): when it cannot be understood, none of it is kept in the error.
    */
   privateBody?: boolean;
+  /** This request's own body cap (an attachment's, for example); the core's default otherwise. */
+  maxBodyBytes?: number;
 }
 
 /** Per-call options every operation accepts. */
@@ -61,6 +65,7 @@ export class HttpCore {
   readonly #headers: Record<string, string>;
   readonly #headersTimeout: number;
   readonly #bodyTimeout: number;
+  readonly #maxBodyBytes: number;
 
   constructor(options: HttpCoreOptions) {
     const base = new URL(options.baseUrl);
@@ -76,6 +81,7 @@ export class HttpCore {
       });
     this.#headersTimeout = options.headersTimeoutMs ?? 30_000;
     this.#bodyTimeout = options.bodyTimeoutMs ?? 30_000;
+    this.#maxBodyBytes = options.maxBodyBytes ?? 1024 * 1024;
     this.#headers = {
       authorization: `Bearer ${options.apiKey}`,
       accept: 'application/json',
@@ -103,7 +109,7 @@ export class HttpCore {
     }
     const contentType = header(response.headers['content-type']);
     if (response.statusCode >= 400) {
-      const bodyText = await readText(spec, response, 'error body');
+      const bodyText = await readText(spec, response, 'error body', this.#maxBodyBytes);
       throw errorFromResponse({
         operation: spec.operation,
         status: response.statusCode,
@@ -116,7 +122,7 @@ export class HttpCore {
       await response.body.dump();
       return undefined as T;
     }
-    const text = await readText(spec, response, 'body');
+    const text = await readText(spec, response, 'body', spec.maxBodyBytes ?? this.#maxBodyBytes);
     return parseSuccess(
       spec.operation,
       spec.schema,
@@ -137,16 +143,37 @@ function header(value: string | string[] | undefined): string | undefined {
   return Array.isArray(value) ? value[0] : value;
 }
 
+/** Reads a body up to `maxBytes`; past that the connection's body is dropped and the answer refused. */
 async function readText<T>(
   spec: RequestSpec<T>,
   response: Dispatcher.ResponseData,
   what: string,
+  maxBytes: number,
 ): Promise<string> {
+  const declared = Number(header(response.headers['content-length']));
+  const tooLarge = () =>
+    new ResponseTooLargeError({ operation: spec.operation, status: response.statusCode, maxBytes });
+  if (Number.isFinite(declared) && declared > maxBytes) {
+    response.body.destroy();
+    throw tooLarge();
+  }
+  const chunks: Buffer[] = [];
+  let size = 0;
   try {
-    return await response.body.text();
+    for await (const chunk of response.body) {
+      const buffer = chunk as Buffer;
+      size += buffer.length;
+      if (size > maxBytes) {
+        response.body.destroy();
+        throw tooLarge();
+      }
+      chunks.push(buffer);
+    }
   } catch (error) {
+    if (error instanceof ResponseTooLargeError) throw error;
     throw transportError(spec.operation, error, spec.signal, response.statusCode, what);
   }
+  return Buffer.concat(chunks, size).toString('utf8');
 }
 
 function parseSuccess<T>(

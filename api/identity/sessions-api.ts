@@ -119,9 +119,12 @@ export class SessionsApi {
     });
   }
 
-  /** GetAttachment: base64 content of one attachment. */
+  /**
+   * GetAttachment: base64 content of one attachment. `maxBytes` bounds the decoded content (the
+   * answer read is bounded accordingly). @default the client's body cap
+   */
   async getAttachment(
-    args: { sessionId: string; attachmentId: string; resultsAccessKey: string },
+    args: { sessionId: string; attachmentId: string; resultsAccessKey: string; maxBytes?: number },
     options: CallOptions = {},
   ): Promise<GetAttachmentResponse> {
     const operation = 'GetAttachment';
@@ -129,6 +132,8 @@ export class SessionsApi {
     const target = sessionPath(operation, args.sessionId, path`/attachments/${attachmentId}/get`);
     const body = { resultsAccessKey: text(operation, args.resultsAccessKey, 'resultsAccessKey') };
     const schema = getAttachmentResponseSchema;
+    // Base64 takes 4 bytes per 3, plus the JSON around it.
+    const maxBodyBytes = args.maxBytes === undefined ? undefined : Math.ceil(args.maxBytes / 3) * 4 + 4096;
     return await this.http.request({
       operation,
       method: 'POST',
@@ -136,6 +141,7 @@ export class SessionsApi {
       body,
       schema,
       privateBody: true,
+      ...(maxBodyBytes === undefined ? {} : { maxBodyBytes }),
       ...options,
     });
   }

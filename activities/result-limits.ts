@@ -1,0 +1,37 @@
+/** Bounds of what a results fetch accepts from the service. */
+export interface ResultLimits {
+  /** Largest attachment stored (declared and actual size). @default 25 MiB */
+  maxAttachmentBytes: number;
+  /** Most attachments of one session. @default 20 */
+  maxAttachments: number;
+  /** Largest JSON of each identity field (person, document, match, providerOutput). @default 64 KiB */
+  maxIdentityFieldBytes: number;
+}
+
+/** The defaults of {@link ResultLimits}. */
+export const defaultResultLimits: ResultLimits = {
+  maxAttachmentBytes: 25 * 1024 * 1024,
+  maxAttachments: 20,
+  maxIdentityFieldBytes: 64 * 1024,
+};
+
+/** Thrown when a session's results exceed a bound; not retried (the answer would be the same). */
+export class ResultsRefusedError extends Error {
+  override readonly name = 'ResultsRefusedError';
+}
+
+/**
+ * Identity data with each field bounded: a field whose JSON exceeds the bound (a provider's
+ * output, typically) is replaced by a marker saying so, never copied whole into the outcome.
+ */
+export function boundIdentity(
+  identity: Record<string, unknown>,
+  maxFieldBytes: number,
+): Record<string, unknown> {
+  return Object.fromEntries(
+    Object.entries(identity).map(([field, value]) => {
+      const sizeBytes = Buffer.byteLength(JSON.stringify(value ?? null));
+      return [field, sizeBytes > maxFieldBytes ? { omitted: 'too-large', sizeBytes } : value];
+    }),
+  );
+}

@@ -1,0 +1,98 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { ApplicationFailure } from '@temporalio/common';
+import { MockActivityEnvironment } from '@temporalio/testing';
+import { createActivities } from '../../activities/index';
+import { type ResultLimits } from '../../activities/result-limits';
+import { LocalBlobStore } from '../../activities/stores/blob-store';
+import { FileSessionVault } from '../../activities/stores/session-vault';
+import { createIdentityClient, type IdentityClient } from '../../api/identity/identity-client';
+import { type Emulator, startEmulator } from '../../emulator/emulator';
+import { type SessionRecord } from '../../emulator/state/model';
+
+// Whatever a provider or the service answers, a results fetch stays bounded: attachments are
+// checked against the declared size before and after the download, identity fields are capped.
+describe('results fetching is bounded', () => {
+  let emulator: Emulator;
+  let identity: IdentityClient;
+  let dataDir: string;
+  beforeAll(async () => {
+    emulator = await startEmulator({ seed: 31 });
+    emulator.store.script = { ...emulator.store.script, latencyMs: 0 };
+    identity = createIdentityClient({ baseUrl: emulator.baseUrl, apiKey: emulator.apiKeys[0] ?? '' });
+    dataDir = await mkdtemp(join(tmpdir(), 'idv-results-'));
+  });
+  afterAll(async () => {
+    await identity.close();
+    await emulator.close();
+    await rm(dataDir, { recursive: true, force: true });
+  });
+
+  const vault = () => new FileSessionVault(join(dataDir, 'vault'));
+
+  /** A succeeded session with identity data and one attachment, its key in the vault. */
+  async function succeededSession(): Promise<SessionRecord> {
+    const created = await identity.sessions.createDirectProviderSession({
+      verificationProfileId: emulator.verificationProfiles[0]?.id ?? '',
+      provider: 'trinsic-test-database-lookup',
+      capabilities: ['PollResult'],
+      providerInput: {
+        'trinsic-test-database-lookup': { givenName: 'Ada', familyName: 'Lovelace', identityCode: '123456' },
+      },
+    });
+    await vault().claim(created.sessionId, {
+      workflowId: 'results-test',
+      resultsAccessKey: created.resultCollection.resultsAccessKey,
+    });
+    await identity.sessions.get(created.sessionId);
+    const session = emulator.store.sessions.get(created.sessionId);
+    if (!session?.identity) throw new Error('the session did not succeed');
+    return session;
+  }
+
+  const fetch = async (sessionId: string, limits: Partial<ResultLimits> = {}) => {
+    const activities = createActivities({
+      identity,
+      vault: vault(),
+      blobs: new LocalBlobStore(join(dataDir, 'blobs')),
+      resultLimits: limits,
+    });
+    return await new MockActivityEnvironment()
+      .run((id: string) => activities.fetchResults({ sessionId: id, mode: 'data+attachments' }), sessionId)
+      .catch((error: unknown) => error);
+  };
+
+  const refusal = (result: unknown) => {
+    expect(result).toBeInstanceOf(ApplicationFailure);
+    expect(result).toMatchObject({ nonRetryable: true });
+    return (result as ApplicationFailure).type;
+  };
+
+  it('refuses an attachment declared larger than the bound before downloading it', async () => {
+    const session = await succeededSession();
+    expect(refusal(await fetch(session.id, { maxAttachmentBytes: 10 }))).toBe('ResultsRefusedError');
+  });
+
+  it('refuses an attachment whose content does not have its declared size', async () => {
+    const session = await succeededSession();
+    const [attachment] = session.attachments.values();
+    if (attachment) attachment.bytes = Buffer.concat([attachment.bytes, Buffer.from('extra')]);
+    expect(refusal(await fetch(session.id))).toBe('ResultsRefusedError');
+  });
+
+  it('stops reading an attachment answer far larger than declared', async () => {
+    const session = await succeededSession();
+    const [attachment] = session.attachments.values();
+    if (attachment) attachment.bytes = Buffer.alloc(2 * 1024 * 1024, 1);
+    expect(refusal(await fetch(session.id))).toBe('ResponseTooLargeError');
+  });
+
+  it('replaces an oversized provider output by a marker instead of copying it', async () => {
+    const session = await succeededSession();
+    (session.identity as Record<string, unknown>).providerOutput = { blob: 'x'.repeat(100_000) };
+    const result = (await fetch(session.id)) as { identity: Record<string, unknown> };
+    expect(result.identity.providerOutput).toEqual({ omitted: 'too-large', sizeBytes: expect.any(Number) });
+    expect(result.identity.person).toMatchObject({ givenName: 'Ada' });
+  });
+});

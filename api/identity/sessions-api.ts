@@ -1,3 +1,4 @@
+import { type ZodType } from 'zod';
 import { type CallOptions, type HttpCore } from '../http/http-core';
 import { checkInput } from '../http/input';
 import { path, withQuery } from '../http/path';
@@ -40,6 +41,24 @@ function text(operation: string, value: string, field: string): string {
 export class SessionsApi {
   constructor(private readonly http: HttpCore) {}
 
+  /** A POST whose answer carries personal data or secrets: never quoted in errors. */
+  async #privatePost<T>(
+    request: { operation: string; target: string; body: unknown; schema: ZodType<T>; maxBodyBytes?: number },
+    options: CallOptions,
+  ): Promise<T> {
+    const { operation, target, body, schema, maxBodyBytes } = request;
+    return await this.http.request({
+      operation,
+      method: 'POST',
+      path: target,
+      body,
+      schema,
+      privateBody: true,
+      ...(maxBodyBytes === undefined ? {} : { maxBodyBytes }),
+      ...options,
+    });
+  }
+
   /** CreateDirectProviderSession. Not idempotent at the service: the activity makes retries safe. */
   async createDirectProviderSession(
     request: CreateDirectProviderSessionRequest,
@@ -49,15 +68,7 @@ export class SessionsApi {
     const body = checkInput(operation, createDirectProviderSessionRequestSchema, request);
     const schema = createDirectProviderSessionResponseSchema;
     const target = '/api/v1/sessions/provider/direct';
-    return await this.http.request({
-      operation,
-      method: 'POST',
-      path: target,
-      body,
-      schema,
-      privateBody: true,
-      ...options,
-    });
+    return await this.#privatePost({ operation, target, body, schema: schema }, options);
   }
 
   /** GetSession. */
@@ -108,15 +119,7 @@ export class SessionsApi {
     const target = sessionPath(operation, sessionId, '/results');
     const body = { resultsAccessKey: text(operation, resultsAccessKey, 'resultsAccessKey') };
     const schema = getSessionResultResponseSchema;
-    return await this.http.request({
-      operation,
-      method: 'POST',
-      path: target,
-      body,
-      schema,
-      privateBody: true,
-      ...options,
-    });
+    return await this.#privatePost({ operation, target, body, schema: schema }, options);
   }
 
   /**
@@ -134,16 +137,10 @@ export class SessionsApi {
     const schema = getAttachmentResponseSchema;
     // Base64 takes 4 bytes per 3, plus the JSON around it.
     const maxBodyBytes = args.maxBytes === undefined ? undefined : Math.ceil(args.maxBytes / 3) * 4 + 4096;
-    return await this.http.request({
-      operation,
-      method: 'POST',
-      path: target,
-      body,
-      schema,
-      privateBody: true,
-      ...(maxBodyBytes === undefined ? {} : { maxBodyBytes }),
-      ...options,
-    });
+    return await this.#privatePost(
+      { operation, target, body, schema, ...(maxBodyBytes === undefined ? {} : { maxBodyBytes }) },
+      options,
+    );
   }
 
   /** CancelSession. */
@@ -181,15 +178,7 @@ export class SessionsApi {
     const target = sessionPath(operation, sessionId, '/step/refresh');
     const body = { resultsAccessKey: text(operation, resultsAccessKey, 'resultsAccessKey') };
     const schema = refreshStepContentResponseSchema;
-    const answer = await this.http.request({
-      operation,
-      method: 'POST',
-      path: target,
-      body,
-      schema,
-      privateBody: true,
-      ...options,
-    });
+    const answer = await this.#privatePost({ operation, target, body, schema: schema }, options);
     return answer.nextStep;
   }
 
@@ -204,15 +193,10 @@ export class SessionsApi {
       resultsAccessKey: text(operation, args.resultsAccessKey, 'resultsAccessKey'),
       responseToken: text(operation, args.responseToken, 'responseToken'),
     };
-    const answer = await this.http.request({
-      operation,
-      method: 'POST',
-      path: target,
-      body,
-      schema: sessionEnvelopeSchema,
-      privateBody: true,
-      ...options,
-    });
+    const answer = await this.#privatePost(
+      { operation, target, body, schema: sessionEnvelopeSchema },
+      options,
+    );
     return answer.session;
   }
 }

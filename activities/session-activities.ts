@@ -18,12 +18,13 @@ export interface CreatedSession {
   orphansPossible: boolean;
 }
 
-/** A definitive answer: the service created nothing unclaimed (4xx refusal, or never sent). */
+/**
+ * A definitive answer: the service created nothing unclaimed (a 4xx refusal, or never sent). A
+ * success answer that could not be read (malformed, too large) did create a session.
+ */
 function settles(error: unknown): boolean {
-  return (
-    error instanceof ApiError &&
-    (error.status === undefined ? error instanceof ValidationError : error.status < 500)
-  );
+  if (error instanceof ValidationError) return true;
+  return error instanceof ApiError && error.status !== undefined && error.status >= 400 && error.status < 500;
 }
 
 /** Session activities: create, check, refresh, native challenge, cancel. */

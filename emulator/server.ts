@@ -2,7 +2,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import { type AddressInfo, type Socket } from 'node:net';
 import { setTimeout as delay } from 'node:timers/promises';
 import { type Reply, type RequestContext, type Route } from './http/context';
-import { FaultInjector } from './http/faults';
+import { FaultInjector, mergeJson } from './http/faults';
 import { problem, ProblemError, type Problem } from './http/problems';
 import { Router } from './http/router';
 import { agentRoutes } from './routes/agent';
@@ -113,7 +113,10 @@ export class EmulatorHttpServer {
         reply.headers = { ...reply.headers, 'retry-after': String(fault.retryAfterSeconds) };
         return send(response, reply, 0);
       }
-      return send(response, await this.#run(route, context), fault.slowBodyMs);
+      const reply = await this.#run(route, context);
+      if (fault.mergeBody && reply.status < 300 && typeof reply.body === 'object')
+        reply.body = mergeJson(reply.body, fault.mergeBody);
+      return send(response, reply, fault.slowBodyMs);
     }
     return send(response, await this.#run(route, context), 0);
   }

@@ -16,6 +16,11 @@ export interface FaultSpec {
   dropResponseRate?: number;
   /** The body is sent in two parts this far apart. */
   slowBodyMs?: number;
+  /**
+   * Deep-merged into a successful JSON answer (objects merged, anything else replaced): a
+   * service answering an unexpected shape, an oversized field or a body that lies about sizes.
+   */
+  mergeBody?: Record<string, unknown>;
   /** The fault ends after this many affected requests. */
   count?: number;
   /** The fault ends this long after it was set. */
@@ -24,7 +29,7 @@ export interface FaultSpec {
 
 /** What to do with one request. */
 export type FaultDecision =
-  | { kind: 'none'; latencyMs: number; slowBodyMs: number }
+  | { kind: 'none'; latencyMs: number; slowBodyMs: number; mergeBody?: Record<string, unknown> }
   | { kind: 'drop'; latencyMs: number }
   | { kind: 'drop-response'; latencyMs: number }
   | { kind: 'error'; latencyMs: number; status: number }
@@ -86,6 +91,19 @@ export class FaultInjector {
     if (roll < error) return { kind: 'error', latencyMs, status: spec.errorStatus ?? 500 };
     if (roll < limited)
       return { kind: 'rate-limit', latencyMs, retryAfterSeconds: spec.retryAfterSeconds ?? 1 };
-    return { kind: 'none', latencyMs, slowBodyMs: spec.slowBodyMs ?? 0 };
+    const answer = { kind: 'none' as const, latencyMs, slowBodyMs: spec.slowBodyMs ?? 0 };
+    return spec.mergeBody ? { ...answer, mergeBody: spec.mergeBody } : answer;
   }
+}
+
+/** `patch` deep-merged into `target`: plain objects are merged key by key, anything else replaced. */
+export function mergeJson(target: unknown, patch: unknown): unknown {
+  if (!isPlainObject(target) || !isPlainObject(patch)) return patch;
+  const merged: Record<string, unknown> = { ...target };
+  for (const [key, value] of Object.entries(patch)) merged[key] = mergeJson(merged[key], value);
+  return merged;
+}
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }

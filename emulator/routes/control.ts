@@ -109,6 +109,11 @@ function parseFault(body: Record<string, unknown>): { operation: string; spec: F
     if (value !== undefined && value > 1) errors[name] = [`${name} must be between 0 and 1.`];
     if (value !== undefined) spec[name] = value;
   }
+  if (body.mergeBody !== undefined) {
+    if (typeof body.mergeBody === 'object' && body.mergeBody !== null && !Array.isArray(body.mergeBody))
+      spec.mergeBody = body.mergeBody as Record<string, unknown>;
+    else errors.mergeBody = ['mergeBody must be a JSON object.'];
+  }
   const operation = body.operation ?? '*';
   if (typeof operation !== 'string') errors.operation = ['operation must be an operation name or *.'];
   if (Object.keys(errors).length > 0 || typeof operation !== 'string') invalid(errors);

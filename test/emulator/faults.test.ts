@@ -56,6 +56,18 @@ describe('emulator fault injection', () => {
     }
   });
 
+  it('merges mergeBody into successful answers only, deep for objects', async () => {
+    await setFault({ operation: 'GetProvider', mergeBody: { provider: { id: 'not-yoti' }, extra: true } });
+    const merged = await call(emulator(), 'GET', '/api/v1/providers/yoti');
+    expect(merged.json).toMatchObject({
+      provider: { id: 'not-yoti', name: expect.any(String) },
+      extra: true,
+    });
+    expect((await call(emulator(), 'GET', '/api/v1/providers/nobody')).status).toBe(404);
+    const invalid = await setFault({ mergeBody: [1] });
+    expect(Object.keys(invalid.json.errors)).toEqual(['mergeBody']);
+  });
+
   it('rejects an invalid fault with an errors map', async () => {
     const response = await setFault({ errorRate: 3 });
     expect(response.status).toBe(400);

@@ -7,6 +7,8 @@ const idvBin = join(__dirname, '..', '..', 'bin', 'idv.js');
 /** An `idv worker` process. */
 export interface WorkerProcess {
   child: ChildProcess;
+  /** Everything the worker wrote to stdout and stderr so far. */
+  output(): string;
   /** SIGKILL: no graceful shutdown, in-flight activities are lost. */
   kill(): Promise<void>;
   /** SIGTERM; resolves to the exit code. */
@@ -17,9 +19,11 @@ export interface WorkerProcess {
 export async function startWorkerProcess(env: NodeJS.ProcessEnv): Promise<WorkerProcess> {
   const child = spawn(process.execPath, [idvBin, 'worker'], {
     env: { ...process.env, ...env },
-    stdio: ['ignore', 'ignore', 'pipe'],
+    stdio: ['ignore', 'pipe', 'pipe'],
   });
   let stderr = '';
+  let stdout = '';
+  child.stdout?.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
   await new Promise<void>((resolve, reject) => {
     child.stderr?.on('data', (chunk: Buffer) => {
       stderr += chunk.toString();
@@ -29,6 +33,7 @@ export async function startWorkerProcess(env: NodeJS.ProcessEnv): Promise<Worker
   });
   return {
     child,
+    output: () => stdout + stderr,
     async kill() {
       const exited = once(child, 'exit');
       child.kill('SIGKILL');

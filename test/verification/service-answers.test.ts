@@ -1,0 +1,124 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { IdvClient, VerificationNotStartedError } from '../../client/idv-client';
+import { harnessEnv, harnessValue } from '../harness/env';
+import { eventually } from '../harness/eventually';
+import { useVerificationStack } from '../harness/verification-stack';
+import { uniqueTaskQueue } from '../harness/worker';
+import { startWorkerProcess, type WorkerProcess } from '../harness/worker-process';
+
+// What the service answers is bounded and never trusted blindly: an unexpected create answer
+// does not loop, oversized or lying results are refused or trimmed, and no answer's personal
+// data reaches a log line. The worker runs as `idv worker` so its log output can be read.
+describe('unexpected service answers, end to end', () => {
+  const stack = useVerificationStack();
+  let dataDir: string;
+  let worker: WorkerProcess;
+  let idv: IdvClient;
+
+  beforeAll(async () => {
+    dataDir = await mkdtemp(join(tmpdir(), 'idv-answers-'));
+    const taskQueue = uniqueTaskQueue('answers');
+    worker = await startWorkerProcess({
+      TEMPORAL_ADDRESS: harnessValue(harnessEnv.temporalAddress),
+      IDV_API_BASE_URL: stack().emulator.baseUrl,
+      IDV_API_KEY: stack().emulator.apiKeys[0],
+      IDV_TASK_QUEUE: taskQueue,
+      IDV_DATA_DIR: dataDir,
+    });
+    idv = new IdvClient({ client: stack().client, taskQueue });
+  });
+  afterAll(async () => {
+    await worker.kill();
+    await rm(dataDir, { recursive: true, force: true });
+  });
+  afterEach(async () => {
+    await stack().control('DELETE', '/faults');
+    await stack().control('PUT', '/script', { outcome: 'by-input', latencyMs: 2_000 });
+  });
+
+  const created = () =>
+    Number(stack().emulator.store.counters.byOperation.get('CreateDirectProviderSession') ?? 0);
+  const sessionsSince = (before: Set<string>) =>
+    [...stack().emulator.store.sessions.values()].filter((session) => !before.has(session.id));
+
+  it('creates one session, not one per retry, when the create answer is unexpected; the sweep ends it', async () => {
+    await stack().control('PUT', '/script', { outcome: 'manual' });
+    await stack().control('PUT', '/faults', {
+      operation: 'CreateDirectProviderSession',
+      mergeBody: { sessionId: 'not-a-uuid' },
+    });
+    const before = new Set(stack().emulator.store.sessions.keys());
+    const calls = created();
+    const request = stack().request({ redactAfter: 'never', orphanSweepDelayMs: 0 });
+    await expect(idv.startVerification(request)).rejects.toBeInstanceOf(VerificationNotStartedError);
+    const sweep = await stack().client.workflow.getHandle(`idv-${request.reference}/orphan-sweep`).result();
+    expect(created() - calls).toBe(1);
+    const [orphan, ...others] = sessionsSince(before);
+    expect(others).toEqual([]);
+    expect(sweep).toMatchObject({ cancelled: [orphan?.id] });
+    expect(orphan?.outcome).toMatchObject({ done: true, errorCode: 'Canceled' });
+  }, 30_000);
+
+  it('refuses an attachment that lies about its size, and still redacts the session', async () => {
+    await stack().control('PUT', '/script', { outcome: 'success', latencyMs: 0 });
+    await stack().control('PUT', '/faults', { operation: 'GetAttachment', mergeBody: { content: 'QUFB' } });
+    const { handle, nextStep } = await idv.startVerification(
+      stack().request({ results: 'data+attachments', redactAfter: '0s' }),
+    );
+    await expect(handle.result()).resolves.toMatchObject({
+      status: 'failed',
+      errorCode: 'ResultsUnavailable',
+    });
+    await stack().client.workflow.getHandle(`idv-redact-${nextStep.sessionId}`).result();
+    const session = stack().emulator.store.sessions.get(nextStep.sessionId);
+    expect(session?.redacted).toBeDefined();
+    expect(session?.identity).toBeUndefined();
+  }, 30_000);
+
+  it('keeps an oversized provider output out of the outcome, replaced by a marker', async () => {
+    await stack().control('PUT', '/script', { outcome: 'success', latencyMs: 0 });
+    await stack().control('PUT', '/faults', {
+      operation: 'GetSessionResult',
+      mergeBody: { identityData: { providerOutput: { raw: 'x'.repeat(200_000) } } },
+    });
+    const { handle } = await idv.startVerification(
+      stack().request({ results: 'data', redactAfter: 'never' }),
+    );
+    const outcome = await handle.result();
+    expect(outcome).toMatchObject({ status: 'succeeded', identity: { person: { familyName: 'Lovelace' } } });
+    expect(outcome.identity?.providerOutput).toEqual({ omitted: 'too-large', sizeBytes: 200_010 });
+  }, 30_000);
+
+  it('writes no personal data of a malformed results answer to any log line or failure', async () => {
+    await stack().control('PUT', '/script', { outcome: 'success', latencyMs: 0 });
+    await stack().control('PUT', '/faults', {
+      operation: 'GetSessionResult',
+      mergeBody: { identityData: { person: { familyName: 'Lovelace' }, attachments: 'Springfield' } },
+    });
+    const logged = worker.output().length;
+    const { handle } = await idv.startVerification(
+      stack().request({ results: 'data', redactAfter: 'never' }),
+    );
+    await expect(handle.result()).resolves.toMatchObject({
+      status: 'failed',
+      errorCode: 'ResultsUnavailable',
+    });
+    const history = JSON.stringify(await handle.workflow.fetchHistory());
+    const logLine = () =>
+      worker
+        .output()
+        .slice(logged)
+        .match(/Activity failed[^]*/)?.[0];
+    const output = await eventually(() => Promise.resolve(logLine()), 'the log line');
+    // The failure was reported (so this test can see a leak)…
+    expect(output).toMatch(/GetSessionResult/);
+    expect(history).toMatch(/malformed response/);
+    // …without the answer's text: no name, no document number.
+    // (Payloads are bytes in this JSON: its text is the failures' messages and stack traces.)
+    for (const text of [output, history]) {
+      expect(text).not.toMatch(/Lovelace|Springfield|DriversLicense/);
+    }
+  }, 30_000);
+});

@@ -39,21 +39,32 @@ export function resultActivities(deps: ActivityDeps) {
           );
         const attachments: AttachmentRef[] = [];
         for (const info of infos) {
-          const attachment = await deps.identity.sessions.getAttachment(
+          const { contentType, stored } = await deps.identity.sessions.downloadAttachment(
             { sessionId: args.sessionId, attachmentId: info.id, resultsAccessKey, maxBytes: info.sizeBytes },
+            (content) => deps.blobs.put(args.sessionId, info.id, ofDeclaredSize(content, info)),
             { signal: signal() },
           );
-          const bytes = Buffer.from(attachment.content, 'base64');
-          if (bytes.length !== info.sizeBytes)
-            throw new ResultsRefusedError(
-              `attachment ${info.id} has ${bytes.length} bytes, not the ${info.sizeBytes} declared`,
-            );
-          const stored = await deps.blobs.put(args.sessionId, info.id, bytes);
-          attachments.push({ id: info.id, type: info.type, contentType: attachment.contentType, ...stored });
+          attachments.push({ id: info.id, type: info.type, contentType, ...stored });
           Context.current().heartbeat(attachments.length);
         }
         return { identity, attachments };
       });
     },
   };
+}
+
+/** The content, refused as soon as it exceeds its declared size, or at its end when it falls short. */
+async function* ofDeclaredSize(
+  content: AsyncIterable<Buffer>,
+  info: { id: string; sizeBytes: number },
+): AsyncGenerator<Buffer> {
+  let size = 0;
+  const refused = () =>
+    new ResultsRefusedError(`attachment ${info.id} does not have the ${info.sizeBytes} bytes it declares`);
+  for await (const chunk of content) {
+    size += chunk.length;
+    if (size > info.sizeBytes) throw refused();
+    yield chunk;
+  }
+  if (size !== info.sizeBytes) throw refused();
 }

@@ -1,6 +1,7 @@
 import { Agent, type Dispatcher } from 'undici';
 import { type ZodType } from 'zod';
 import { errorFromResponse } from './error-mapping';
+import { AnswerShapeError, jsonTokens, type JsonToken } from './json-tokens';
 import { MalformedResponseError, NetworkError, ResponseTooLargeError, TimeoutError } from './errors';
 
 /** Options of {@link HttpCore}; defaults are resolved in its constructor only. */
@@ -41,6 +42,17 @@ export interface RequestSpec<T> {
   privateBody?: boolean;
   /** This request's own body cap (an attachment's, for example); the core's default otherwise. */
   maxBodyBytes?: number;
+}
+
+/** What sending a request needs, whatever reads its answer. */
+type SendSpec = Pick<RequestSpec<unknown>, 'operation' | 'method' | 'path' | 'body' | 'signal'>;
+
+/** One request whose success body is read as a stream of JSON tokens. */
+export interface TokenRequestSpec<T> extends SendSpec {
+  /** Largest body read. @default the core's cap */
+  maxBodyBytes?: number;
+  /** Reads the answer; the tokens end with the body. */
+  read(tokens: AsyncIterator<JsonToken>): Promise<T>;
 }
 
 /** Per-call options every operation accepts. */
@@ -91,6 +103,69 @@ export class HttpCore {
 
   /** Sends one request and resolves to the parsed success body (undefined without a schema). */
   async request<T>(spec: RequestSpec<T>): Promise<T> {
+    const { response, contentType } = await this.#send(spec);
+    if (!spec.schema) {
+      await response.body.dump();
+      return undefined as T;
+    }
+    const text = await readText(spec, response, 'body', spec.maxBodyBytes ?? this.#maxBodyBytes);
+    return parseSuccess(
+      spec.operation,
+      spec.schema,
+      response.statusCode,
+      contentType,
+      text,
+      spec.privateBody,
+    );
+  }
+
+  /**
+   * Sends one request and hands its JSON success body to `spec.read` as tokens while it arrives,
+   * so a large answer (an attachment) never sits whole in memory. The body is bounded like any
+   * other; its text is never kept in errors. A token stream that is not JSON fails
+   * `MalformedResponseError`; `read` throws {@link AnswerShapeError} for JSON of the wrong shape.
+   */
+  async requestTokens<T>(spec: TokenRequestSpec<T>): Promise<T> {
+    const { response, contentType } = await this.#send(spec);
+    const { operation } = spec;
+    const status = response.statusCode;
+    if (!contentType || !SUCCESS_TYPES.test(contentType)) {
+      response.body.destroy();
+      const reason = `content type ${contentType ?? '(none)'} is not JSON`;
+      throw new MalformedResponseError({ operation, status, reason, retryable: true });
+    }
+    const maxBytes = spec.maxBodyBytes ?? this.#maxBodyBytes;
+    const tooLarge = () => new ResponseTooLargeError({ operation, status, maxBytes });
+    if (declaredLength(response) > maxBytes) {
+      response.body.destroy();
+      throw tooLarge();
+    }
+    const tokens = jsonTokens(response.body, {
+      maxBytes,
+      tooLarge,
+      transportError: (error) => transportError(operation, error, spec.signal, status, 'body'),
+      malformed: (cause) =>
+        new MalformedResponseError({
+          operation,
+          status,
+          cause,
+          reason: 'invalid or truncated JSON',
+          retryable: true,
+        }),
+    });
+    try {
+      return await spec.read(tokens);
+    } catch (error) {
+      if (error instanceof AnswerShapeError)
+        throw new MalformedResponseError({ operation, status, reason: error.message, retryable: false });
+      throw error;
+    } finally {
+      response.body.destroy();
+    }
+  }
+
+  /** Sends the request; an error status becomes its typed error, a transport failure too. */
+  async #send(spec: SendSpec): Promise<{ response: Dispatcher.ResponseData; contentType?: string }> {
     const hasBody = spec.body !== undefined;
     let response: Dispatcher.ResponseData;
     try {
@@ -118,19 +193,7 @@ export class HttpCore {
         bodyText,
       });
     }
-    if (!spec.schema) {
-      await response.body.dump();
-      return undefined as T;
-    }
-    const text = await readText(spec, response, 'body', spec.maxBodyBytes ?? this.#maxBodyBytes);
-    return parseSuccess(
-      spec.operation,
-      spec.schema,
-      response.statusCode,
-      contentType,
-      text,
-      spec.privateBody,
-    );
+    return contentType === undefined ? { response } : { response, contentType };
   }
 
   /** Closes the keep-alive connections if the core created its own dispatcher. */
@@ -139,21 +202,25 @@ export class HttpCore {
   }
 }
 
+function declaredLength(response: Dispatcher.ResponseData): number {
+  const declared = Number(header(response.headers['content-length']));
+  return Number.isFinite(declared) ? declared : Number.NaN;
+}
+
 function header(value: string | string[] | undefined): string | undefined {
   return Array.isArray(value) ? value[0] : value;
 }
 
 /** Reads a body up to `maxBytes`; past that the connection's body is dropped and the answer refused. */
-async function readText<T>(
-  spec: RequestSpec<T>,
+async function readText(
+  spec: SendSpec,
   response: Dispatcher.ResponseData,
   what: string,
   maxBytes: number,
 ): Promise<string> {
-  const declared = Number(header(response.headers['content-length']));
   const tooLarge = () =>
     new ResponseTooLargeError({ operation: spec.operation, status: response.statusCode, maxBytes });
-  if (Number.isFinite(declared) && declared > maxBytes) {
+  if (declaredLength(response) > maxBytes) {
     response.body.destroy();
     throw tooLarge();
   }

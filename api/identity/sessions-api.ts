@@ -1,6 +1,7 @@
 import { type ZodType } from 'zod';
 import { type CallOptions, type HttpCore } from '../http/http-core';
 import { checkInput } from '../http/input';
+import { readAttachmentAnswer, type ReadAttachment } from './attachment-answer';
 import { path, withQuery } from '../http/path';
 import {
   createDirectProviderSessionRequestSchema,
@@ -30,6 +31,11 @@ import {
 /** `/api/v1/sessions/{sessionId}` + suffix, the id checked to be a uuid. */
 function sessionPath(operation: string, sessionId: string, suffix = ''): string {
   return path`/api/v1/sessions/${checkInput(operation, uuidSchema, sessionId, 'sessionId')}` + suffix;
+}
+
+/** The answer bytes that carry `maxBytes` of content: base64 takes 4 per 3, plus the JSON around it. */
+function attachmentBodyBytes(maxBytes: number | undefined): number | undefined {
+  return maxBytes === undefined ? undefined : Math.ceil(maxBytes / 3) * 4 + 4096;
 }
 
 /** A required text argument, checked. */
@@ -135,12 +141,37 @@ export class SessionsApi {
     const target = sessionPath(operation, args.sessionId, path`/attachments/${attachmentId}/get`);
     const body = { resultsAccessKey: text(operation, args.resultsAccessKey, 'resultsAccessKey') };
     const schema = getAttachmentResponseSchema;
-    // Base64 takes 4 bytes per 3, plus the JSON around it.
-    const maxBodyBytes = args.maxBytes === undefined ? undefined : Math.ceil(args.maxBytes / 3) * 4 + 4096;
+    const maxBodyBytes = attachmentBodyBytes(args.maxBytes);
     return await this.#privatePost(
       { operation, target, body, schema, ...(maxBodyBytes === undefined ? {} : { maxBodyBytes }) },
       options,
     );
+  }
+
+  /**
+   * GetAttachment read as it arrives: the decoded content goes to `consume` chunk by chunk (to a
+   * blob store, typically) and never sits whole in memory. `maxBytes` bounds the decoded content
+   * as in {@link getAttachment}; the consumer checks the size it expects.
+   */
+  async downloadAttachment<R>(
+    args: { sessionId: string; attachmentId: string; resultsAccessKey: string; maxBytes?: number },
+    consume: (content: AsyncIterable<Buffer>) => Promise<R>,
+    options: CallOptions = {},
+  ): Promise<ReadAttachment<R>> {
+    const operation = 'GetAttachment';
+    const attachmentId = checkInput(operation, uuidSchema, args.attachmentId, 'attachmentId');
+    const target = sessionPath(operation, args.sessionId, path`/attachments/${attachmentId}/get`);
+    const body = { resultsAccessKey: text(operation, args.resultsAccessKey, 'resultsAccessKey') };
+    const maxBodyBytes = attachmentBodyBytes(args.maxBytes);
+    return await this.http.requestTokens({
+      operation,
+      method: 'POST',
+      path: target,
+      body,
+      ...(maxBodyBytes === undefined ? {} : { maxBodyBytes }),
+      ...options,
+      read: (tokens) => readAttachmentAnswer(tokens, consume),
+    });
   }
 
   /** CancelSession. */

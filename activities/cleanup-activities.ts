@@ -36,6 +36,11 @@ export function cleanupActivities(deps: ActivityDeps) {
     }
   };
   return {
+    /** CancelSession unless it has already finished; `cancelled` false when there was nothing to end. */
+    async endSessionIfLive(sessionId: string): Promise<{ cancelled: boolean }> {
+      return await classified(async () => ({ cancelled: await cancelIfLive(sessionId) }));
+    },
+
     /** RedactSession; a session the service no longer knows counts as redacted. */
     async redactAtService(sessionId: string): Promise<{ redacted: boolean }> {
       return await classified(async () => ({ redacted: await redactIfKnown(sessionId) }));
@@ -61,12 +66,25 @@ export function cleanupActivities(deps: ActivityDeps) {
     }): Promise<SweptOrphans> {
       return await classified(async () => {
         const swept: SweptOrphans = { cancelled: [], redacted: [] };
+        // One orphan the service refuses does not stop the others; the first failure is
+        // rethrown at the end, so the (idempotent) sweep is tried again.
+        const failures: unknown[] = [];
         const sweep = async (sessionId: string, live: boolean) => {
           if (swept.redacted.includes(sessionId)) return;
-          if (live && (await cancelIfLive(sessionId))) swept.cancelled.push(sessionId);
-          await redactIfKnown(sessionId);
-          if ((await deps.vault.claimant(sessionId)) === args.workflowId) await deps.vault.destroy(sessionId);
-          swept.redacted.push(sessionId);
+          try {
+            if (live && (await cancelIfLive(sessionId))) swept.cancelled.push(sessionId);
+            await redactIfKnown(sessionId);
+            if ((await deps.vault.claimant(sessionId)) === args.workflowId)
+              await deps.vault.destroy(sessionId);
+            swept.redacted.push(sessionId);
+          } catch (error) {
+            if (signal().aborted) throw error;
+            failures.push(error);
+          }
+        };
+        const done = () => {
+          if (failures.length > 0) throw failures[0];
+          return swept;
         };
         const attempts = await deps.vault.createAttempts(args.workflowId);
         // Sessions an attempt created and claimed after the workflow had stopped waiting for it.
@@ -76,7 +94,7 @@ export function cleanupActivities(deps: ActivityDeps) {
         }
         // Sessions of attempts whose answer never came: found by their creation time.
         const windows = unsettledWindows(attempts, Date.now());
-        if (windows.length === 0) return swept;
+        if (windows.length === 0) return done();
         const earliest = Math.min(...windows.map((w) => w.fromMs));
         const sessions = paginateSessions(
           deps.identity.sessions,
@@ -86,7 +104,8 @@ export function cleanupActivities(deps: ActivityDeps) {
         );
         for await (const session of sessions) {
           Context.current().heartbeat();
-          const createdMs = (session.created ?? 0) * 1000;
+          if (session.created === undefined || session.created === null) continue;
+          const createdMs = session.created * 1000;
           if (createdMs < earliest) break;
           const inWindow = windows.some((w) => createdMs >= w.fromMs && createdMs <= w.toMs);
           if (!inWindow || session.id === args.keepSessionId) continue;
@@ -94,7 +113,7 @@ export function cleanupActivities(deps: ActivityDeps) {
           if (claimant !== undefined && claimant !== args.workflowId) continue;
           await sweep(session.id, !stateOf(session).done);
         }
-        return swept;
+        return done();
       });
     },
   };

@@ -64,6 +64,8 @@ async function* ofDeclaredSize(
   for await (const chunk of content) {
     size += chunk.length;
     if (size > info.sizeBytes) throw refused();
+    // A large attachment arriving slowly must not look like a stuck activity.
+    Context.current().heartbeat({ attachment: info.id, bytes: size });
     yield chunk;
   }
   if (size !== info.sizeBytes) throw refused();

@@ -64,9 +64,13 @@ export async function awaitOutcome(
   state: SessionState,
 ): Promise<'ended' | 'continue'> {
   const sessionId = state.sessionId as string;
-  const polling = { ...DEFAULT_POLLING, ...input.polling };
-  // A native challenge ends only through the submission (or at the deadline): nothing to poll.
-  const polls = state.progress.collectionMethod !== 'SubmitNativeChallengeResponse';
+  const configured = { ...DEFAULT_POLLING, ...input.polling };
+  // A native challenge ends through the submission; a slow poll still notices a session that
+  // was abandoned, expired or forgotten by the service.
+  const polling =
+    state.progress.collectionMethod === 'SubmitNativeChallengeResponse'
+      ? { ...configured, initialMs: configured.maxMs }
+      : configured;
   const poll = new OwnedActivity<PolledOutcome>();
   try {
     for (;;) {
@@ -89,7 +93,7 @@ export async function awaitOutcome(
         continue;
       }
       if (historyFull()) return 'continue';
-      if (polls && !poll.active) {
+      if (!poll.active) {
         const { awaitSessionOutcome } = poller(state.deadlineMs - Date.now());
         poll.start(() => awaitSessionOutcome({ sessionId, ...polling }));
       }

@@ -11,7 +11,7 @@ import { type VerificationInput } from '../domain/verification';
 import { endAtService } from './end-at-service';
 import { orphanSweep, orphanSweepWorkflowId } from './orphan-sweep';
 import { IdvStatus } from './search-attributes';
-import { sessionRedaction } from './session-redaction';
+import { type RedactionArgs, sessionRedaction } from './session-redaction';
 import { type SessionState } from './session-state';
 
 const DEFAULT_ORPHAN_SWEEP_DELAY_MS = 60_000;
@@ -62,12 +62,18 @@ export async function cleanUp(
   await endAtService(state, unfinished);
   upsertSearchAttributes([{ key: IdvStatus, value: state.progress.status }]);
   const sessionId = state.sessionId;
-  if (sessionId && input.redactAfter !== 'never') {
-    const delayMs = input.redactAfter;
+  const redact = input.redactAfter !== 'never';
+  if (sessionId && (redact || state.cancelFailed)) {
+    const args: RedactionArgs = {
+      sessionId,
+      delayMs: redact ? (input.redactAfter as number) : 0,
+      ...(state.cancelFailed ? { endFirst: true } : {}),
+      ...(redact ? {} : { redact: false }),
+    };
     await startOnce(() =>
       startChild(sessionRedaction, {
-        workflowId: `idv-redact-${sessionId}`,
-        args: [{ sessionId, delayMs }],
+        workflowId: `idv-${redact ? 'redact' : 'end'}-${sessionId}`,
+        args: [args],
         parentClosePolicy: ParentClosePolicy.ABANDON,
       }),
     );

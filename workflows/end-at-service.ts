@@ -7,7 +7,8 @@ import { type SessionState } from './session-state';
 /**
  * Cancels the session at the service and ends the verification: with the service's real state
  * when it had finished meanwhile (a last-moment success is kept), otherwise with `status`. When
- * the cancel fails for good the verification ends all the same; the redaction still follows.
+ * the cancel fails for good the verification ends all the same, marked `cancelFailed`: clean-up
+ * hands the session to a child that goes on ending it.
  */
 export async function endAtService(
   state: SessionState,
@@ -21,8 +22,12 @@ export async function endAtService(
     } catch (error) {
       if (isCancellation(error)) throw error;
       if (sessionUnknown(error)) state.end({ status: 'failed', errorCode: 'SessionNotFound' }, Date.now());
-      else
-        log.warn('cancelling the session at the service failed', { failureType: activityFailureType(error) });
+      else {
+        log.warn('cancelling the session at the service failed; a child goes on trying', {
+          failureType: activityFailureType(error),
+        });
+        state.cancelFailed = true;
+      }
     }
   }
   state.end({ status }, Date.now());

@@ -1,4 +1,4 @@
-import { executeChild, ParentClosePolicy } from '@temporalio/workflow';
+import { executeChild, ParentClosePolicy, WorkflowIdReusePolicy } from '@temporalio/workflow';
 import { type VerificationInput, type VerificationOutcome } from '../domain/verification';
 import { verificationSession } from './verification-session';
 
@@ -13,6 +13,8 @@ export async function runVerification(input: VerificationInput): Promise<Verific
     workflowId: verificationWorkflowId(input.reference),
     args: [input],
     parentClosePolicy: ParentClosePolicy.REQUEST_CANCEL,
+    // As a client start: a reference that already ran is refused, never a second session.
+    workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
   });
 }
 

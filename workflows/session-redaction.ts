@@ -1,10 +1,13 @@
-import { proxyActivities, sleep } from '@temporalio/workflow';
+import { isCancellation, log, proxyActivities, sleep } from '@temporalio/workflow';
 import type { VerificationActivities } from '../activities/index';
+import { activityFailureType } from './failure-types';
 
-const { redactAtService, deleteLocalSessionData } = proxyActivities<VerificationActivities>({
-  startToCloseTimeout: '1 minute',
-  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '5 minutes' },
-});
+const { endSessionIfLive, redactAtService, deleteLocalSessionData } = proxyActivities<VerificationActivities>(
+  {
+    startToCloseTimeout: '1 minute',
+    retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '5 minutes' },
+  },
+);
 
 /** What `sessionRedaction` reports. */
 export interface RedactionReport {
@@ -15,18 +18,51 @@ export interface RedactionReport {
   attachmentsDeleted: number;
 }
 
-/**
- * Removes everything readable about the person of a session: waits `delayMs`, redacts at the
- * service, deletes stored attachments and destroys the results access key. Idempotent: a
- * second run, or a session the service already redacted, is fine. ID `idv-redact-<sessionId>`.
- */
-export async function sessionRedaction(args: {
+/** How `sessionRedaction` runs. */
+export interface RedactionArgs {
   sessionId: string;
   delayMs: number;
-}): Promise<RedactionReport> {
+  /** The verification could not cancel the session: end it first, before any delay. */
+  endFirst?: boolean;
+  /** False: only end the session (the verification keeps its data, `redactAfter: 'never'`). @default true */
+  redact?: boolean;
+}
+
+/** Service calls refused for good (an API key rotated meanwhile…) are tried again this often… */
+const REFUSED_RETRY_MS = 60 * 60 * 1000;
+/** …this many times (a week), then the workflow fails visibly. History stays bounded. */
+const REFUSED_RETRIES = 168;
+
+/** Runs a service call until it succeeds: retryable failures by the activity, refusals hourly. */
+async function persist<T>(what: string, call: () => Promise<T>): Promise<T> {
+  for (let attempt = 1; ; attempt += 1) {
+    try {
+      return await call();
+    } catch (error) {
+      if (isCancellation(error) || attempt > REFUSED_RETRIES) throw error;
+      log.warn(`${what} refused; trying again in an hour`, {
+        failureType: activityFailureType(error),
+        attempt,
+      });
+      await sleep(REFUSED_RETRY_MS);
+    }
+  }
+}
+
+/**
+ * Removes everything readable about the person of a session: ends it at the service if asked,
+ * waits `delayMs`, deletes stored attachments and the results access key (first: nothing stays on
+ * our disks whatever the service answers), then redacts at the service, insisting until it
+ * accepts. Idempotent: a second run, or a session the service already redacted, is fine.
+ * ID `idv-redact-<sessionId>` (`idv-end-<sessionId>` when it only ends the session).
+ */
+export async function sessionRedaction(args: RedactionArgs): Promise<RedactionReport> {
+  if (args.endFirst) await persist('ending the session', () => endSessionIfLive(args.sessionId));
+  if (args.redact === false)
+    return { sessionId: args.sessionId, redactedAt: '', redactedAtService: false, attachmentsDeleted: 0 };
   if (args.delayMs > 0) await sleep(args.delayMs);
-  const { redacted } = await redactAtService(args.sessionId);
   const { attachmentsDeleted } = await deleteLocalSessionData(args.sessionId);
+  const { redacted } = await persist('redacting the session', () => redactAtService(args.sessionId));
   return {
     sessionId: args.sessionId,
     redactedAt: new Date(Date.now()).toISOString(),

@@ -28,6 +28,9 @@ export interface CarriedVerification {
   refreshStopped: boolean;
 }
 
+/** Shortest time between two automatic refreshes of a step. */
+export const MIN_REFRESH_GAP_MS = 5_000;
+
 /** The verification's state inside the workflow: what `progress` answers. Pure and deterministic. */
 export class SessionState {
   readonly progress: VerificationProgress;
@@ -39,11 +42,15 @@ export class SessionState {
   redirectPending = false;
   /** True once clean-up began: handlers waiting for the session stop waiting. */
   closing = false;
+  /** Cancelling at the service failed for good: clean-up hands the session to a child that insists. */
+  cancelFailed = false;
   sweep: SweepNeed = 'none';
   /** Automatic refreshes stopped after a permanent failure (the step's content stays as it is). */
   refreshStopped = false;
   /** A refresh that failed for a while is tried again at this time. */
   refreshRetryAtMs: number | undefined;
+  /** When the step was last replaced by a refresh. */
+  lastRefreshAtMs: number | undefined;
   identity: Record<string, unknown> | undefined;
   attachments: AttachmentRef[] | undefined;
 
@@ -89,11 +96,16 @@ export class SessionState {
     return Date.parse(this.progress.deadline);
   }
 
-  /** When the step's content is due for an automatic refresh; undefined when it is not. */
+  /**
+   * When the step's content is due for an automatic refresh; undefined when it is not (or the
+   * service's time cannot be read). Never sooner than {@link MIN_REFRESH_GAP_MS} after the last
+   * refresh, whatever the service says, so a `refreshAfter` in the past cannot start a loop.
+   */
   refreshAtMs(): number | undefined {
     const refresh = this.progress.nextStep?.refresh;
-    if (!refresh || this.refreshStopped) return undefined;
-    return Math.max(Date.parse(refresh.refreshAfter), this.refreshRetryAtMs ?? 0);
+    const dueMs = refresh ? Date.parse(refresh.refreshAfter) : Number.NaN;
+    if (this.refreshStopped || Number.isNaN(dueMs)) return undefined;
+    return Math.max(dueMs, this.refreshRetryAtMs ?? 0, (this.lastRefreshAtMs ?? 0) + MIN_REFRESH_GAP_MS);
   }
 
   /** Records the created session and its first step. */
@@ -106,6 +118,7 @@ export class SessionState {
   step(step: NextStep, now: number): void {
     this.progress.nextStep = step;
     this.refreshRetryAtMs = undefined;
+    this.lastRefreshAtMs = now;
     this.touch(now);
   }
 

@@ -76,7 +76,8 @@ async function drive(input: VerificationInput, state: SessionState): Promise<'en
     if ((await awaitOutcome(input, state)) === 'ended') break;
     // Continue as new once the handlers are done, unless a cancel came meanwhile: it goes first.
     await condition(() => allHandlersFinished() || state.cancelRequested !== undefined);
-    if (state.cancelRequested === undefined) return 'continue';
+    // A handler may have learnt the outcome meanwhile (a native challenge answered): keep it.
+    if (state.cancelRequested === undefined && !state.done) return 'continue';
   }
   await fetchResults(input, state);
   return 'ended';

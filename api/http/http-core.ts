@@ -260,11 +260,12 @@ function parseSuccess<T>(
   try {
     json = JSON.parse(text);
   } catch (cause) {
+    // JSON.parse quotes the text in its message: a private answer keeps neither.
     throw new MalformedResponseError({
       operation,
       status,
       rawBody,
-      cause,
+      ...(privateBody ? {} : { cause }),
       reason: 'invalid or truncated JSON',
       retryable: true,
     });

@@ -29,7 +29,7 @@ export interface CarriedVerification {
 }
 
 /** Shortest time between two automatic refreshes of a step. */
-export const MIN_REFRESH_GAP_MS = 5_000;
+export const MIN_REFRESH_GAP_MS = 1_000;
 
 /** The verification's state inside the workflow: what `progress` answers. Pure and deterministic. */
 export class SessionState {

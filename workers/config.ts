@@ -1,6 +1,7 @@
 import { resolve } from 'node:path';
 import { z } from 'zod';
 import { identityBaseUrls, type IdentityRegion } from '../api/identity/base-urls';
+import { type EncryptionKey, EncryptionKeysError, parseEncryptionKeys } from '../codec/encryption-keys';
 
 /** Thrown when configuration is invalid; the message names the variable. */
 export class ConfigError extends Error {
@@ -15,6 +16,8 @@ export interface IdvConfig {
   temporalFromEnvironment: boolean;
   /** Absent when no API key is set: the embedded emulator is used. */
   identity: { baseUrl: string; apiKey: string } | undefined;
+  /** Payload encryption keys, newest first; absent when `IDV_ENCRYPTION_KEYS` is not set. */
+  encryptionKeys: EncryptionKey[] | undefined;
 }
 
 const url = z.string().refine((value) => {
@@ -62,5 +65,16 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): IdvConfig {
       env.TEMPORAL_ADDRESS || env.TEMPORAL_PROFILE || env.TEMPORAL_CONFIG_FILE,
     ),
     identity: apiKey ? { apiKey, baseUrl: baseUrl ?? identityBaseUrls[region] } : undefined,
+    encryptionKeys: encryptionKeys(env.IDV_ENCRYPTION_KEYS),
   };
+}
+
+function encryptionKeys(raw: string | undefined): EncryptionKey[] | undefined {
+  if (raw === undefined || raw.trim() === '') return undefined;
+  try {
+    return parseEncryptionKeys(raw);
+  } catch (error) {
+    if (error instanceof EncryptionKeysError) throw new ConfigError(error.message);
+    throw error;
+  }
 }

@@ -5,6 +5,8 @@ import { LocalBlobStore } from '../activities/stores/blob-store';
 import { FileSessionVault } from '../activities/stores/session-vault';
 import { type ResultLimits } from '../activities/result-limits';
 import { type IdentityClient } from '../api/identity/identity-client';
+import { encryptingDataConverter } from '../codec/data-converter';
+import { type EncryptionKey } from '../codec/encryption-keys';
 
 /** Options of {@link createVerificationWorker}. */
 export interface VerificationWorkerOptions {
@@ -17,7 +19,12 @@ export interface VerificationWorkerOptions {
   dataDir: string;
   /** Bounds of results fetching (attachment size and count, identity field size). @default defaultResultLimits */
   resultLimits?: Partial<ResultLimits>;
-  /** A prebuilt workflow bundle; the workflows are bundled at start when absent. */
+  /** Payload encryption keys, newest first (every payload and failure text is encrypted). */
+  encryptionKeys: readonly EncryptionKey[];
+  /**
+   * A prebuilt workflow bundle, built with `failureConverterPath` from `codec/data-converter`;
+   * the workflows are bundled at start when absent.
+   */
   workflowBundle?: { codePath: string };
 }
 
@@ -34,6 +41,7 @@ export async function createVerificationWorker(options: VerificationWorkerOption
     namespace: options.namespace ?? 'default',
     taskQueue: options.taskQueue,
     activities,
+    dataConverter: encryptingDataConverter(options.encryptionKeys),
     ...(options.workflowBundle
       ? { workflowBundle: options.workflowBundle }
       : { workflowsPath: require.resolve('../workflows/index') }),

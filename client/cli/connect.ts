@@ -1,7 +1,9 @@
 import { Client, Connection } from '@temporalio/client';
 import { createIdentityClient, type IdentityClient } from '../../api/identity/identity-client';
 import { ConfigError, loadConfig } from '../../workers/config';
+import { encryptingDataConverter } from '../../codec/data-converter';
 import { readStackInfo, type StackInfo } from '../../workers/dev/stack-file';
+import { requireEncryptionKeys } from '../../workers/encryption-keys-source';
 import { temporalTarget } from '../../workers/temporal-target';
 import { IdvClient } from '../idv-client';
 import { CommandFailedError } from './command';
@@ -39,9 +41,19 @@ export async function connectTemporal(env: NodeJS.ProcessEnv): Promise<Connected
       `no running stack in ${settings.dataDir}: start \`idv dev\`, or set TEMPORAL_ADDRESS`,
     );
   }
+  const encryptionKeys = await requireEncryptionKeys(
+    settings.encryptionKeys,
+    stack ? settings.dataDir : undefined,
+  ).catch((error: unknown) => {
+    throw error instanceof ConfigError ? new CommandFailedError(error.message) : error;
+  });
   const connection = await Connection.connect(target.connectionOptions);
   const { namespace } = target;
-  const client = new Client({ connection, ...(namespace ? { namespace } : {}) });
+  const client = new Client({
+    connection,
+    dataConverter: encryptingDataConverter(encryptionKeys),
+    ...(namespace ? { namespace } : {}),
+  });
   return {
     idv: new IdvClient({
       client,

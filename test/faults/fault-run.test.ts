@@ -52,6 +52,7 @@ describe('fault run', () => {
     const taskQueue = uniqueTaskQueue('faults');
     const env = {
       TEMPORAL_ADDRESS: harnessValue(harnessEnv.temporalAddress),
+      IDV_ENCRYPTION_KEYS: harnessValue(harnessEnv.encryptionKeys),
       IDV_API_BASE_URL: stack().emulator.baseUrl,
       IDV_API_KEY: stack().emulator.apiKeys[0],
       IDV_TASK_QUEUE: taskQueue,

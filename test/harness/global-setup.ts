@@ -2,6 +2,8 @@ import { writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { bundleWorkflowCode } from '@temporalio/worker';
+import { failureConverterPath } from '../../codec/data-converter';
+import { newEncryptionKeyEntry } from '../../codec/encryption-keys';
 import { type DevServer, startDevServer } from '../../workers/dev/temporal-dev-server';
 import { harnessEnv } from './env';
 
@@ -16,6 +18,7 @@ export default async function globalSetup(): Promise<void> {
     startDevServer({}),
     bundleWorkflowCode({
       workflowsPath: require.resolve('./workflows'),
+      failureConverterPath,
       logger: { log() {}, trace() {}, debug() {}, info() {}, warn() {}, error: console.error },
     }),
   ]);
@@ -25,4 +28,5 @@ export default async function globalSetup(): Promise<void> {
   globalThis.__idvBundlePath = bundlePath;
   process.env[harnessEnv.temporalAddress] = server.address;
   process.env[harnessEnv.workflowBundle] = bundlePath;
+  process.env[harnessEnv.encryptionKeys] = newEncryptionKeyEntry('test-run');
 }

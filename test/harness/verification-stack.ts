@@ -9,7 +9,8 @@ import { IdvClient } from '../../client/idv-client';
 import { type VerificationRequest } from '../../domain/verification';
 import { type Emulator, type EmulatorOptions, startEmulator } from '../../emulator/emulator';
 import { createVerificationWorker } from '../../workers/verification-worker';
-import { harnessEnv, harnessValue } from './env';
+import { encryptingDataConverter } from '../../codec/data-converter';
+import { harnessEncryptionKeys, harnessEnv, harnessValue } from './env';
 import { uniqueTaskQueue } from './worker';
 
 /** Everything an end-to-end verification test needs, for one test file. */
@@ -55,7 +56,10 @@ export function useVerificationStack(emulatorOptions: EmulatorOptions = {}): () 
     const taskQueue = uniqueTaskQueue('verify');
     nativeConnection = await NativeConnection.connect({ address });
     connection = await Connection.connect({ address });
-    const client = new Client({ connection });
+    const client = new Client({
+      connection,
+      dataConverter: encryptingDataConverter(harnessEncryptionKeys()),
+    });
     const identity = createIdentityClient({ baseUrl: emulator.baseUrl, apiKey: emulator.apiKeys[0] ?? '' });
     const profileId = emulator.verificationProfiles[0]?.id ?? '';
     const startWorker = async () => {
@@ -64,6 +68,7 @@ export function useVerificationStack(emulatorOptions: EmulatorOptions = {}): () 
         taskQueue,
         identity,
         dataDir,
+        encryptionKeys: harnessEncryptionKeys(),
         workflowBundle: { codePath: harnessValue(harnessEnv.workflowBundle) },
       });
       running = worker.run();

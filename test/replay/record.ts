@@ -11,6 +11,8 @@ import { IdvClient } from '../../client/idv-client';
 import { startEmulator } from '../../emulator/emulator';
 import { createVerificationWorker } from '../../workers/verification-worker';
 import { startDevServer } from '../../workers/dev/temporal-dev-server';
+import { encryptingDataConverter } from '../../codec/data-converter';
+import { replayFixtureKeys } from './fixture-keys';
 import { scenarios } from './scenarios';
 
 /** Low enough for the continue-as-new scenario to reach it in seconds; the others stay below. */
@@ -31,8 +33,10 @@ async function main(): Promise<void> {
     taskQueue,
     identity,
     dataDir,
+    encryptionKeys: replayFixtureKeys,
   });
-  const idv = new IdvClient({ client: new Client({ connection }), taskQueue });
+  const dataConverter = encryptingDataConverter(replayFixtureKeys);
+  const idv = new IdvClient({ client: new Client({ connection, dataConverter }), taskQueue });
   const control = async (method: string, path: string, body?: unknown) => {
     const response = await fetch(`${emulator.controlUrl}${path}`, {
       method,

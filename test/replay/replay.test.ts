@@ -4,6 +4,8 @@ import { temporal } from '@temporalio/proto';
 import { z } from 'zod';
 import { Worker } from '@temporalio/worker';
 import { harnessEnv, harnessValue } from '../harness/env';
+import { encryptingDataConverter } from '../../codec/data-converter';
+import { replayFixtureKeys } from './fixture-keys';
 import { historyFiles, scenarios } from './scenarios';
 
 const directory = join(__dirname, 'histories');
@@ -25,7 +27,10 @@ describe('replay of recorded histories', () => {
     const recorded = recordedSchema.parse(JSON.parse(readFileSync(join(directory, file), 'utf8')));
     const history = temporal.api.history.v1.History.fromObject(recorded.history);
     const results = Worker.runReplayHistories(
-      { workflowBundle: { codePath: harnessValue(harnessEnv.workflowBundle) } },
+      {
+        workflowBundle: { codePath: harnessValue(harnessEnv.workflowBundle) },
+        dataConverter: encryptingDataConverter(replayFixtureKeys),
+      },
       [{ workflowId: recorded.workflowId, history }],
     );
     let replayed = 0;

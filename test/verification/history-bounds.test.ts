@@ -10,7 +10,8 @@ import { IdvClient } from '../../client/idv-client';
 import { type Emulator, startEmulator } from '../../emulator/emulator';
 import { type DevServer, startDevServer } from '../../workers/dev/temporal-dev-server';
 import { createVerificationWorker } from '../../workers/verification-worker';
-import { harnessEnv, harnessValue } from '../harness/env';
+import { encryptingDataConverter } from '../../codec/data-converter';
+import { harnessEncryptionKeys, harnessEnv, harnessValue } from '../harness/env';
 import { eventually } from '../harness/eventually';
 import { uniqueTaskQueue } from '../harness/worker';
 
@@ -47,10 +48,12 @@ describe('verification history stays bounded', () => {
       taskQueue,
       identity,
       dataDir,
+      encryptionKeys: harnessEncryptionKeys(),
       workflowBundle: { codePath: harnessValue(harnessEnv.workflowBundle) },
     });
     running = worker.run();
-    idv = new IdvClient({ client: new Client({ connection }), taskQueue });
+    const dataConverter = encryptingDataConverter(harnessEncryptionKeys());
+    idv = new IdvClient({ client: new Client({ connection, dataConverter }), taskQueue });
   }, 90_000);
 
   afterAll(async () => {

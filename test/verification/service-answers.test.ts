@@ -22,6 +22,7 @@ describe('unexpected service answers, end to end', () => {
     const taskQueue = uniqueTaskQueue('answers');
     worker = await startWorkerProcess({
       TEMPORAL_ADDRESS: harnessValue(harnessEnv.temporalAddress),
+      IDV_ENCRYPTION_KEYS: harnessValue(harnessEnv.encryptionKeys),
       IDV_API_BASE_URL: stack().emulator.baseUrl,
       IDV_API_KEY: stack().emulator.apiKeys[0],
       IDV_TASK_QUEUE: taskQueue,
@@ -114,7 +115,7 @@ describe('unexpected service answers, end to end', () => {
     const output = await eventually(() => Promise.resolve(logLine()), 'the log line');
     // The failure was reported (so this test can see a leak)…
     expect(output).toMatch(/GetSessionResult/);
-    expect(history).toMatch(/malformed response/);
+    expect(history).toMatch(/MalformedResponseError/);
     // …without the answer's text: no name, no document number.
     // (Payloads are bytes in this JSON: its text is the failures' messages and stack traces.)
     for (const text of [output, history]) {

@@ -20,6 +20,7 @@ describe('the idv worker process', () => {
     dataDir = await mkdtemp(join(tmpdir(), 'idv-worker-'));
     env = {
       TEMPORAL_ADDRESS: harnessValue(harnessEnv.temporalAddress),
+      IDV_ENCRYPTION_KEYS: harnessValue(harnessEnv.encryptionKeys),
       IDV_API_BASE_URL: stack().emulator.baseUrl,
       IDV_API_KEY: stack().emulator.apiKeys[0],
       IDV_TASK_QUEUE: taskQueue,

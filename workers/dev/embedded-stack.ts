@@ -3,6 +3,7 @@ import { join, resolve } from 'node:path';
 import { NativeConnection } from '@temporalio/worker';
 import { createIdentityClient } from '../../api/identity/identity-client';
 import { type Emulator, startEmulator } from '../../emulator/emulator';
+import { devEncryptionKeys } from '../encryption-keys-source';
 import { createVerificationWorker } from '../verification-worker';
 import { type DevServer, startDevServer } from './temporal-dev-server';
 import { removeStackInfo, type StackInfo, writeStackInfo } from './stack-file';
@@ -85,6 +86,7 @@ export async function startEmbeddedStack(options: EmbeddedStackOptions = {}): Pr
         taskQueue,
         identity,
         dataDir,
+        encryptionKeys: await devEncryptionKeys(dataDir),
         ...(options.workflowBundle ? { workflowBundle: options.workflowBundle } : {}),
       });
       const running = worker.run();

@@ -3,7 +3,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client, Connection } from '@temporalio/client';
 import { type VerificationOutcome, type VerificationRequest } from '../../../domain/verification';
+import { encryptingDataConverter } from '../../../codec/data-converter';
 import { startEmbeddedStack } from '../../../workers/dev/embedded-stack';
+import { devEncryptionKeys } from '../../../workers/encryption-keys-source';
 import { type sessionRedaction } from '../../../workflows/session-redaction';
 import { IdvClient } from '../../idv-client';
 import { type Command } from '../command';
@@ -28,7 +30,8 @@ export const demoCommand: Command = {
     say(`starting the embedded stack in ${dataDir} (dev server, emulator, worker)…`);
     const stack = await startEmbeddedStack({ dataDir, temporalPort: 0, uiPort: 0, taskQueue: 'idv-demo' });
     const connection = await Connection.connect({ address: stack.info.temporalAddress });
-    const idv = new IdvClient({ client: new Client({ connection }), taskQueue: 'idv-demo' });
+    const dataConverter = encryptingDataConverter(await devEncryptionKeys(dataDir));
+    const idv = new IdvClient({ client: new Client({ connection, dataConverter }), taskQueue: 'idv-demo' });
     const profile = stack.info.emulator?.verificationProfileId ?? '';
     const request = (
       name: string,

@@ -2,6 +2,7 @@ import { NativeConnection } from '@temporalio/worker';
 import { createIdentityClient } from '../../../api/identity/identity-client';
 import { ConfigError, loadConfig } from '../../../workers/config';
 import { readStackInfo } from '../../../workers/dev/stack-file';
+import { requireEncryptionKeys } from '../../../workers/encryption-keys-source';
 import { temporalTarget } from '../../../workers/temporal-target';
 import { createVerificationWorker } from '../../../workers/verification-worker';
 import { type Command, CommandFailedError } from '../command';
@@ -34,6 +35,12 @@ export const workerCommand: Command = {
       throw new CommandFailedError(
         `no Temporal: set TEMPORAL_ADDRESS, or start \`idv dev\` (data dir ${config.dataDir})`,
       );
+    const encryptionKeys = await requireEncryptionKeys(
+      config.encryptionKeys,
+      stack ? config.dataDir : undefined,
+    ).catch((error: unknown) => {
+      throw error instanceof ConfigError ? new CommandFailedError(error.message) : error;
+    });
     const connection = await NativeConnection.connect(target.connectionOptions);
     const { namespace } = target;
     const identity = createIdentityClient(identityOptions);
@@ -43,6 +50,7 @@ export const workerCommand: Command = {
         taskQueue: config.taskQueue,
         identity,
         dataDir: config.dataDir,
+        encryptionKeys,
         ...(namespace ? { namespace } : {}),
       });
       io.stderr.write(`idv worker: polling task queue ${config.taskQueue} (Ctrl-C to stop)\n`);

@@ -1,0 +1,50 @@
+import { readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { type EncryptionKey, newEncryptionKeyEntry, parseEncryptionKeys } from '../codec/encryption-keys';
+import { ConfigError } from './config';
+
+const DEV_KEYS_FILE = 'encryption-keys';
+
+/** The keys `idv dev` keeps in its data dir (owner-only file); undefined when it has none. */
+export async function readDevEncryptionKeys(dataDir: string): Promise<EncryptionKey[] | undefined> {
+  let text: string;
+  try {
+    text = await readFile(join(dataDir, DEV_KEYS_FILE), 'utf8');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw error;
+  }
+  try {
+    return parseEncryptionKeys(text, join(dataDir, DEV_KEYS_FILE));
+  } catch (error) {
+    throw new ConfigError((error as Error).message);
+  }
+}
+
+/** The dev stack's keys, generated into the data dir on its first start. */
+export async function devEncryptionKeys(dataDir: string): Promise<EncryptionKey[]> {
+  const existing = await readDevEncryptionKeys(dataDir);
+  if (existing) return existing;
+  const entry = newEncryptionKeyEntry(`dev-${Date.now().toString(36)}`);
+  await writeFile(join(dataDir, DEV_KEYS_FILE), `${entry}\n`, { mode: 0o600, flag: 'wx' }).catch(
+    (error: NodeJS.ErrnoException) => {
+      if (error.code !== 'EEXIST') throw error;
+    },
+  );
+  return (await readDevEncryptionKeys(dataDir)) as EncryptionKey[];
+}
+
+/**
+ * The keys a process encrypts with: `IDV_ENCRYPTION_KEYS`, else those of the `idv dev` stack it
+ * uses. Without either it refuses to start, with one line.
+ */
+export async function requireEncryptionKeys(
+  configured: EncryptionKey[] | undefined,
+  devDataDir: string | undefined,
+): Promise<EncryptionKey[]> {
+  const keys = configured ?? (devDataDir === undefined ? undefined : await readDevEncryptionKeys(devDataDir));
+  if (keys) return keys;
+  throw new ConfigError(
+    'IDV_ENCRYPTION_KEYS is not set: every payload is encrypted; set it to <id>:<base64 32-byte key>[,…] (newest first), or use the stack of `idv dev`',
+  );
+}

@@ -64,13 +64,12 @@ export async function awaitOutcome(
   state: SessionState,
 ): Promise<'ended' | 'continue'> {
   const sessionId = state.sessionId as string;
-  const configured = { ...DEFAULT_POLLING, ...input.polling };
-  // A native challenge ends through the submission; a slow poll still notices a session that
-  // was abandoned, expired or forgotten by the service.
-  const polling =
-    state.progress.collectionMethod === 'SubmitNativeChallengeResponse'
-      ? { ...configured, initialMs: configured.maxMs }
-      : configured;
+  const polling = { ...DEFAULT_POLLING, ...input.polling };
+  // A native challenge ends through the submission: no poll is held for it, but a short check at
+  // the slowest interval (a timer in between) notices a session that was abandoned, expired or
+  // forgotten by the service.
+  const holdsPoll = state.progress.collectionMethod !== 'SubmitNativeChallengeResponse';
+  let checkAtMs = holdsPoll ? Number.POSITIVE_INFINITY : Date.now() + polling.maxMs;
   const poll = new OwnedActivity<PolledOutcome>();
   try {
     for (;;) {
@@ -87,18 +86,23 @@ export async function awaitOutcome(
         await checkNow(state, sessionId);
         continue;
       }
+      if (Date.now() >= checkAtMs) {
+        await checkNow(state, sessionId);
+        checkAtMs = Date.now() + polling.maxMs;
+        continue;
+      }
       const refreshAt = state.refreshAtMs();
       if (refreshAt !== undefined && Date.now() >= refreshAt) {
         await refreshNow(state, sessionId);
         continue;
       }
       if (historyFull()) return 'continue';
-      if (!poll.active) {
+      if (holdsPoll && !poll.active) {
         const { awaitSessionOutcome } = poller(state.deadlineMs - Date.now());
         poll.start(() => awaitSessionOutcome({ sessionId, ...polling }));
       }
       const step = state.progress.nextStep;
-      const wakeAt = Math.min(state.deadlineMs, refreshAt ?? Number.POSITIVE_INFINITY);
+      const wakeAt = Math.min(state.deadlineMs, refreshAt ?? Number.POSITIVE_INFINITY, checkAtMs);
       await condition(
         () =>
           state.done ||

@@ -45,6 +45,7 @@ describe('verification timers on the time-skipping server', () => {
       capabilities: ['NativeChallenge'],
       timeout: '1h',
       redactAfter: 'never',
+      polling: { maxMs: 300_000 },
     });
     const started = Date.now();
     const { outcome, elapsedWorkflowMs } = await withTimeSkipping(

@@ -1,6 +1,11 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { type EncryptionKey, newEncryptionKeyEntry, parseEncryptionKeys } from '../codec/encryption-keys';
+import {
+  type EncryptionKey,
+  EncryptionKeysError,
+  newEncryptionKeyEntry,
+  parseEncryptionKeys,
+} from '../codec/encryption-keys';
 import { ConfigError } from './config';
 
 const DEV_KEYS_FILE = 'encryption-keys';
@@ -17,7 +22,8 @@ export async function readDevEncryptionKeys(dataDir: string): Promise<Encryption
   try {
     return parseEncryptionKeys(text, join(dataDir, DEV_KEYS_FILE));
   } catch (error) {
-    throw new ConfigError((error as Error).message);
+    if (error instanceof EncryptionKeysError) throw new ConfigError(error.message);
+    throw error;
   }
 }
 

@@ -1,6 +1,7 @@
 import { Client, Connection } from '@temporalio/client';
 import { createIdentityClient, type IdentityClient } from '../../api/identity/identity-client';
-import { ConfigError, loadConfig } from '../../workers/config';
+import { type EncryptionKey } from '../../codec/encryption-keys';
+import { ConfigError, type IdvConfig, loadConfig } from '../../workers/config';
 import { encryptingDataConverter } from '../../codec/data-converter';
 import { readStackInfo, type StackInfo } from '../../workers/dev/stack-file';
 import { requireEncryptionKeys } from '../../workers/encryption-keys-source';
@@ -28,6 +29,19 @@ function config(env: NodeJS.ProcessEnv) {
   }
 }
 
+/** The payload keys of a command: `IDV_ENCRYPTION_KEYS`, else those of the `idv dev` stack it uses. */
+export async function commandEncryptionKeys(
+  settings: IdvConfig,
+  stack: StackInfo | undefined,
+): Promise<EncryptionKey[]> {
+  try {
+    return await requireEncryptionKeys(settings.encryptionKeys, stack ? settings.dataDir : undefined);
+  } catch (error) {
+    if (error instanceof ConfigError) throw new CommandFailedError(error.message);
+    throw error;
+  }
+}
+
 /**
  * Connects to Temporal: the cluster of `TEMPORAL_ADDRESS` / `TEMPORAL_PROFILE` (envconfig) when
  * set, otherwise the stack that `idv dev` started (addresses from the data dir).
@@ -41,12 +55,7 @@ export async function connectTemporal(env: NodeJS.ProcessEnv): Promise<Connected
       `no running stack in ${settings.dataDir}: start \`idv dev\`, or set TEMPORAL_ADDRESS`,
     );
   }
-  const encryptionKeys = await requireEncryptionKeys(
-    settings.encryptionKeys,
-    stack ? settings.dataDir : undefined,
-  ).catch((error: unknown) => {
-    throw error instanceof ConfigError ? new CommandFailedError(error.message) : error;
-  });
+  const encryptionKeys = await commandEncryptionKeys(settings, stack);
   const connection = await Connection.connect(target.connectionOptions);
   const { namespace } = target;
   const client = new Client({

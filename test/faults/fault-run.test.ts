@@ -4,11 +4,10 @@ import { join } from 'node:path';
 import { temporal } from '@temporalio/proto';
 import { IdvClient } from '../../client/idv-client';
 import { type VerificationOutcome } from '../../domain/verification';
-import { harnessEnv, harnessValue } from '../harness/env';
 import { eventually } from '../harness/eventually';
 import { useVerificationStack } from '../harness/verification-stack';
 import { uniqueTaskQueue } from '../harness/worker';
-import { startWorkerProcess, type WorkerProcess } from '../harness/worker-process';
+import { startWorkerProcess, workerProcessEnv, type WorkerProcess } from '../harness/worker-process';
 
 type Plan = 'succeeds' | 'fails' | 'cancelled' | 'times-out';
 const plans: Plan[] = [
@@ -50,14 +49,7 @@ describe('fault run', () => {
 
   it('keeps one outcome per verification and leaves nothing live, readable or running', async () => {
     const taskQueue = uniqueTaskQueue('faults');
-    const env = {
-      TEMPORAL_ADDRESS: harnessValue(harnessEnv.temporalAddress),
-      IDV_ENCRYPTION_KEYS: harnessValue(harnessEnv.encryptionKeys),
-      IDV_API_BASE_URL: stack().emulator.baseUrl,
-      IDV_API_KEY: stack().emulator.apiKeys[0],
-      IDV_TASK_QUEUE: taskQueue,
-      IDV_DATA_DIR: dataDir,
-    };
+    const env = workerProcessEnv(stack().emulator, taskQueue, dataDir);
     const idv = new IdvClient({ client: stack().client, taskQueue });
     const sessions = stack().emulator.store.sessions;
     const before = new Set(sessions.keys());

@@ -1,8 +1,26 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { join } from 'node:path';
+import { type Emulator } from '../../emulator/emulator';
+import { harnessEnv, harnessValue } from './env';
 
 const idvBin = join(__dirname, '..', '..', 'bin', 'idv.js');
+
+/** The environment of an `idv worker` on the run's dev server and keys, against `emulator`. */
+export function workerProcessEnv(
+  emulator: Pick<Emulator, 'baseUrl' | 'apiKeys'>,
+  taskQueue: string,
+  dataDir: string,
+): NodeJS.ProcessEnv {
+  return {
+    TEMPORAL_ADDRESS: harnessValue(harnessEnv.temporalAddress),
+    IDV_ENCRYPTION_KEYS: harnessValue(harnessEnv.encryptionKeys),
+    IDV_API_BASE_URL: emulator.baseUrl,
+    IDV_API_KEY: emulator.apiKeys[0],
+    IDV_TASK_QUEUE: taskQueue,
+    IDV_DATA_DIR: dataDir,
+  };
+}
 
 /** An `idv worker` process. */
 export interface WorkerProcess {

@@ -2,11 +2,10 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { IdvClient, VerificationNotStartedError } from '../../client/idv-client';
-import { harnessEnv, harnessValue } from '../harness/env';
 import { eventually } from '../harness/eventually';
 import { useVerificationStack } from '../harness/verification-stack';
 import { uniqueTaskQueue } from '../harness/worker';
-import { startWorkerProcess, type WorkerProcess } from '../harness/worker-process';
+import { startWorkerProcess, workerProcessEnv, type WorkerProcess } from '../harness/worker-process';
 
 // What the service answers is bounded and never trusted blindly: an unexpected create answer
 // does not loop, oversized or lying results are refused or trimmed, and no answer's personal
@@ -20,14 +19,7 @@ describe('unexpected service answers, end to end', () => {
   beforeAll(async () => {
     dataDir = await mkdtemp(join(tmpdir(), 'idv-answers-'));
     const taskQueue = uniqueTaskQueue('answers');
-    worker = await startWorkerProcess({
-      TEMPORAL_ADDRESS: harnessValue(harnessEnv.temporalAddress),
-      IDV_ENCRYPTION_KEYS: harnessValue(harnessEnv.encryptionKeys),
-      IDV_API_BASE_URL: stack().emulator.baseUrl,
-      IDV_API_KEY: stack().emulator.apiKeys[0],
-      IDV_TASK_QUEUE: taskQueue,
-      IDV_DATA_DIR: dataDir,
-    });
+    worker = await startWorkerProcess(workerProcessEnv(stack().emulator, taskQueue, dataDir));
     idv = new IdvClient({ client: stack().client, taskQueue });
   });
   afterAll(async () => {

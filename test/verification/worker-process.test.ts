@@ -4,10 +4,9 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { IdvClient } from '../../client/idv-client';
-import { harnessEnv, harnessValue } from '../harness/env';
 import { useVerificationStack } from '../harness/verification-stack';
 import { uniqueTaskQueue } from '../harness/worker';
-import { startWorkerProcess } from '../harness/worker-process';
+import { startWorkerProcess, workerProcessEnv } from '../harness/worker-process';
 
 const idvBin = join(__dirname, '..', '..', 'bin', 'idv.js');
 
@@ -18,14 +17,7 @@ describe('the idv worker process', () => {
   const taskQueue = uniqueTaskQueue('process');
   beforeAll(async () => {
     dataDir = await mkdtemp(join(tmpdir(), 'idv-worker-'));
-    env = {
-      TEMPORAL_ADDRESS: harnessValue(harnessEnv.temporalAddress),
-      IDV_ENCRYPTION_KEYS: harnessValue(harnessEnv.encryptionKeys),
-      IDV_API_BASE_URL: stack().emulator.baseUrl,
-      IDV_API_KEY: stack().emulator.apiKeys[0],
-      IDV_TASK_QUEUE: taskQueue,
-      IDV_DATA_DIR: dataDir,
-    };
+    env = workerProcessEnv(stack().emulator, taskQueue, dataDir);
   });
   afterAll(async () => {
     await rm(dataDir, { recursive: true, force: true });

@@ -2,10 +2,10 @@ import { NativeConnection } from '@temporalio/worker';
 import { createIdentityClient } from '../../../api/identity/identity-client';
 import { ConfigError, loadConfig } from '../../../workers/config';
 import { readStackInfo } from '../../../workers/dev/stack-file';
-import { requireEncryptionKeys } from '../../../workers/encryption-keys-source';
 import { temporalTarget } from '../../../workers/temporal-target';
 import { createVerificationWorker } from '../../../workers/verification-worker';
 import { type Command, CommandFailedError } from '../command';
+import { commandEncryptionKeys } from '../connect';
 
 /** `idv worker`: the worker process; stops gracefully on SIGINT/SIGTERM. */
 export const workerCommand: Command = {
@@ -35,12 +35,7 @@ export const workerCommand: Command = {
       throw new CommandFailedError(
         `no Temporal: set TEMPORAL_ADDRESS, or start \`idv dev\` (data dir ${config.dataDir})`,
       );
-    const encryptionKeys = await requireEncryptionKeys(
-      config.encryptionKeys,
-      stack ? config.dataDir : undefined,
-    ).catch((error: unknown) => {
-      throw error instanceof ConfigError ? new CommandFailedError(error.message) : error;
-    });
+    const encryptionKeys = await commandEncryptionKeys(config, stack);
     const connection = await NativeConnection.connect(target.connectionOptions);
     const { namespace } = target;
     const identity = createIdentityClient(identityOptions);

@@ -1,5 +1,5 @@
 import { Context } from '@temporalio/activity';
-import { NotFoundError, ValidationError } from '../api/http/errors';
+import { ApiError, NotFoundError, ValidationError } from '../api/http/errors';
 import { paginateSessions } from '../api/identity/pagination';
 import { type ActivityDeps } from './deps';
 import { classified } from './failures';
@@ -82,8 +82,10 @@ export function cleanupActivities(deps: ActivityDeps) {
             failures.push(error);
           }
         };
+        // A failure worth retrying goes first, so one refusal does not stop the others' retries.
         const done = () => {
-          if (failures.length > 0) throw failures[0];
+          const retryable = failures.find((error) => !(error instanceof ApiError) || error.retryable);
+          if (failures.length > 0) throw retryable ?? failures[0];
           return swept;
         };
         const attempts = await deps.vault.createAttempts(args.workflowId);

@@ -8,6 +8,8 @@ import { OwnedActivity } from './owned-activity';
 import { type SessionState } from './session-state';
 
 const DEFAULT_POLLING = { initialMs: 1_000, maxMs: 10_000 };
+/** A native challenge session is checked at most this often (each check writes history). */
+const NATIVE_CHECK_FLOOR_MS = 30_000;
 /** A refresh that failed for a while is tried again this much later. */
 const REFRESH_RETRY_MS = 30_000;
 /** Our own bound, in case the server's continue-as-new suggestion never comes. */
@@ -29,13 +31,22 @@ function learned(state: SessionState, error: unknown): void {
   throw error;
 }
 
-async function checkNow(state: SessionState, sessionId: string): Promise<void> {
+/**
+ * One GetSession now. Beside a running poll only a session the service no longer knows ends the
+ * verification; as the only check (`ends-on-refusal`, native challenges) a refusal for good ends
+ * it too, as it would end the poll.
+ */
+async function checkNow(
+  state: SessionState,
+  sessionId: string,
+  refusal: 'poll-goes-on' | 'ends-on-refusal' = 'poll-goes-on',
+): Promise<void> {
   state.count('GetSession');
   try {
     state.finish(await sessionCalls.checkSession(sessionId), Date.now());
   } catch (error) {
-    // The poll goes on; only a session the service no longer knows ends the verification here.
-    if (isCancellation(error) || sessionUnknown(error)) learned(state, error);
+    const ends = refusal === 'ends-on-refusal' && failedForGood(error);
+    if (isCancellation(error) || sessionUnknown(error) || ends) learned(state, error);
     else log.warn('checking the session failed', { failureType: activityFailureType(error) });
   }
 }
@@ -69,7 +80,8 @@ export async function awaitOutcome(
   // the slowest interval (a timer in between) notices a session that was abandoned, expired or
   // forgotten by the service.
   const holdsPoll = state.progress.collectionMethod !== 'SubmitNativeChallengeResponse';
-  let checkAtMs = holdsPoll ? Number.POSITIVE_INFINITY : Date.now() + polling.maxMs;
+  const checkEveryMs = Math.max(polling.maxMs, NATIVE_CHECK_FLOOR_MS);
+  let checkAtMs = holdsPoll ? Number.POSITIVE_INFINITY : Date.now() + checkEveryMs;
   const poll = new OwnedActivity<PolledOutcome>();
   try {
     for (;;) {
@@ -87,8 +99,8 @@ export async function awaitOutcome(
         continue;
       }
       if (Date.now() >= checkAtMs) {
-        await checkNow(state, sessionId);
-        checkAtMs = Date.now() + polling.maxMs;
+        await checkNow(state, sessionId, 'ends-on-refusal');
+        checkAtMs = Date.now() + checkEveryMs;
         continue;
       }
       const refreshAt = state.refreshAtMs();

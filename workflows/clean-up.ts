@@ -67,7 +67,6 @@ export async function cleanUp(
     const args: RedactionArgs = {
       sessionId,
       delayMs: redact ? (input.redactAfter as number) : 0,
-      ...(state.cancelFailed ? { endFirst: true } : {}),
       ...(redact ? {} : { redact: false }),
     };
     await startOnce(() =>

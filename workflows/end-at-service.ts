@@ -8,7 +8,7 @@ import { type SessionState } from './session-state';
  * Cancels the session at the service and ends the verification: with the service's real state
  * when it had finished meanwhile (a last-moment success is kept), otherwise with `status`. When
  * the cancel fails for good the verification ends all the same, marked `cancelFailed`: clean-up
- * hands the session to a child that goes on ending it.
+ * starts the redaction child even with `redactAfter: 'never'`, and that child ends live sessions.
  */
 export async function endAtService(
   state: SessionState,

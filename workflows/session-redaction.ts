@@ -1,4 +1,4 @@
-import { isCancellation, log, proxyActivities, sleep } from '@temporalio/workflow';
+import { isCancellation, log, patched, proxyActivities, sleep } from '@temporalio/workflow';
 import type { VerificationActivities } from '../activities/index';
 import { activityFailureType } from './failure-types';
 
@@ -22,8 +22,6 @@ export interface RedactionReport {
 export interface RedactionArgs {
   sessionId: string;
   delayMs: number;
-  /** The verification could not cancel the session: end it first, before any delay. */
-  endFirst?: boolean;
   /** False: only end the session (the verification keeps its data, `redactAfter: 'never'`). @default true */
   redact?: boolean;
 }
@@ -50,21 +48,46 @@ async function persist<T>(what: string, call: () => Promise<T>): Promise<T> {
 }
 
 /**
- * Removes everything readable about the person of a session: ends it at the service if asked,
- * waits `delayMs`, deletes stored attachments and the results access key (first: nothing stays on
- * our disks whatever the service answers), then redacts at the service, insisting until it
- * accepts. Idempotent: a second run, or a session the service already redacted, is fine.
+ * Removes everything readable about the person of a session: ends it at the service if still live
+ * (a cancel the verification could not make; a no-op otherwise), deletes stored attachments and
+ * the results access key once `delayMs` after the start is due (first: nothing stays on our disks
+ * whatever the service answers), then redacts at the service, insisting until it accepts.
+ * Idempotent: a second run, or a session the service already redacted, is fine.
  * ID `idv-redact-<sessionId>` (`idv-end-<sessionId>` when it only ends the session).
  */
 export async function sessionRedaction(args: RedactionArgs): Promise<RedactionReport> {
-  if (args.endFirst) await persist('ending the session', () => endSessionIfLive(args.sessionId));
-  if (args.redact === false)
-    return { sessionId: args.sessionId, redactedAt: '', redactedAtService: false, attachmentsDeleted: 0 };
-  if (args.delayMs > 0) await sleep(args.delayMs);
-  const { attachmentsDeleted } = await deleteLocalSessionData(args.sessionId);
-  const { redacted } = await persist('redacting the session', () => redactAtService(args.sessionId));
+  const { sessionId } = args;
+  // Runs started before this order existed redacted first, then deleted; they replay that way.
+  if (!patched('end-delete-then-redact')) {
+    if (args.delayMs > 0) await sleep(args.delayMs);
+    const { redacted } = await redactAtService(sessionId);
+    const { attachmentsDeleted } = await deleteLocalSessionData(sessionId);
+    return {
+      sessionId,
+      redactedAt: new Date(Date.now()).toISOString(),
+      redactedAtService: redacted,
+      attachmentsDeleted,
+    };
+  }
+  const dueAtMs = Date.now() + args.delayMs;
+  let endFailure: Error | undefined;
+  try {
+    await persist('ending the session', () => endSessionIfLive(sessionId));
+  } catch (error) {
+    if (isCancellation(error)) throw error;
+    // The redaction still happens; the failure (an activity's, always an Error) is reported afterwards.
+    endFailure = error as Error;
+  }
+  if (args.redact === false) {
+    if (endFailure !== undefined) throw endFailure;
+    return { sessionId, redactedAt: '', redactedAtService: false, attachmentsDeleted: 0 };
+  }
+  if (dueAtMs > Date.now()) await sleep(dueAtMs - Date.now());
+  const { attachmentsDeleted } = await deleteLocalSessionData(sessionId);
+  const { redacted } = await persist('redacting the session', () => redactAtService(sessionId));
+  if (endFailure !== undefined) throw endFailure;
   return {
-    sessionId: args.sessionId,
+    sessionId,
     redactedAt: new Date(Date.now()).toISOString(),
     redactedAtService: redacted,
     attachmentsDeleted,

@@ -187,6 +187,32 @@ describe('verification ending paths, end to end', () => {
     expect(view).toMatchObject({ outcome: { done: true, errorCode: 'Canceled' }, redacted: null });
   }, 30_000);
 
+  it('ends a session the service refused to cancel when the caller redacts at once', async () => {
+    const { handle, nextStep } = await stack().idv.startVerification(
+      stack().request({ redactAfter: '1d', ...fast }),
+    );
+    await stack().control('PUT', '/faults', {
+      operation: 'CancelSession',
+      errorRate: 1,
+      errorStatus: 403,
+      count: 2,
+    });
+    await handle.cancel('customer left');
+    await expect(handle.result()).resolves.toMatchObject({ status: 'cancelled' });
+    // The redaction child's own first cancel was refused too: it waits an hour to try again.
+    await eventually(
+      async () => ((await counted(nextStep.sessionId, 'CancelSession')) >= 2 ? true : undefined),
+      'the child’s refused cancel',
+    );
+    // The caller's redaction replaces the waiting one: it must still end the live session.
+    await stack().idv.redactVerification(handle.reference);
+    const view = await stack().control('GET', `/sessions/${nextStep.sessionId}`);
+    expect(view).toMatchObject({
+      outcome: { done: true, errorCode: 'Canceled' },
+      redacted: { by: 'request' },
+    });
+  }, 30_000);
+
   it('deletes the local data of a session even while the service refuses its redaction', async () => {
     await stack().control('PUT', '/script', { outcome: 'success', latencyMs: 0 });
     await stack().control('PUT', '/faults', { operation: 'RedactSession', errorRate: 1, errorStatus: 401 });
@@ -203,6 +229,7 @@ describe('verification ending paths, end to end', () => {
     await redaction.terminate('test over');
   }, 30_000);
 
+  // Native challenge sessions are checked every 30 s at most often.
   it('notices a native challenge session the user abandoned, long before the deadline', async () => {
     const { handle, nextStep } = await stack().idv.startVerification(
       stack().request({
@@ -217,7 +244,7 @@ describe('verification ending paths, end to end', () => {
     );
     await stack().control('POST', `/sessions/${nextStep.sessionId}/abandon`);
     await expect(handle.result()).resolves.toMatchObject({ status: 'failed', errorCode: 'UserAbandoned' });
-  }, 30_000);
+  }, 60_000);
 
   it('does not refresh in a loop when the service gives a refresh time in the past', async () => {
     await stack().control('PUT', '/faults', {

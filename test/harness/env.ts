@@ -5,6 +5,8 @@ export const harnessEnv = {
   temporalAddress: 'IDV_TEST_TEMPORAL_ADDRESS',
   workflowBundle: 'IDV_TEST_WORKFLOW_BUNDLE',
   encryptionKeys: 'IDV_TEST_ENCRYPTION_KEYS',
+  /** The run's PostgreSQL server (`postgres` database); make one per test with createTestDatabase. */
+  postgresUrl: 'IDV_TEST_POSTGRES_URL',
 } as const;
 
 /** Reads a value the global setup published; fails loudly when a test runs without it. */

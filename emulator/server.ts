@@ -107,7 +107,12 @@ export class EmulatorHttpServer {
         await this.#run(route, context);
         return void response.socket?.destroy();
       }
-      if (fault.kind === 'error') return send(response, problemReply(problem(fault.status)), 0);
+      if (fault.kind === 'error')
+        return send(
+          response,
+          problemReply(problem(fault.status, fault.detail === undefined ? {} : { detail: fault.detail })),
+          0,
+        );
       if (fault.kind === 'rate-limit') {
         const reply = problemReply(problem(429, { detail: 'Rate limit exceeded.' }));
         reply.headers = { ...reply.headers, 'retry-after': String(fault.retryAfterSeconds) };

@@ -60,11 +60,16 @@ export abstract class ApiError extends Error {
   }
 }
 
+/**
+ * The message: operation, status, our summary, the problem's title (a fixed phrase per status)
+ * and the trace id. Never the service's free text (`detail`, validation messages): a service may
+ * echo the person's input there, and messages reach logs and failures. It stays in `problem`.
+ */
 function describe(summary: string, details: ApiErrorDetails): string {
   const status = details.status === undefined ? '' : ` ${details.status}`;
-  const detail = details.problem?.detail ?? details.problem?.title;
+  const title = details.problem?.title;
   const trace = details.traceId ?? details.problem?.traceId;
-  return `${details.operation} failed${status}: ${summary}${detail ? ` (${detail})` : ''}${trace ? ` [traceId ${trace}]` : ''}`;
+  return `${details.operation} failed${status}: ${summary}${title ? ` (${title})` : ''}${trace ? ` [traceId ${trace}]` : ''}`;
 }
 
 /**
@@ -79,10 +84,14 @@ export class ValidationError extends ApiError {
 
   constructor(details: ApiErrorDetails & { errors?: Record<string, string[]>; sent?: boolean }) {
     const errors = details.errors ?? details.problem?.errors ?? {};
-    const fields = Object.entries(errors).map(([field, messages]) => `${field}: ${messages.join('; ')}`);
+    const sent = details.sent ?? true;
+    // Our own checks' messages are safe to show; the service's may echo the input: field names only.
+    const fields = Object.entries(errors).map(([field, messages]) =>
+      sent ? field : `${field}: ${messages.join('; ')}`,
+    );
     super(fields.length > 0 ? `invalid request: ${fields.join(', ')}` : 'invalid request', details);
     this.errors = errors;
-    this.sent = details.sent ?? true;
+    this.sent = sent;
   }
 }
 

@@ -7,6 +7,8 @@ export interface FaultSpec {
   /** Share of requests answered with `errorStatus` (default 500). */
   errorRate?: number;
   errorStatus?: number;
+  /** The `detail` of those error answers (a service echoing the request, say). */
+  errorDetail?: string;
   /** Share of requests answered 429 with `Retry-After: retryAfterSeconds` (default 1). */
   rateLimitRate?: number;
   retryAfterSeconds?: number;
@@ -32,7 +34,7 @@ export type FaultDecision =
   | { kind: 'none'; latencyMs: number; slowBodyMs: number; mergeBody?: Record<string, unknown> }
   | { kind: 'drop'; latencyMs: number }
   | { kind: 'drop-response'; latencyMs: number }
-  | { kind: 'error'; latencyMs: number; status: number }
+  | { kind: 'error'; latencyMs: number; status: number; detail?: string }
   | { kind: 'rate-limit'; latencyMs: number; retryAfterSeconds: number };
 
 interface ActiveFault {
@@ -88,7 +90,13 @@ export class FaultInjector {
     const limited = error + (spec.rateLimitRate ?? 0);
     if (roll < drop) return { kind: 'drop', latencyMs };
     if (roll < dropResponse) return { kind: 'drop-response', latencyMs };
-    if (roll < error) return { kind: 'error', latencyMs, status: spec.errorStatus ?? 500 };
+    if (roll < error)
+      return {
+        kind: 'error',
+        latencyMs,
+        status: spec.errorStatus ?? 500,
+        ...(spec.errorDetail === undefined ? {} : { detail: spec.errorDetail }),
+      };
     if (roll < limited)
       return { kind: 'rate-limit', latencyMs, retryAfterSeconds: spec.retryAfterSeconds ?? 1 };
     const answer = { kind: 'none' as const, latencyMs, slowBodyMs: spec.slowBodyMs ?? 0 };

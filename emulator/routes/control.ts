@@ -109,6 +109,11 @@ function parseFault(body: Record<string, unknown>): { operation: string; spec: F
     if (value !== undefined && value > 1) errors[name] = [`${name} must be between 0 and 1.`];
     if (value !== undefined) spec[name] = value;
   }
+  if (body.errorDetail !== undefined) {
+    if (typeof body.errorDetail === 'string' && body.errorDetail.length <= 1_000)
+      spec.errorDetail = body.errorDetail;
+    else errors.errorDetail = ['errorDetail must be a string of at most 1000 characters.'];
+  }
   if (body.mergeBody !== undefined) {
     if (typeof body.mergeBody === 'object' && body.mergeBody !== null && !Array.isArray(body.mergeBody))
       spec.mergeBody = body.mergeBody as Record<string, unknown>;

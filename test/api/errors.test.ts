@@ -1,4 +1,5 @@
 import {
+  type ApiError,
   ConflictError,
   ForbiddenError,
   MalformedResponseError,
@@ -64,10 +65,12 @@ describe('identity service client: errors', () => {
       sent: true,
     });
     expect(validation.errors).toEqual({ Provider: ['The provider is unknown'] });
-    expect(validation.message).toContain('Provider: The provider is unknown');
+    // Field names only: a service's messages may echo the person's input.
+    expect(validation.message).toContain('invalid request: Provider');
+    expect(validation.message).not.toContain('The provider is unknown');
   });
 
-  it('keeps the detail of a 400 "not supported for the configuration"', async () => {
+  it('keeps the detail of a 400 in `problem`, out of the message (it may echo personal input)', async () => {
     service.answer(
       getSession,
       400,
@@ -75,7 +78,9 @@ describe('identity service client: errors', () => {
       problem,
     );
     const error = await failure(() => service.identity.sessions.get(SESSION_ID));
-    expect(error.message).toContain('not supported for your configuration');
+    expect((error as ApiError).problem?.detail).toBe('This feature is not supported for your configuration');
+    expect(error.message).not.toContain('not supported');
+    expect(error.message).toContain('(Bad Request)');
   });
 
   it.each([
@@ -150,6 +155,28 @@ describe('identity service client: errors', () => {
       expect(text).not.toMatch(/Zebulon|Quillfeather/);
     }
   });
+
+  it.each([400, 500])(
+    'keeps a %i answer that echoes the input out of the message and the activity failure',
+    async (status) => {
+      service.answer(
+        getSession,
+        status,
+        {
+          title: status === 400 ? 'Bad Request' : 'Internal Server Error',
+          status,
+          detail: 'identityCode 987654 of Zebulon Quillfeather is unknown',
+          errors: { 'providerInput.identityCode': ['987654 is not a valid code for Quillfeather'] },
+        },
+        problem,
+      );
+      const error = await failure(() => service.identity.sessions.get(SESSION_ID));
+      for (const text of [error.message, inspect(toActivityFailure(error), { depth: 5 })]) {
+        expect(text).not.toMatch(/Zebulon|Quillfeather|987654/);
+      }
+      if (status === 400) expect(error.message).toContain('providerInput.identityCode');
+    },
+  );
 
   it('refuses a create answer whose sessionId is not a uuid, for good (a retry would create another session)', async () => {
     service.answer({ method: 'POST', path: '/api/v1/sessions/provider/direct' }, 200, {

@@ -46,11 +46,28 @@ export function cleanupActivities(deps: ActivityDeps) {
       return await classified(async () => ({ redacted: await redactIfKnown(sessionId) }));
     },
 
-    /** Deletes the session's stored attachments and destroys its results access key. Idempotent. */
-    async deleteLocalSessionData(sessionId: string): Promise<{ attachmentsDeleted: number }> {
+    /**
+     * Deletes the session's stored attachments, destroys its results access key and the
+     * verification's data key (every sealed copy of the person's data becomes unreadable). Idempotent.
+     */
+    async deleteLocalSessionData(
+      sessionId: string,
+      dataKeyId?: string,
+    ): Promise<{ attachmentsDeleted: number; dataKeyDestroyed: boolean }> {
       const attachmentsDeleted = await deps.blobs.deleteSession(sessionId);
       await deps.vault.destroy(sessionId);
-      return { attachmentsDeleted };
+      const dataKeyDestroyed = dataKeyId === undefined ? false : await deps.dataKeys.destroy(dataKeyId);
+      return { attachmentsDeleted, dataKeyDestroyed };
+    },
+
+    /** Destroys a verification's data key (a verification without a session). Idempotent. */
+    async destroyDataKey(dataKeyId: string): Promise<{ destroyed: boolean }> {
+      return { destroyed: await deps.dataKeys.destroy(dataKeyId) };
+    },
+
+    /** Forgets a verification's create attempts once no orphan can be left. Idempotent. */
+    async forgetCreateAttempts(workflowId: string): Promise<void> {
+      await deps.vault.forgetCreateAttempts(workflowId);
     },
 
     /**
@@ -88,6 +105,12 @@ export function cleanupActivities(deps: ActivityDeps) {
           if (failures.length > 0) throw retryable ?? failures[0];
           return swept;
         };
+        // Swept whole: the attempts' records are no longer needed.
+        const forgotten = async () => {
+          const result = done();
+          await deps.vault.forgetCreateAttempts(args.workflowId);
+          return result;
+        };
         const attempts = await deps.vault.createAttempts(args.workflowId);
         // Sessions an attempt created and claimed after the workflow had stopped waiting for it.
         for (const { sessionId } of attempts) {
@@ -96,7 +119,7 @@ export function cleanupActivities(deps: ActivityDeps) {
         }
         // Sessions of attempts whose answer never came: found by their creation time.
         const windows = unsettledWindows(attempts, Date.now());
-        if (windows.length === 0) return done();
+        if (windows.length === 0) return await forgotten();
         const earliest = Math.min(...windows.map((w) => w.fromMs));
         const sessions = paginateSessions(
           deps.identity.sessions,
@@ -115,7 +138,7 @@ export function cleanupActivities(deps: ActivityDeps) {
           if (claimant !== undefined && claimant !== args.workflowId) continue;
           await sweep(session.id, !stateOf(session).done);
         }
-        return done();
+        return await forgotten();
       });
     },
   };

@@ -1,4 +1,4 @@
-import { type CreateAttempt, type CreateWindow } from './stores/session-vault';
+import { type CreateAttempt, type CreateWindow } from '../stores/session-vault';
 
 // The service stamps sessions in whole seconds, and its clock is not ours.
 const CLOCK_SLACK_MS = 2_000;

@@ -1,7 +1,8 @@
 import { ApplicationFailure } from '@temporalio/common';
 import { ApiError } from '../api/http/errors';
 import { ResultsRefusedError } from './result-limits';
-import { SessionSecretMissingError } from './stores/session-vault';
+import { DataKeyDestroyedError } from '../codec/data-keys';
+import { SessionSecretMissingError } from '../stores/session-vault';
 
 /**
  * The one place where API outcomes become Temporal retry decisions: the failure type is the
@@ -20,7 +21,11 @@ export function toActivityFailure(error: unknown): unknown {
       details: [{ status: error.status ?? null, traceId: error.traceId ?? null, operation: error.operation }],
     });
   }
-  if (error instanceof SessionSecretMissingError || error instanceof ResultsRefusedError) {
+  if (
+    error instanceof SessionSecretMissingError ||
+    error instanceof ResultsRefusedError ||
+    error instanceof DataKeyDestroyedError
+  ) {
     return ApplicationFailure.create({ type: error.name, message: error.message, nonRetryable: true });
   }
   return error;

@@ -1,4 +1,5 @@
 import { Context } from '@temporalio/activity';
+import { type Sealed } from '../domain/sealed';
 import { type AttachmentRef, type ResultMode } from '../domain/verification';
 import { type ActivityDeps } from './deps';
 import { classified } from './failures';
@@ -6,7 +7,8 @@ import { boundIdentity, defaultResultLimits, ResultsRefusedError } from './resul
 
 /** Identity data and attachment references of a session. */
 export interface FetchedResults {
-  identity?: Record<string, unknown>;
+  /** Sealed under the verification's data key: never readable in history once it is destroyed. */
+  identity?: Sealed;
   attachments?: AttachmentRef[];
 }
 
@@ -19,7 +21,11 @@ export function resultActivities(deps: ActivityDeps) {
      * GetSessionResult, and with `data+attachments` every attachment streamed into the blob
      * store: the outcome holds references with sha256, never the bytes.
      */
-    async fetchResults(args: { sessionId: string; mode: ResultMode }): Promise<FetchedResults> {
+    async fetchResults(args: {
+      sessionId: string;
+      mode: ResultMode;
+      dataKeyId: string;
+    }): Promise<FetchedResults> {
       return await classified(async () => {
         if (args.mode === 'none') return {};
         const resultsAccessKey = await deps.vault.accessKey(args.sessionId);
@@ -28,7 +34,10 @@ export function resultActivities(deps: ActivityDeps) {
         });
         if (!identityData) return {};
         const { attachments: infos, ...fields } = identityData;
-        const identity = boundIdentity(fields, limits.maxIdentityFieldBytes);
+        const identity = await deps.dataKeys.seal(
+          args.dataKeyId,
+          boundIdentity(fields, limits.maxIdentityFieldBytes),
+        );
         if (args.mode !== 'data+attachments') return { identity };
         if (infos.length > limits.maxAttachments)
           throw new ResultsRefusedError(`${infos.length} attachments, more than ${limits.maxAttachments}`);

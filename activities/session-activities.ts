@@ -39,7 +39,11 @@ export function sessionActivities(deps: ActivityDeps) {
     async createSession(input: VerificationInput): Promise<CreatedSession> {
       return await classified(async () => {
         const workflowId = Context.current().info.workflowExecution?.workflowId ?? 'standalone';
-        const index = await deps.vault.recordCreateAttempt(workflowId, Date.now());
+        // Opened first: a destroyed key (a verification redacted meanwhile) creates nothing.
+        const providerInput = input.providerInput
+          ? ((await deps.dataKeys.open(input.providerInput)) as Record<string, unknown>)
+          : undefined;
+        const attemptId = await deps.vault.recordCreateAttempt(workflowId, Date.now());
         let created;
         try {
           created = await deps.identity.sessions.createDirectProviderSession(
@@ -50,12 +54,12 @@ export function sessionActivities(deps: ActivityDeps) {
               fallbackToHostedUI: input.fallbackToHostedUI,
               redirectUrl: input.redirectUrl,
               browserLanguages: input.browserLanguages,
-              providerInput: input.providerInput,
+              providerInput,
             },
             { signal: signal() },
           );
         } catch (error) {
-          await deps.vault.endCreateAttempt(workflowId, index, {
+          await deps.vault.endCreateAttempt(workflowId, attemptId, {
             endedAtMs: Date.now(),
             settled: settles(error),
           });
@@ -65,7 +69,7 @@ export function sessionActivities(deps: ActivityDeps) {
           workflowId,
           resultsAccessKey: created.resultCollection.resultsAccessKey,
         });
-        await deps.vault.endCreateAttempt(workflowId, index, {
+        await deps.vault.endCreateAttempt(workflowId, attemptId, {
           endedAtMs: Date.now(),
           settled: true,
           sessionId: created.sessionId,
@@ -75,7 +79,13 @@ export function sessionActivities(deps: ActivityDeps) {
           sessionId: created.sessionId,
           collectionMethod: created.resultCollection.method,
           nextStep: stepView(created.nextStep),
-          orphansPossible: attempts.some((attempt) => !attempt.settled),
+          // An attempt unanswered, or one whose session this call did not keep (its answer
+          // reached the vault but not the workflow): either may have left a live session.
+          orphansPossible: attempts.some(
+            (attempt) =>
+              !attempt.settled ||
+              (attempt.sessionId !== undefined && attempt.sessionId !== created.sessionId),
+          ),
         };
       });
     },

@@ -9,8 +9,12 @@ import { type NextStepAnswer, nextStepUpdate } from '../workflows/messages';
 import { verificationWorkflowId } from '../workflows/run-verification';
 import { IdvProfileId, IdvProvider } from '../workflows/search-attributes';
 import { verificationSession } from '../workflows/verification-session';
-import { type RedactionReport, sessionRedaction } from '../workflows/session-redaction';
+import { type RedactionReport, redactionWorkflowId, sessionRedaction } from '../workflows/session-redaction';
+import { DataKeys } from '../codec/data-keys';
+import { type EncryptionKey } from '../codec/encryption-keys';
+import { type IdvStore } from '../stores/idv-store';
 import { parseVerificationRequest } from './parse-request';
+import { prepareVerificationInput } from './prepare-input';
 import { VerificationEndedError, VerificationHandle } from './verification-handle';
 
 /** Thrown when a verification has no session (it ended before the session was created). */
@@ -36,7 +40,12 @@ function innermostMessage(error: Error): string {
 
 /** Options of {@link IdvClient}. */
 export interface IdvClientOptions {
+  /** A Temporal client whose data converter encrypts with `encryptionKeys` (`encryptingDataConverter`). */
   client: Client;
+  /** The store the workers use (`openStore`): the verifications' data keys and stored attachments. */
+  store: IdvStore;
+  /** The payload encryption keys, newest first (they also wrap the data keys). */
+  encryptionKeys: readonly EncryptionKey[];
   /** @default 'identity-verification' */
   taskQueue?: string;
 }
@@ -65,10 +74,14 @@ export interface VerificationSummary {
 export class IdvClient {
   readonly client: Client;
   readonly taskQueue: string;
+  readonly #store: IdvStore;
+  readonly #dataKeys: DataKeys;
 
   constructor(options: IdvClientOptions) {
     this.client = options.client;
     this.taskQueue = options.taskQueue ?? 'identity-verification';
+    this.#store = options.store;
+    this.#dataKeys = new DataKeys(options.store.dataKeys, options.encryptionKeys);
   }
 
   /**
@@ -80,7 +93,9 @@ export class IdvClient {
   async startVerification(
     request: VerificationRequest,
   ): Promise<{ handle: VerificationHandle; nextStep: NextStepAnswer }> {
-    const input = parseVerificationRequest(request);
+    // Validated before anything is created; then its data key is made and providerInput sealed.
+    parseVerificationRequest(request);
+    const input = await prepareVerificationInput(request, this.#dataKeys);
     const workflowId = verificationWorkflowId(input.reference);
     const startWorkflowOperation = new WithStartWorkflowOperation(verificationSession, {
       workflowId,
@@ -115,7 +130,7 @@ export class IdvClient {
       throw error;
     }
     const workflow = await startWorkflowOperation.workflowHandle();
-    return { handle: new VerificationHandle(input.reference, workflow), nextStep };
+    return { handle: new VerificationHandle(input.reference, workflow, this.#dataKeys), nextStep };
   }
 
   /**
@@ -132,9 +147,15 @@ export class IdvClient {
       // Its clean-up has run once the workflow closed, however it closed.
       await handle.result().catch(() => undefined);
     }
-    const { sessionId } = await handle.progress();
-    if (!sessionId) throw new NoSessionError(`verification ${reference} has no session to redact`);
-    return await this.redactNow(sessionId);
+    const { sessionId, dataKeyId } = await handle.progress();
+    if (!sessionId) {
+      // Nothing at the service; the start input's sealed providerInput goes with the data key.
+      await this.#dataKeys.destroy(dataKeyId);
+      throw new NoSessionError(
+        `verification ${reference} has no session to redact (its data key is destroyed)`,
+      );
+    }
+    return await this.redactNow(sessionId, dataKeyId);
   }
 
   /**
@@ -142,11 +163,12 @@ export class IdvClient {
    * that is still waiting for its delay. Idempotent. Prefer {@link redactVerification}, which
    * ends a running verification first.
    */
-  async redactNow(sessionId: string): Promise<RedactionReport> {
+  async redactNow(sessionId: string, dataKeyId?: string): Promise<RedactionReport> {
+    const args = { sessionId, delayMs: 0, ...(dataKeyId === undefined ? {} : { dataKeyId }) };
     return await this.client.workflow.execute(sessionRedaction, {
-      workflowId: `idv-redact-${sessionId}`,
+      workflowId: redactionWorkflowId(args),
       taskQueue: this.taskQueue,
-      args: [{ sessionId, delayMs: 0 }],
+      args: [args],
       workflowIdConflictPolicy: 'TERMINATE_EXISTING',
     });
   }
@@ -156,7 +178,15 @@ export class IdvClient {
     const workflow = this.client.workflow.getHandle<typeof verificationSession>(
       verificationWorkflowId(reference),
     );
-    return new VerificationHandle(reference, workflow);
+    return new VerificationHandle(reference, workflow, this.#dataKeys);
+  }
+
+  /**
+   * The content of a stored attachment (from `outcome.attachments`), streamed from the store;
+   * undefined once it is redacted.
+   */
+  async readAttachment(sessionId: string, attachmentId: string): Promise<AsyncIterable<Buffer> | undefined> {
+    return await this.#store.blobs.read(sessionId, attachmentId);
   }
 
   /** Verifications matching a filter, newest first (a visibility query on search attributes). */

@@ -1,5 +1,5 @@
 import {
-  type VerificationInput,
+  type ParsedVerificationRequest,
   type VerificationRequest,
   verificationRequestSchema,
 } from '../domain/verification';
@@ -17,7 +17,7 @@ export class InvalidVerificationRequestError extends Error {
 }
 
 /** Validates a request and resolves its defaults into the workflow's plain-JSON input. */
-export function parseVerificationRequest(request: VerificationRequest): VerificationInput {
+export function parseVerificationRequest(request: VerificationRequest): ParsedVerificationRequest {
   const parsed = verificationRequestSchema.safeParse(request);
   if (parsed.success) return parsed.data;
   const errors: Record<string, string[]> = {};

@@ -1,5 +1,6 @@
 import { type WorkflowHandle, WorkflowNotFoundError, WorkflowUpdateFailedError } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
+import { DataKeyDestroyedError, type DataKeys } from '../codec/data-keys';
 import { type NextStep, type VerificationOutcome, type VerificationProgress } from '../domain/verification';
 import { verificationFailureTypes } from '../workflows/failure-types';
 import {
@@ -8,6 +9,7 @@ import {
   nextStepUpdate,
   progressQuery,
   redirectCapturedSignal,
+  resultsDeliveredSignal,
   refreshStepUpdate,
   submitNativeChallengeUpdate,
 } from '../workflows/messages';
@@ -23,6 +25,7 @@ export class VerificationHandle {
   constructor(
     readonly reference: string,
     readonly workflow: WorkflowHandle<typeof verificationSession>,
+    private readonly dataKeys: DataKeys,
   ) {}
 
   /** The workflow ID (`idv-<reference>`). */
@@ -64,9 +67,36 @@ export class VerificationHandle {
     );
   }
 
-  /** Waits for the outcome. */
-  async result(): Promise<VerificationOutcome> {
-    return await this.workflow.result();
+  /**
+   * Waits for the outcome, its identity data opened with the verification's data key; once
+   * redacted (the key destroyed) the outcome has `identityRedacted: true` and no identity.
+   * Confirms the delivery (see {@link confirmDelivery}) unless `confirmDelivery: false`.
+   */
+  async result(options: { confirmDelivery?: boolean } = {}): Promise<VerificationOutcome> {
+    const { identity, ...outcome } = await this.workflow.result();
+    if (identity === undefined) return outcome;
+    let opened: VerificationOutcome;
+    try {
+      opened = { ...outcome, identity: (await this.dataKeys.open(identity)) as Record<string, unknown> };
+    } catch (error) {
+      if (error instanceof DataKeyDestroyedError) return { ...outcome, identityRedacted: true };
+      throw error;
+    }
+    if (options.confirmDelivery !== false && outcome.sessionId) await this.confirmDelivery(outcome.sessionId);
+    return opened;
+  }
+
+  /**
+   * Tells the redaction that the results were received, so one due right after delivery
+   * (`redactAfter: 0`) runs now instead of after its grace of an hour. `result()` does it, unless
+   * asked not to (to read attachments first). Nothing happens when the redaction has already run.
+   */
+  async confirmDelivery(sessionId: string): Promise<void> {
+    try {
+      await this.workflow.client.getHandle(`idv-redact-${sessionId}`).signal(resultsDeliveredSignal);
+    } catch (error) {
+      if (!(error instanceof WorkflowNotFoundError)) throw error;
+    }
   }
 
   /**

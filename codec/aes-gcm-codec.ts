@@ -1,14 +1,11 @@
-import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
 import { type Payload, type PayloadCodec } from '@temporalio/common';
 import { temporal } from '@temporalio/proto';
+import { gcmOpen, gcmSeal } from './aes-gcm';
 import { type EncryptionKey } from './encryption-keys';
 
 /** Metadata of an encrypted payload; everything else of the original payload is inside. */
 export const ENCRYPTED_ENCODING = 'binary/encrypted';
 export const KEY_ID_METADATA = 'encryption-key-id';
-
-const IV_BYTES = 12;
-const TAG_BYTES = 16;
 
 /** A payload names a key this process does not hold (or it was tampered with). */
 export class PayloadDecryptionError extends Error {
@@ -41,11 +38,7 @@ export class AesGcmPayloadCodec implements PayloadCodec {
 
   #encrypt(payload: Payload): Payload {
     const { id, key } = this.#current;
-    const iv = randomBytes(IV_BYTES);
-    const cipher = createCipheriv('aes-256-gcm', key, iv);
-    cipher.setAAD(Buffer.from(id));
-    const plain = temporal.api.common.v1.Payload.encode(payload).finish();
-    const data = Buffer.concat([iv, cipher.update(plain), cipher.final(), cipher.getAuthTag()]);
+    const data = gcmSeal(key, id, temporal.api.common.v1.Payload.encode(payload).finish());
     return {
       metadata: { encoding: Buffer.from(ENCRYPTED_ENCODING), [KEY_ID_METADATA]: Buffer.from(id) },
       data,
@@ -62,23 +55,11 @@ export class AesGcmPayloadCodec implements PayloadCodec {
       throw new PayloadDecryptionError(
         `payload encrypted with key '${id || '(none)'}', which IDV_ENCRYPTION_KEYS does not hold`,
       );
-    const data = Buffer.from(payload.data ?? new Uint8Array());
-    if (data.length < IV_BYTES + TAG_BYTES)
-      throw new PayloadDecryptionError(`payload under key '${id}' is truncated`);
-    const decipher = createDecipheriv('aes-256-gcm', key, data.subarray(0, IV_BYTES));
-    decipher.setAAD(Buffer.from(id));
-    decipher.setAuthTag(data.subarray(data.length - TAG_BYTES));
-    let plain: Buffer;
-    try {
-      plain = Buffer.concat([
-        decipher.update(data.subarray(IV_BYTES, data.length - TAG_BYTES)),
-        decipher.final(),
-      ]);
-    } catch {
+    const plain = gcmOpen(key, id, payload.data ?? new Uint8Array());
+    if (!plain)
       throw new PayloadDecryptionError(
-        `payload under key '${id}' does not authenticate (wrong key or altered)`,
+        `payload under key '${id}' does not authenticate (truncated, wrong key or altered)`,
       );
-    }
     return temporal.api.common.v1.Payload.decode(plain);
   }
 }

@@ -1,4 +1,5 @@
 import { formatDuration } from './durations';
+import { isSealed } from './sealed';
 
 const SECOND = 1_000;
 const DAY = 86_400_000;
@@ -23,6 +24,8 @@ export const verificationLimits = {
 /** What a workflow checks of its input (the validated request, durations in ms). */
 export interface BoundedInput {
   reference: unknown;
+  dataKeyId?: unknown;
+  providerInput?: unknown;
   timeout: unknown;
   redactAfter: unknown;
   polling?: { initialMs?: unknown; maxMs?: unknown } | undefined;
@@ -42,6 +45,10 @@ export function verificationInputProblems(input: BoundedInput): string[] {
   const problems: string[] = [];
   if (typeof input.reference !== 'string' || input.reference.length === 0)
     problems.push('reference is required');
+  if (typeof input.dataKeyId !== 'string' || input.dataKeyId.length === 0)
+    problems.push('dataKeyId is required (start verifications with IdvClient, which creates the data key)');
+  if (input.providerInput !== undefined && !isSealed(input.providerInput))
+    problems.push('providerInput must be sealed under the data key (IdvClient seals it)');
   problems.push(...outside('timeout', input.timeout, verificationLimits.timeout));
   if (input.redactAfter !== 'never')
     problems.push(...outside('redactAfter', input.redactAfter, verificationLimits.redactAfter));

@@ -1,6 +1,8 @@
 import { z } from 'zod';
 import { integrationCapabilities } from './identity-enums';
 import { formatDuration, parseDuration } from './durations';
+import { personalDataInReference } from './reference-privacy';
+import { type Sealed } from './sealed';
 import { verificationLimits } from './verification-limits';
 
 /** What the caller wants back: nothing, the identity data, or data and attachments. */
@@ -62,8 +64,9 @@ export const referenceSchema = z
   .min(1, { message: 'is required' })
   .max(200, { message: 'must be at most 200 characters' })
   .regex(/^[A-Za-z0-9][A-Za-z0-9._:-]*$/, { message: 'may contain only letters, digits, . _ : and -' })
-  .refine((value) => !value.includes('@'), {
-    message: 'must not be an email address (no personal data in workflow IDs)',
+  .superRefine((value, context) => {
+    const problem = personalDataInReference(value);
+    if (problem) context.addIssue({ code: 'custom', message: problem });
   });
 
 /** What a business service passes to start a verification (validated in the client). */
@@ -111,8 +114,17 @@ export const verificationRequestSchema = z.strictObject({
 /** A verification request as callers write it. */
 export type VerificationRequest = z.input<typeof verificationRequestSchema>;
 
-/** The workflow's input: the validated request in plain JSON (durations in ms). */
-export type VerificationInput = z.output<typeof verificationRequestSchema>;
+/** A validated request, defaults resolved, durations in ms; the person's input still readable. */
+export type ParsedVerificationRequest = z.output<typeof verificationRequestSchema>;
+
+/**
+ * The workflow's input (plain JSON): the parsed request with the person's `providerInput` sealed
+ * under the verification's data key `dataKeyId` (created by the client before the start).
+ */
+export type VerificationInput = Omit<ParsedVerificationRequest, 'providerInput'> & {
+  dataKeyId: string;
+  providerInput?: Sealed;
+};
 
 /** The final status of a verification. */
 export type VerificationStatus = 'succeeded' | 'failed' | 'cancelled' | 'timed-out';
@@ -139,8 +151,15 @@ export interface VerificationOutcome {
   sessionId?: string;
   /** Identity data (person, document, match), when results were asked for and the session succeeded. */
   identity?: Record<string, unknown>;
+  /** True when identity data was fetched but has been redacted since (its data key destroyed). */
+  identityRedacted?: true;
   attachments?: AttachmentRef[];
 }
+
+/** The outcome as the workflow returns it: the identity data sealed under the verification's data key. */
+export type SealedVerificationOutcome = Omit<VerificationOutcome, 'identity' | 'identityRedacted'> & {
+  identity?: Sealed;
+};
 
 /** The step the user must take, as exposed to callers (no results access key). */
 export interface NextStep {
@@ -152,6 +171,8 @@ export interface NextStep {
 /** Live view of a verification, answered by the `progress` query. */
 export interface VerificationProgress {
   reference: string;
+  /** The verification's data key (an id, not secret): the redaction destroys it. */
+  dataKeyId: string;
   status: 'starting' | 'pending' | VerificationStatus;
   sessionId?: string;
   nextStep?: NextStep;

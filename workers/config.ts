@@ -16,6 +16,8 @@ export interface IdvConfig {
   temporalFromEnvironment: boolean;
   /** Absent when no API key is set: the embedded emulator is used. */
   identity: { baseUrl: string; apiKey: string } | undefined;
+  /** `IDV_STORE_URL`: the shared PostgreSQL store; absent: the local directory store in the data dir. */
+  storeUrl: string | undefined;
   /** Payload encryption keys, newest first; absent when `IDV_ENCRYPTION_KEYS` is not set. */
   encryptionKeys: EncryptionKey[] | undefined;
 }
@@ -34,7 +36,17 @@ const variables = {
   IDV_REGION: z.enum(Object.keys(identityBaseUrls) as [IdentityRegion, ...IdentityRegion[]]),
   IDV_API_BASE_URL: url,
   IDV_API_KEY: z.string().min(8, 'looks too short to be an API key'),
+  IDV_STORE_URL: z.string().refine((value) => {
+    try {
+      return ['postgres:', 'postgresql:'].includes(new URL(value).protocol);
+    } catch {
+      return false;
+    }
+  }, 'must be a postgres://user:password@host:port/database URL'),
 } as const;
+
+/** Never quoted in messages (a store URL may hold a password). */
+const SECRET_VARIABLES = new Set<string>(['IDV_API_KEY', 'IDV_STORE_URL']);
 
 function read<K extends keyof typeof variables>(
   env: NodeJS.ProcessEnv,
@@ -45,7 +57,7 @@ function read<K extends keyof typeof variables>(
   const parsed = variables[name].safeParse(raw);
   if (!parsed.success) {
     throw new ConfigError(
-      `${name} ${parsed.error.issues[0]?.message ?? 'is invalid'}${name === 'IDV_API_KEY' ? '' : ` (got '${raw}')`}`,
+      `${name} ${parsed.error.issues[0]?.message ?? 'is invalid'}${SECRET_VARIABLES.has(name) ? '' : ` (got '${raw}')`}`,
     );
   }
   return parsed.data as z.infer<(typeof variables)[K]>;
@@ -65,6 +77,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): IdvConfig {
       env.TEMPORAL_ADDRESS || env.TEMPORAL_PROFILE || env.TEMPORAL_CONFIG_FILE,
     ),
     identity: apiKey ? { apiKey, baseUrl: baseUrl ?? identityBaseUrls[region] } : undefined,
+    storeUrl: read(env, 'IDV_STORE_URL'),
     encryptionKeys: encryptionKeys(env.IDV_ENCRYPTION_KEYS),
   };
 }

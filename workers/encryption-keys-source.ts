@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import {
@@ -53,4 +54,17 @@ export async function requireEncryptionKeys(
   throw new ConfigError(
     'IDV_ENCRYPTION_KEYS is not set: every payload is encrypted; set it to <id>:<base64 32-byte key>[,…] (newest first), or use the stack of `idv dev`',
   );
+}
+
+const DEV_CODEC_TOKEN_FILE = 'codec-token';
+
+/** The token of the dev stack's codec server, generated into the data dir (owner-only) on first start. */
+export async function devCodecToken(dataDir: string): Promise<string> {
+  const file = join(dataDir, DEV_CODEC_TOKEN_FILE);
+  await writeFile(file, `${randomBytes(32).toString('hex')}\n`, { mode: 0o600, flag: 'wx' }).catch(
+    (error: NodeJS.ErrnoException) => {
+      if (error.code !== 'EEXIST') throw error;
+    },
+  );
+  return (await readFile(file, 'utf8')).trim();
 }

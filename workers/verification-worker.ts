@@ -1,8 +1,7 @@
-import { join } from 'node:path';
 import { type NativeConnection, Worker } from '@temporalio/worker';
 import { createActivities } from '../activities/index';
-import { LocalBlobStore } from '../activities/stores/blob-store';
-import { FileSessionVault } from '../activities/stores/session-vault';
+import { DataKeys } from '../codec/data-keys';
+import { type IdvStore } from '../stores/idv-store';
 import { type ResultLimits } from '../activities/result-limits';
 import { type IdentityClient } from '../api/identity/identity-client';
 import { encryptingDataConverter } from '../codec/data-converter';
@@ -13,10 +12,12 @@ export interface VerificationWorkerOptions {
   connection: NativeConnection;
   /** @default 'default' */
   namespace?: string;
+  /** The worker's identity in history (who ran each task). @default `<pid>@<host>` */
+  workerIdentity?: string;
   taskQueue: string;
   identity: IdentityClient;
-  /** Holds the session vault (`vault/`) and the attachment blob store (`blobs/`). */
-  dataDir: string;
+  /** The vault, data keys and stored attachments, shared by every worker (see `openStore`); the caller closes it. */
+  store: IdvStore;
   /** Bounds of results fetching (attachment size and count, identity field size). @default defaultResultLimits */
   resultLimits?: Partial<ResultLimits>;
   /** Payload encryption keys, newest first (every payload and failure text is encrypted). */
@@ -32,13 +33,15 @@ export interface VerificationWorkerOptions {
 export async function createVerificationWorker(options: VerificationWorkerOptions): Promise<Worker> {
   const activities = createActivities({
     identity: options.identity,
-    vault: new FileSessionVault(join(options.dataDir, 'vault')),
-    blobs: new LocalBlobStore(join(options.dataDir, 'blobs')),
+    vault: options.store.vault,
+    blobs: options.store.blobs,
+    dataKeys: new DataKeys(options.store.dataKeys, options.encryptionKeys),
     ...(options.resultLimits ? { resultLimits: options.resultLimits } : {}),
   });
   return await Worker.create({
     connection: options.connection,
     namespace: options.namespace ?? 'default',
+    ...(options.workerIdentity ? { identity: options.workerIdentity } : {}),
     taskQueue: options.taskQueue,
     activities,
     dataConverter: encryptingDataConverter(options.encryptionKeys),

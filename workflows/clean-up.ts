@@ -1,5 +1,7 @@
 import {
   allHandlersFinished,
+  isCancellation,
+  log,
   condition,
   ParentClosePolicy,
   startChild,
@@ -11,7 +13,9 @@ import { type VerificationInput } from '../domain/verification';
 import { endAtService } from './end-at-service';
 import { orphanSweep, orphanSweepWorkflowId } from './orphan-sweep';
 import { IdvStatus } from './search-attributes';
-import { type RedactionArgs, sessionRedaction } from './session-redaction';
+import { type RedactionArgs, redactionWorkflowId, sessionRedaction } from './session-redaction';
+import { sessionCalls } from './activity-proxies';
+import { activityFailureType } from './failure-types';
 import { type SessionState } from './session-state';
 
 const DEFAULT_ORPHAN_SWEEP_DELAY_MS = 60_000;
@@ -48,6 +52,19 @@ export async function scheduleOrphanSweep(input: VerificationInput, state: Sessi
 }
 
 /**
+ * The verification's create attempts were all settled by an answer: no orphan can be left, so
+ * their records go. Best effort (a record left behind names no person).
+ */
+async function forgetCreateAttempts(): Promise<void> {
+  try {
+    await sessionCalls.forgetCreateAttempts(workflowInfo().workflowId);
+  } catch (error) {
+    if (isCancellation(error)) throw error;
+    log.warn('forgetting the create attempts failed', { failureType: activityFailureType(error) });
+  }
+}
+
+/**
  * Runs on every way out (outcome, failure, Temporal cancellation; in a non-cancellable scope
  * for the latter): ends a session still live at the service, records the final status, starts
  * the redaction and the orphan sweep (both abandoned children, so they outlive this run), and
@@ -63,20 +80,24 @@ export async function cleanUp(
   upsertSearchAttributes([{ key: IdvStatus, value: state.progress.status }]);
   const sessionId = state.sessionId;
   const redact = input.redactAfter !== 'never';
-  if (sessionId && (redact || state.cancelFailed)) {
+  // Without a session only the data key (sealing the start input's providerInput) is left to destroy.
+  if (redact || (sessionId && state.cancelFailed)) {
     const args: RedactionArgs = {
-      sessionId,
+      ...(sessionId ? { sessionId } : {}),
+      dataKeyId: input.dataKeyId,
       delayMs: redact ? (input.redactAfter as number) : 0,
+      ...(input.redactAfter === 0 && (state.identity || state.attachments) ? { awaitDelivery: true } : {}),
       ...(redact ? {} : { redact: false }),
     };
     await startOnce(() =>
       startChild(sessionRedaction, {
-        workflowId: `idv-${redact ? 'redact' : 'end'}-${sessionId}`,
+        workflowId: redactionWorkflowId(args),
         args: [args],
         parentClosePolicy: ParentClosePolicy.ABANDON,
       }),
     );
   }
   await scheduleOrphanSweep(input, state);
+  if (state.sweep === 'none' && sessionId) await forgetCreateAttempts();
   await condition(allHandlersFinished);
 }

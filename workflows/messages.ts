@@ -26,3 +26,9 @@ export const submitNativeChallengeUpdate = defineUpdate<VerificationProgress, [r
 export const redirectCapturedSignal = defineSignal('redirectCaptured');
 /** Update: cancel the verification (and the session at the service). */
 export const cancelUpdate = defineUpdate<VerificationProgress, [reason: string]>('cancel');
+
+/**
+ * Signal to a redaction (`idv-redact-<sessionId>`): the caller has received the results, so a
+ * redaction due "right after delivery" (`redactAfter: 0`) need not wait any longer.
+ */
+export const resultsDeliveredSignal = defineSignal('resultsDelivered');

@@ -1,5 +1,5 @@
 import { executeChild, ParentClosePolicy, WorkflowIdReusePolicy } from '@temporalio/workflow';
-import { type VerificationInput, type VerificationOutcome } from '../domain/verification';
+import { type SealedVerificationOutcome, type VerificationInput } from '../domain/verification';
 import { verificationSession } from './verification-session';
 
 /**
@@ -8,7 +8,7 @@ import { verificationSession } from './verification-session';
  * be validated already (see `parseVerificationRequest` in client/). However the parent closes
  * (cancelled, terminated, timed out), the child is asked to cancel, so its clean-up runs.
  */
-export async function runVerification(input: VerificationInput): Promise<VerificationOutcome> {
+export async function runVerification(input: VerificationInput): Promise<SealedVerificationOutcome> {
   return await executeChild(verificationSession, {
     workflowId: verificationWorkflowId(input.reference),
     args: [input],

@@ -1,30 +1,52 @@
-import { isCancellation, log, patched, proxyActivities, sleep } from '@temporalio/workflow';
+import {
+  condition,
+  isCancellation,
+  log,
+  patched,
+  proxyActivities,
+  setHandler,
+  sleep,
+} from '@temporalio/workflow';
 import type { VerificationActivities } from '../activities/index';
 import { activityFailureType } from './failure-types';
+import { resultsDeliveredSignal } from './messages';
 
-const { endSessionIfLive, redactAtService, deleteLocalSessionData } = proxyActivities<VerificationActivities>(
-  {
+const { endSessionIfLive, redactAtService, deleteLocalSessionData, destroyDataKey } =
+  proxyActivities<VerificationActivities>({
     startToCloseTimeout: '1 minute',
     retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '5 minutes' },
-  },
-);
+  });
 
 /** What `sessionRedaction` reports. */
 export interface RedactionReport {
-  sessionId: string;
+  /** Absent when the verification had no session (only its data key was destroyed). */
+  sessionId?: string;
   redactedAt: string;
   /** False when the service no longer knew the session (already removed). */
   redactedAtService: boolean;
   attachmentsDeleted: number;
+  /** True when the verification's data key was destroyed (every sealed copy of its data unreadable). */
+  dataKeyDestroyed?: boolean;
 }
 
 /** How `sessionRedaction` runs. */
 export interface RedactionArgs {
-  sessionId: string;
+  /** Absent for a verification that never got a session: only its data key is destroyed. */
+  sessionId?: string;
+  /** The verification's data key, destroyed with the rest (absent for runs from before data keys). */
+  dataKeyId?: string;
   delayMs: number;
+  /**
+   * The results are due "right after delivery" (`redactAfter: 0` with results fetched): wait for
+   * the caller's `resultsDelivered` signal, at most {@link DELIVERY_GRACE_MS}, before deleting.
+   */
+  awaitDelivery?: boolean;
   /** False: only end the session (the verification keeps its data, `redactAfter: 'never'`). @default true */
   redact?: boolean;
 }
+
+/** How long results due "right after delivery" wait for the caller to receive them. */
+export const DELIVERY_GRACE_MS = 60 * 60 * 1000;
 
 /** Service calls refused for good (an API key rotated meanwhile…) are tried again this often… */
 const REFUSED_RETRY_MS = 60 * 60 * 1000;
@@ -47,16 +69,41 @@ async function persist<T>(what: string, call: () => Promise<T>): Promise<T> {
   }
 }
 
+/** The ID of a redaction: by session, or by data key for a verification without a session. */
+export function redactionWorkflowId(args: {
+  sessionId?: string;
+  dataKeyId?: string;
+  redact?: boolean;
+}): string {
+  if (args.sessionId) return `idv-${args.redact === false ? 'end' : 'redact'}-${args.sessionId}`;
+  return `idv-redact-key-${args.dataKeyId ?? 'none'}`;
+}
+
 /**
- * Removes everything readable about the person of a session: ends it at the service if still live
- * (a cancel the verification could not make; a no-op otherwise), deletes stored attachments and
- * the results access key once `delayMs` after the start is due (first: nothing stays on our disks
- * whatever the service answers), then redacts at the service, insisting until it accepts.
+ * Removes everything readable about the person of a verification: ends its session at the
+ * service if still live (a cancel the verification could not make; a no-op otherwise); once
+ * `delayMs` after the start is due, deletes stored attachments and the results access key and
+ * destroys the data key (first: nothing stays readable in our stores or in any history whatever
+ * the service answers), then redacts at the service, insisting until it accepts.
  * Idempotent: a second run, or a session the service already redacted, is fine.
- * ID `idv-redact-<sessionId>` (`idv-end-<sessionId>` when it only ends the session).
+ * ID from {@link redactionWorkflowId}.
  */
 export async function sessionRedaction(args: RedactionArgs): Promise<RedactionReport> {
-  const { sessionId } = args;
+  const { sessionId, dataKeyId } = args;
+  let delivered = false;
+  setHandler(resultsDeliveredSignal, () => {
+    delivered = true;
+  });
+  if (sessionId === undefined) {
+    if (args.delayMs > 0) await sleep(args.delayMs);
+    const destroyed = dataKeyId === undefined ? false : (await destroyDataKey(dataKeyId)).destroyed;
+    return {
+      redactedAt: new Date(Date.now()).toISOString(),
+      redactedAtService: false,
+      attachmentsDeleted: 0,
+      dataKeyDestroyed: destroyed,
+    };
+  }
   // Runs started before this order existed redacted first, then deleted; they replay that way.
   if (!patched('end-delete-then-redact')) {
     if (args.delayMs > 0) await sleep(args.delayMs);
@@ -83,7 +130,8 @@ export async function sessionRedaction(args: RedactionArgs): Promise<RedactionRe
     return { sessionId, redactedAt: '', redactedAtService: false, attachmentsDeleted: 0 };
   }
   if (dueAtMs > Date.now()) await sleep(dueAtMs - Date.now());
-  const { attachmentsDeleted } = await deleteLocalSessionData(sessionId);
+  if (args.awaitDelivery) await condition(() => delivered, DELIVERY_GRACE_MS);
+  const { attachmentsDeleted, dataKeyDestroyed } = await deleteLocalSessionData(sessionId, dataKeyId);
   const { redacted } = await persist('redacting the session', () => redactAtService(sessionId));
   if (endFailure !== undefined) throw endFailure;
   return {
@@ -91,5 +139,6 @@ export async function sessionRedaction(args: RedactionArgs): Promise<RedactionRe
     redactedAt: new Date(Date.now()).toISOString(),
     redactedAtService: redacted,
     attachmentsDeleted,
+    ...(dataKeyId === undefined ? {} : { dataKeyDestroyed }),
   };
 }

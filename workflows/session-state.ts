@@ -1,9 +1,10 @@
 import { type NormalisedSessionState } from '../domain/session-status';
+import { type Sealed } from '../domain/sealed';
 import {
   type AttachmentRef,
   type NextStep,
   type VerificationInput,
-  type VerificationOutcome,
+  type SealedVerificationOutcome,
   type VerificationProgress,
   type VerificationStatus,
 } from '../domain/verification';
@@ -51,7 +52,7 @@ export class SessionState {
   refreshRetryAtMs: number | undefined;
   /** When the step was last replaced by a refresh. */
   lastRefreshAtMs: number | undefined;
-  identity: Record<string, unknown> | undefined;
+  identity: Sealed | undefined;
   attachments: AttachmentRef[] | undefined;
 
   constructor(input: VerificationInput, now: number, carried?: CarriedVerification) {
@@ -60,11 +61,13 @@ export class SessionState {
       this.sweep = carried.sweep;
       this.redirectPending = carried.redirectPending;
       this.refreshStopped = carried.refreshStopped;
+      this.progress.dataKeyId = input.dataKeyId;
       return;
     }
     const at = new Date(now).toISOString();
     this.progress = {
       reference: input.reference,
+      dataKeyId: input.dataKeyId,
       status: 'starting',
       startedAt: at,
       updatedAt: at,
@@ -156,7 +159,7 @@ export class SessionState {
   }
 
   /** The outcome the workflow returns. */
-  outcome(): VerificationOutcome {
+  outcome(): SealedVerificationOutcome {
     const ending = this.ending ?? { status: 'failed' as const };
     return {
       ...ending,

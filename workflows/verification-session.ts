@@ -11,7 +11,7 @@ import {
   upsertSearchAttributes,
 } from '@temporalio/workflow';
 import { verificationInputProblems } from '../domain/verification-limits';
-import { type VerificationInput, type VerificationOutcome } from '../domain/verification';
+import { type SealedVerificationOutcome, type VerificationInput } from '../domain/verification';
 import { results } from './activity-proxies';
 import { awaitOutcome } from './await-outcome';
 import { cleanUp, scheduleOrphanSweep } from './clean-up';
@@ -32,7 +32,7 @@ import { type CarriedVerification, SessionState } from './session-state';
 export async function verificationSession(
   input: VerificationInput,
   carried?: CarriedVerification,
-): Promise<VerificationOutcome> {
+): Promise<SealedVerificationOutcome> {
   const problems = verificationInputProblems(input);
   if (problems.length > 0) {
     throw ApplicationFailure.create({
@@ -87,7 +87,11 @@ async function fetchResults(input: VerificationInput, state: SessionState): Prom
   const sessionId = state.sessionId;
   if (state.ending?.status !== 'succeeded' || input.results === 'none' || !sessionId) return;
   try {
-    const fetched = await results.fetchResults({ sessionId, mode: input.results });
+    const fetched = await results.fetchResults({
+      sessionId,
+      mode: input.results,
+      dataKeyId: input.dataKeyId,
+    });
     state.count('GetSessionResult');
     state.identity = fetched.identity;
     state.attachments = fetched.attachments;

@@ -8,9 +8,9 @@ import { createServer } from 'node:http';
 import { type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { LocalBlobStore } from '../../activities/stores/blob-store';
 import { createIdentityClient } from '../../api/identity/identity-client';
 import { recordSection } from '../support/record';
+import { LocalBlobStore } from '../../stores/local/local-blob-store';
 
 const SIZE = 25 * 1024 * 1024;
 const SESSION_ID = '678c1ff6-2178-49e7-81d2-548afb6f85ec';

@@ -6,11 +6,13 @@ import { tmpdir } from 'node:os';
 import { Client, Connection } from '@temporalio/client';
 import { bundleWorkflowCode, NativeConnection, Runtime, Worker } from '@temporalio/worker';
 import { createActivities } from '../../activities/index';
-import { LocalBlobStore } from '../../activities/stores/blob-store';
-import { FileSessionVault } from '../../activities/stores/session-vault';
 import { createIdentityClient } from '../../api/identity/identity-client';
 import { IdvClient } from '../../client/idv-client';
-import { parseVerificationRequest } from '../../client/parse-request';
+import { prepareVerificationInput } from '../../client/prepare-input';
+import { DataKeys } from '../../codec/data-keys';
+import { newEncryptionKeyEntry, parseEncryptionKeys } from '../../codec/encryption-keys';
+import { type VerificationRequest } from '../../domain/verification';
+import { openLocalStore } from '../../stores/local/local-store';
 import { startDevServer } from '../../workers/dev/temporal-dev-server';
 import { runtimeLogger, runtimeOptions } from '../../workers/logging';
 import { spawnEmulator } from '../support/emulator-process';
@@ -58,12 +60,12 @@ async function main(): Promise<void> {
     workflowsPath: require.resolve('./workflows'),
     logger: runtimeLogger('ERROR'),
   });
+  // Payloads are not encrypted here (as before the codec, for comparable figures); data keys are.
+  const encryptionKeys = parseEncryptionKeys(newEncryptionKeyEntry('bench'));
+  const store = await openLocalStore(dataDir);
+  const dataKeys = new DataKeys(store.dataKeys, encryptionKeys);
   const activities = {
-    ...createActivities({
-      identity,
-      vault: new FileSessionVault(join(dataDir, 'vault')),
-      blobs: new LocalBlobStore(join(dataDir, 'blobs')),
-    }),
+    ...createActivities({ identity, vault: store.vault, blobs: store.blobs, dataKeys }),
     noop: () => Promise.resolve(),
   };
   const taskQueue = 'bench-sessions';
@@ -76,18 +78,17 @@ async function main(): Promise<void> {
   });
   let peakRss = 0;
   const sampler = setInterval(() => (peakRss = Math.max(peakRss, process.memoryUsage().rss)), 200);
-  const idv = new IdvClient({ client, taskQueue });
-  const request = (variant: string, i: number) =>
-    parseVerificationRequest({
-      reference: `bench-${variant}-${Date.now()}-${i}`,
-      verificationProfileId: verificationProfiles[0]?.id ?? '',
-      provider: 'trinsic-test-database-lookup',
-      capabilities: ['PollResult'],
-      providerInput: {
-        'trinsic-test-database-lookup': { givenName: 'Ada', familyName: 'Lovelace', identityCode: '123456' },
-      },
-      redactAfter: 'never',
-    });
+  const idv = new IdvClient({ client, store, encryptionKeys, taskQueue });
+  const request = (variant: string, i: number): VerificationRequest => ({
+    reference: `bench-${variant}-${Date.now()}-${i}`,
+    verificationProfileId: verificationProfiles[0]?.id ?? '',
+    provider: 'trinsic-test-database-lookup',
+    capabilities: ['PollResult'],
+    providerInput: {
+      'trinsic-test-database-lookup': { givenName: 'Ada', familyName: 'Lovelace', identityCode: '123456' },
+    },
+    redactAfter: 'never',
+  });
   const apiCalls = async () => {
     const counters = (await control('GET', '/counters')).byOperation as Record<string, number>;
     return Object.values(counters).reduce((sum, n) => sum + n, 0);
@@ -140,7 +141,7 @@ async function main(): Promise<void> {
     await measure('fixed 2 s polling (service samples)', async () => {
       const runs = await Promise.all(
         Array.from({ length: SESSIONS }, async (_, i) => {
-          const input = request('fixed', i);
+          const input = await prepareVerificationInput(request('fixed', i), dataKeys);
           const handle = await client.workflow.start('fixedPollingSession', {
             taskQueue,
             workflowId: `idv-${input.reference}`,

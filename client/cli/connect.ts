@@ -6,6 +6,8 @@ import { encryptingDataConverter } from '../../codec/data-converter';
 import { readStackInfo, type StackInfo } from '../../workers/dev/stack-file';
 import { requireEncryptionKeys } from '../../workers/encryption-keys-source';
 import { temporalTarget } from '../../workers/temporal-target';
+import { type IdvStore } from '../../stores/idv-store';
+import { openStore, StoreUnavailableError } from '../../stores/open-store';
 import { IdvClient } from '../idv-client';
 import { CommandFailedError } from './command';
 
@@ -20,7 +22,8 @@ async function stackOf(dataDir: string): Promise<StackInfo | undefined> {
   return await readStackInfo(dataDir);
 }
 
-function config(env: NodeJS.ProcessEnv) {
+/** The configuration of a command; invalid configuration is one line. */
+export function commandConfig(env: NodeJS.ProcessEnv): IdvConfig {
   try {
     return loadConfig(env);
   } catch (error) {
@@ -42,12 +45,22 @@ export async function commandEncryptionKeys(
   }
 }
 
+/** The store of a command: `IDV_STORE_URL`, else the data dir's; a failure to open it is one line. */
+export async function commandStore(settings: IdvConfig): Promise<IdvStore> {
+  try {
+    return await openStore({ storeUrl: settings.storeUrl, dataDir: settings.dataDir });
+  } catch (error) {
+    if (error instanceof StoreUnavailableError) throw new CommandFailedError(error.message);
+    throw error;
+  }
+}
+
 /**
  * Connects to Temporal: the cluster of `TEMPORAL_ADDRESS` / `TEMPORAL_PROFILE` (envconfig) when
  * set, otherwise the stack that `idv dev` started (addresses from the data dir).
  */
 export async function connectTemporal(env: NodeJS.ProcessEnv): Promise<Connected> {
-  const settings = config(env);
+  const settings = commandConfig(env);
   const stack = await stackOf(settings.dataDir);
   const target = temporalTarget(settings, env, stack);
   if (!target) {
@@ -56,7 +69,14 @@ export async function connectTemporal(env: NodeJS.ProcessEnv): Promise<Connected
     );
   }
   const encryptionKeys = await commandEncryptionKeys(settings, stack);
-  const connection = await Connection.connect(target.connectionOptions);
+  const store = await commandStore(settings);
+  let connection: Connection;
+  try {
+    connection = await Connection.connect(target.connectionOptions);
+  } catch (error) {
+    await store.close();
+    throw error;
+  }
   const { namespace } = target;
   const client = new Client({
     connection,
@@ -66,10 +86,15 @@ export async function connectTemporal(env: NodeJS.ProcessEnv): Promise<Connected
   return {
     idv: new IdvClient({
       client,
+      store,
+      encryptionKeys,
       taskQueue: env.IDV_TASK_QUEUE ? settings.taskQueue : (stack?.taskQueue ?? settings.taskQueue),
     }),
     stack,
-    close: () => connection.close(),
+    close: async () => {
+      await connection.close();
+      await store.close();
+    },
   };
 }
 
@@ -77,7 +102,7 @@ export async function connectTemporal(env: NodeJS.ProcessEnv): Promise<Connected
 export async function connectIdentity(
   env: NodeJS.ProcessEnv,
 ): Promise<{ identity: IdentityClient; stack: StackInfo | undefined }> {
-  const settings = config(env);
+  const settings = commandConfig(env);
   if (settings.identity) return { identity: createIdentityClient(settings.identity), stack: undefined };
   const stack = await stackOf(settings.dataDir);
   if (!stack?.emulator) {

@@ -1,105 +1,75 @@
-import { createHash } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
+import { readdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { z } from 'zod';
+import {
+  canonicalSessionId,
+  type CreateAttempt,
+  type CreateAttemptEnding,
+  secretMissing,
+  type SessionVault,
+} from '../session-vault';
 import { readJsonFile, writeFileAtomic } from './atomic-file';
-
-/** Thrown when a session's results access key is gone (redacted) or was never stored here. */
-export class SessionSecretMissingError extends Error {
-  override readonly name = 'SessionSecretMissingError';
-}
-
-/** A create attempt: when it started, and whether an answer settled it. */
-export interface CreateAttempt {
-  startedAtMs: number;
-  /** When the attempt ended (absent when the worker died during it). */
-  endedAtMs?: number;
-  /**
-   * True when the service answered definitively (created, or refused with a 4xx): no session
-   * of this attempt can exist unclaimed. False for lost answers, timeouts, 5xx and crashes.
-   */
-  settled: boolean;
-  /** The session it created, once answered. */
-  sessionId?: string;
-}
-
-/** A time window (epoch ms) in which an unsettled create attempt may have created a session. */
-export interface CreateWindow {
-  fromMs: number;
-  toMs: number;
-}
-
-/**
- * Keeps what must not travel through Temporal payloads: each session's results access key, the
- * claim that ties a session to its workflow, and the create attempts of each workflow (to find
- * sessions orphaned by a lost answer). Every worker of a deployment must share it.
- */
-export interface SessionVault {
-  /** Records that a create attempt of `workflowId` starts now; resolves to its index. */
-  recordCreateAttempt(workflowId: string, startedAtMs: number): Promise<number>;
-  /** Records how a create attempt ended. */
-  endCreateAttempt(
-    workflowId: string,
-    index: number,
-    ending: { endedAtMs: number; settled: boolean; sessionId?: string },
-  ): Promise<void>;
-  /** The create attempts of a workflow, oldest first. */
-  createAttempts(workflowId: string): Promise<CreateAttempt[]>;
-  /** Stores a created session's key and claims it for its workflow. */
-  claim(sessionId: string, claim: { workflowId: string; resultsAccessKey: string }): Promise<void>;
-  /** The workflow that claimed the session (kept after its key was destroyed), if any. */
-  claimant(sessionId: string): Promise<string | undefined>;
-  /** The session's results access key. */
-  accessKey(sessionId: string): Promise<string>;
-  /** Destroys the key; a tombstone keeps the claim. Idempotent. */
-  destroy(sessionId: string): Promise<void>;
-}
 
 const recordSchema = z.object({
   workflowId: z.string(),
   resultsAccessKey: z.string().optional(),
   destroyedAt: z.string().optional(),
 });
-const attemptsSchema = z.object({
-  attempts: z.array(
-    z.object({
-      startedAtMs: z.number(),
-      endedAtMs: z.number().optional(),
-      settled: z.boolean(),
-      sessionId: z.string().optional(),
-    }),
-  ),
+const attemptSchema = z.object({
+  startedAtMs: z.number(),
+  endedAtMs: z.number().optional(),
+  settled: z.boolean(),
+  sessionId: z.string().optional(),
 });
+const ATTEMPT_ID = /^\d{15}-[0-9a-f-]{36}$/;
 
 /** A {@link SessionVault} in a local directory (files readable by the owner only). */
 export class FileSessionVault implements SessionVault {
   constructor(private readonly directory: string) {}
 
-  async recordCreateAttempt(workflowId: string, startedAtMs: number): Promise<number> {
-    const attempts = await this.createAttempts(workflowId);
-    attempts.push({ startedAtMs, settled: false });
-    await writeFileAtomic(this.#attemptsFile(workflowId), JSON.stringify({ attempts }));
-    return attempts.length - 1;
+  // One file per attempt: overlapping attempts (a retry beside a zombie) never overwrite each other.
+  async recordCreateAttempt(workflowId: string, startedAtMs: number): Promise<string> {
+    const attemptId = `${String(startedAtMs).padStart(15, '0')}-${randomUUID()}`;
+    const attempt: CreateAttempt = { startedAtMs, settled: false };
+    await writeFileAtomic(
+      join(this.#attemptsFolder(workflowId), `${attemptId}.json`),
+      JSON.stringify(attempt),
+    );
+    return attemptId;
   }
 
-  async endCreateAttempt(
-    workflowId: string,
-    index: number,
-    ending: { endedAtMs: number; settled: boolean; sessionId?: string },
-  ): Promise<void> {
-    const attempts = await this.createAttempts(workflowId);
-    const attempt = attempts[index];
-    if (!attempt) return;
-    Object.assign(attempt, ending);
-    await writeFileAtomic(this.#attemptsFile(workflowId), JSON.stringify({ attempts }));
+  async endCreateAttempt(workflowId: string, attemptId: string, ending: CreateAttemptEnding): Promise<void> {
+    if (!ATTEMPT_ID.test(attemptId)) return;
+    const file = join(this.#attemptsFolder(workflowId), `${attemptId}.json`);
+    const parsed = attemptSchema.safeParse(await readJsonFile(file));
+    if (!parsed.success) return;
+    await writeFileAtomic(file, JSON.stringify({ ...parsed.data, ...ending }));
   }
 
   async createAttempts(workflowId: string): Promise<CreateAttempt[]> {
-    const parsed = attemptsSchema.safeParse(await readJsonFile(this.#attemptsFile(workflowId)));
-    return parsed.success ? parsed.data.attempts : [];
+    const folder = this.#attemptsFolder(workflowId);
+    let names: string[];
+    try {
+      names = (await readdir(folder)).filter((name) => name.endsWith('.json')).sort();
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [];
+      throw error;
+    }
+    const attempts: CreateAttempt[] = [];
+    for (const name of names) {
+      const parsed = attemptSchema.safeParse(await readJsonFile(join(folder, name)));
+      if (parsed.success) attempts.push(parsed.data);
+    }
+    return attempts;
   }
 
-  #attemptsFile(workflowId: string): string {
-    return join(this.directory, 'attempts', `${createHash('sha256').update(workflowId).digest('hex')}.json`);
+  async forgetCreateAttempts(workflowId: string): Promise<void> {
+    await rm(this.#attemptsFolder(workflowId), { recursive: true, force: true });
+  }
+
+  #attemptsFolder(workflowId: string): string {
+    return join(this.directory, 'attempts', createHash('sha256').update(workflowId).digest('hex'));
   }
 
   async claim(sessionId: string, claim: { workflowId: string; resultsAccessKey: string }): Promise<void> {
@@ -114,10 +84,7 @@ export class FileSessionVault implements SessionVault {
   async accessKey(sessionId: string): Promise<string> {
     const parsed = recordSchema.safeParse(await readJsonFile(this.#file(sessionId)));
     const key = parsed.success ? parsed.data.resultsAccessKey : undefined;
-    if (!key)
-      throw new SessionSecretMissingError(
-        `no results access key for session ${sessionId} (redacted, or created elsewhere)`,
-      );
+    if (!key) throw secretMissing(sessionId);
     return key;
   }
 
@@ -131,7 +98,6 @@ export class FileSessionVault implements SessionVault {
   }
 
   #file(sessionId: string): string {
-    if (!/^[0-9a-f-]{36}$/i.test(sessionId)) throw new Error(`not a session id: ${sessionId}`);
-    return join(this.directory, 'sessions', `${sessionId.toLowerCase()}.json`);
+    return join(this.directory, 'sessions', `${canonicalSessionId(sessionId)}.json`);
   }
 }

@@ -1,27 +1,10 @@
 import { createHash, randomUUID } from 'node:crypto';
-import { type FileHandle, mkdir, open, readdir, rename, rm } from 'node:fs/promises';
+import { createReadStream } from 'node:fs';
+import { type FileHandle, mkdir, open, readdir, rename, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-
-/** Where a stored blob is, and what it is. */
-export interface StoredBlob {
-  uri: string;
-  sha256: string;
-  sizeBytes: number;
-}
-
-/** Stores attachments outside Temporal; a session's blobs are deleted together on redaction. */
-export interface BlobStore {
-  /**
-   * Stores `content` as it arrives under the session's `name`: all of it or, when the content
-   * fails midway, nothing (no partial blob is ever visible).
-   */
-  put(sessionId: string, name: string, content: AsyncIterable<Uint8Array>): Promise<StoredBlob>;
-  /** Deletes every blob of a session; resolves to how many there were. Idempotent. */
-  deleteSession(sessionId: string): Promise<number>;
-}
-
-const SAFE_NAME = /^[A-Za-z0-9._-]+$/;
+import { type BlobStore, checkBlobName, type StoredBlob } from '../blob-store';
+import { canonicalSessionId } from '../session-vault';
 
 /** A {@link BlobStore} in a local directory, one folder per session. */
 export class LocalBlobStore implements BlobStore {
@@ -29,7 +12,7 @@ export class LocalBlobStore implements BlobStore {
 
   async put(sessionId: string, name: string, content: AsyncIterable<Uint8Array>): Promise<StoredBlob> {
     const folder = this.#folder(sessionId);
-    const file = join(folder, check(name));
+    const file = join(folder, checkBlobName(name));
     await mkdir(folder, { recursive: true, mode: 0o700 });
     const temporary = `${file}.${randomUUID()}.tmp`;
     const hash = createHash('sha256');
@@ -52,6 +35,17 @@ export class LocalBlobStore implements BlobStore {
     return { uri: pathToFileURL(file).href, sha256: hash.digest('hex'), sizeBytes };
   }
 
+  async read(sessionId: string, name: string): Promise<AsyncIterable<Buffer> | undefined> {
+    const file = join(this.#folder(sessionId), checkBlobName(name));
+    try {
+      await stat(file);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+      throw error;
+    }
+    return createReadStream(file);
+  }
+
   async deleteSession(sessionId: string): Promise<number> {
     const folder = this.#folder(sessionId);
     let count = 0;
@@ -65,7 +59,7 @@ export class LocalBlobStore implements BlobStore {
   }
 
   #folder(sessionId: string): string {
-    return join(this.directory, check(sessionId));
+    return join(this.directory, canonicalSessionId(sessionId));
   }
 }
 
@@ -74,9 +68,4 @@ async function writeAll(handle: FileHandle, chunk: Uint8Array): Promise<void> {
     const { bytesWritten } = await handle.write(chunk, offset, chunk.length - offset);
     offset += bytesWritten;
   }
-}
-
-function check(name: string): string {
-  if (!SAFE_NAME.test(name) || name.startsWith('.')) throw new Error(`unsafe blob name: ${name}`);
-  return name;
 }

@@ -5,11 +5,16 @@ import { ApplicationFailure } from '@temporalio/common';
 import { MockActivityEnvironment } from '@temporalio/testing';
 import { createActivities } from '../../activities/index';
 import { type ResultLimits } from '../../activities/result-limits';
-import { LocalBlobStore } from '../../activities/stores/blob-store';
-import { FileSessionVault } from '../../activities/stores/session-vault';
 import { createIdentityClient, type IdentityClient } from '../../api/identity/identity-client';
 import { type Emulator, startEmulator } from '../../emulator/emulator';
 import { type SessionRecord } from '../../emulator/state/model';
+import { LocalBlobStore } from '../../stores/local/local-blob-store';
+import { FileSessionVault } from '../../stores/local/file-session-vault';
+import { FileDataKeyStore } from '../../stores/local/file-data-keys';
+import { DataKeys } from '../../codec/data-keys';
+import { type Sealed } from '../../domain/sealed';
+import { type FetchedResults } from '../../activities/result-activities';
+import { harnessEncryptionKeys } from '../harness/env';
 
 // Whatever a provider or the service answers, a results fetch stays bounded: attachments are
 // checked against the declared size before and after the download, identity fields are capped.
@@ -30,6 +35,8 @@ describe('results fetching is bounded', () => {
   });
 
   const vault = () => new FileSessionVault(join(dataDir, 'vault'));
+  const dataKeys = () =>
+    new DataKeys(new FileDataKeyStore(join(dataDir, 'data-keys')), harnessEncryptionKeys());
 
   /** A succeeded session with identity data and one attachment, its key in the vault. */
   async function succeededSession(): Promise<SessionRecord> {
@@ -56,10 +63,15 @@ describe('results fetching is bounded', () => {
       identity,
       vault: vault(),
       blobs: new LocalBlobStore(join(dataDir, 'blobs')),
+      dataKeys: dataKeys(),
       resultLimits: limits,
     });
+    const dataKeyId = await dataKeys().create();
     return await new MockActivityEnvironment()
-      .run((id: string) => activities.fetchResults({ sessionId: id, mode: 'data+attachments' }), sessionId)
+      .run(
+        (id: string) => activities.fetchResults({ sessionId: id, mode: 'data+attachments', dataKeyId }),
+        sessionId,
+      )
       .catch((error: unknown) => error);
   };
 
@@ -91,8 +103,10 @@ describe('results fetching is bounded', () => {
   it('replaces an oversized provider output by a marker instead of copying it', async () => {
     const session = await succeededSession();
     (session.identity as Record<string, unknown>).providerOutput = { blob: 'x'.repeat(100_000) };
-    const result = (await fetch(session.id)) as { identity: Record<string, unknown> };
-    expect(result.identity.providerOutput).toEqual({ omitted: 'too-large', sizeBytes: expect.any(Number) });
-    expect(result.identity.person).toMatchObject({ givenName: 'Ada' });
+    const result = (await fetch(session.id)) as FetchedResults;
+    expect(JSON.stringify(result)).not.toContain('Ada');
+    const identity = (await dataKeys().open(result.identity as Sealed)) as Record<string, unknown>;
+    expect(identity.providerOutput).toEqual({ omitted: 'too-large', sizeBytes: expect.any(Number) });
+    expect(identity.person).toMatchObject({ givenName: 'Ada' });
   });
 });

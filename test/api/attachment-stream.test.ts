@@ -7,8 +7,8 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { MalformedResponseError, ResponseTooLargeError } from '../../api/http/errors';
 import { createIdentityClient, type IdentityClient } from '../../api/identity/identity-client';
-import { LocalBlobStore } from '../../activities/stores/blob-store';
 import { ATTACHMENT_ID, SESSION_ID } from './mock-service';
+import { LocalBlobStore } from '../../stores/local/local-blob-store';
 
 // Streaming needs a real socket: a local server that writes the answer in parts, on cue.
 describe('GetAttachment streamed into the blob store', () => {

@@ -2,10 +2,11 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { temporal } from '@temporalio/proto';
-import { IdvClient } from '../../client/idv-client';
 import { type VerificationOutcome } from '../../domain/verification';
 import { eventually } from '../harness/eventually';
-import { useVerificationStack } from '../harness/verification-stack';
+import { type IdvClient } from '../../client/idv-client';
+import { harnessIdvClient, useVerificationStack } from '../harness/verification-stack';
+import { openLocalStore } from '../../stores/local/local-store';
 import { uniqueTaskQueue } from '../harness/worker';
 import { startWorkerProcess, workerProcessEnv, type WorkerProcess } from '../harness/worker-process';
 
@@ -50,7 +51,7 @@ describe('fault run', () => {
   it('keeps one outcome per verification and leaves nothing live, readable or running', async () => {
     const taskQueue = uniqueTaskQueue('faults');
     const env = workerProcessEnv(stack().emulator, taskQueue, dataDir);
-    const idv = new IdvClient({ client: stack().client, taskQueue });
+    const idv = harnessIdvClient(stack().client, await openLocalStore(dataDir), taskQueue);
     const sessions = stack().emulator.store.sessions;
     const before = new Set(sessions.keys());
     // Every session waits for the test to decide its fate; orphans wait forever unless swept.

@@ -6,11 +6,16 @@ import { NativeConnection, type Worker } from '@temporalio/worker';
 import { request } from 'undici';
 import { createIdentityClient, type IdentityClient } from '../../api/identity/identity-client';
 import { IdvClient } from '../../client/idv-client';
-import { type VerificationRequest } from '../../domain/verification';
+import { type VerificationInput, type VerificationRequest } from '../../domain/verification';
+import { prepareVerificationInput } from '../../client/prepare-input';
+import { DataKeys } from '../../codec/data-keys';
+import { type IdvStore } from '../../stores/idv-store';
+import { openLocalStore } from '../../stores/local/local-store';
 import { type Emulator, type EmulatorOptions, startEmulator } from '../../emulator/emulator';
 import { createVerificationWorker } from '../../workers/verification-worker';
 import { encryptingDataConverter } from '../../codec/data-converter';
 import { harnessEncryptionKeys, harnessEnv, harnessValue } from './env';
+import { testProviderRequest } from './requests';
 import { uniqueTaskQueue } from './worker';
 
 /** Everything an end-to-end verification test needs, for one test file. */
@@ -21,6 +26,10 @@ export interface VerificationStack {
   identity: IdentityClient;
   taskQueue: string;
   dataDir: string;
+  /** The worker's store (and the client's): the data dir's, or the one `options.store` opened. */
+  store: IdvStore;
+  /** The data keys of that store, under the run's payload keys. */
+  dataKeys: DataKeys;
   profileId: string;
   /** Calls the emulator's control API. */
   control(
@@ -30,6 +39,8 @@ export interface VerificationStack {
   ): Promise<Record<string, unknown>>;
   /** A request for the test provider with a unique reference. */
   request(overrides?: Partial<VerificationRequest>): VerificationRequest;
+  /** The workflow input of a request, as the client makes it (data key created, providerInput sealed). */
+  prepare(request: VerificationRequest): Promise<VerificationInput>;
   /** Starts a fresh worker (after the previous one was stopped). */
   startWorker(): Promise<void>;
   /** Stops the worker, leaving workflows where they are. */
@@ -42,7 +53,10 @@ let counter = 0;
  * Per test file: an emulator, a worker of the verification workflows on a unique task queue of
  * the shared dev server (the run's workflow bundle), and an {@link IdvClient}.
  */
-export function useVerificationStack(emulatorOptions: EmulatorOptions = {}): () => VerificationStack {
+export function useVerificationStack(
+  emulatorOptions: EmulatorOptions = {},
+  options: { store?: (dataDir: string) => Promise<IdvStore> } = {},
+): () => VerificationStack {
   let stack: VerificationStack | undefined;
   let worker: Worker | undefined;
   let running: Promise<void> | undefined;
@@ -62,12 +76,14 @@ export function useVerificationStack(emulatorOptions: EmulatorOptions = {}): () 
     });
     const identity = createIdentityClient({ baseUrl: emulator.baseUrl, apiKey: emulator.apiKeys[0] ?? '' });
     const profileId = emulator.verificationProfiles[0]?.id ?? '';
+    const store = await (options.store ?? openLocalStore)(dataDir);
+    const dataKeys = new DataKeys(store.dataKeys, harnessEncryptionKeys());
     const startWorker = async () => {
       worker = await createVerificationWorker({
         connection: nativeConnection as NativeConnection,
         taskQueue,
         identity,
-        dataDir,
+        store,
         encryptionKeys: harnessEncryptionKeys(),
         workflowBundle: { codePath: harnessValue(harnessEnv.workflowBundle) },
       });
@@ -81,12 +97,15 @@ export function useVerificationStack(emulatorOptions: EmulatorOptions = {}): () 
     await startWorker();
     stack = {
       emulator,
-      idv: new IdvClient({ client, taskQueue }),
+      idv: harnessIdvClient(client, store, taskQueue),
       client,
       identity,
       taskQueue,
       dataDir,
+      store,
+      dataKeys,
       profileId,
+      prepare: (request) => prepareVerificationInput(request, dataKeys),
       async control(method, path, body) {
         const response = await request(`${emulator.controlUrl}${path}`, {
           method,
@@ -100,20 +119,7 @@ export function useVerificationStack(emulatorOptions: EmulatorOptions = {}): () 
       },
       request(overrides = {}) {
         counter += 1;
-        return {
-          reference: `test-${process.pid}-${Date.now()}-${counter}`,
-          verificationProfileId: profileId,
-          provider: 'trinsic-test-database-lookup',
-          capabilities: ['PollResult'],
-          providerInput: {
-            'trinsic-test-database-lookup': {
-              givenName: 'Ada',
-              familyName: 'Lovelace',
-              identityCode: '123456',
-            },
-          },
-          ...overrides,
-        };
+        return testProviderRequest(`test-${process.pid}-${Date.now()}-${counter}`, profileId, overrides);
       },
       startWorker,
       stopWorker,
@@ -126,6 +132,7 @@ export function useVerificationStack(emulatorOptions: EmulatorOptions = {}): () 
     await stack?.emulator.close();
     await connection?.close();
     await nativeConnection?.close();
+    await stack?.store.close();
     if (stack) await rm(stack.dataDir, { recursive: true, force: true });
   });
 
@@ -133,4 +140,9 @@ export function useVerificationStack(emulatorOptions: EmulatorOptions = {}): () 
     if (!stack) throw new Error('useVerificationStack: not started');
     return stack;
   };
+}
+
+/** An {@link IdvClient} with the run's payload keys, on a given store and task queue. */
+export function harnessIdvClient(client: Client, store: IdvStore, taskQueue: string): IdvClient {
+  return new IdvClient({ client, store, encryptionKeys: harnessEncryptionKeys(), taskQueue });
 }

@@ -14,6 +14,7 @@ import { startDevServer } from '../../workers/dev/temporal-dev-server';
 import { encryptingDataConverter } from '../../codec/data-converter';
 import { replayFixtureKeys } from './fixture-keys';
 import { scenarios } from './scenarios';
+import { openLocalStore } from '../../stores/local/local-store';
 
 /** Low enough for the continue-as-new scenario to reach it in seconds; the others stay below. */
 const SUGGEST_CONTINUE_AS_NEW_AT = 80;
@@ -23,6 +24,7 @@ async function main(): Promise<void> {
     dynamicConfig: { 'limit.historyCount.suggestContinueAsNew': SUGGEST_CONTINUE_AS_NEW_AT },
   });
   const dataDir = await mkdtemp(join(tmpdir(), 'idv-record-'));
+  const store = await openLocalStore(dataDir);
   const emulator = await startEmulator({ seed: 3 });
   const nativeConnection = await NativeConnection.connect({ address: server.address });
   const connection = await Connection.connect({ address: server.address });
@@ -32,11 +34,16 @@ async function main(): Promise<void> {
     connection: nativeConnection,
     taskQueue,
     identity,
-    dataDir,
+    store,
     encryptionKeys: replayFixtureKeys,
   });
   const dataConverter = encryptingDataConverter(replayFixtureKeys);
-  const idv = new IdvClient({ client: new Client({ connection, dataConverter }), taskQueue });
+  const idv = new IdvClient({
+    client: new Client({ connection, dataConverter }),
+    store,
+    encryptionKeys: replayFixtureKeys,
+    taskQueue,
+  });
   const control = async (method: string, path: string, body?: unknown) => {
     const response = await fetch(`${emulator.controlUrl}${path}`, {
       method,

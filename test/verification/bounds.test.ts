@@ -28,7 +28,7 @@ describe('verification input bounds', () => {
   });
 
   it('fails a workflow started with out-of-bounds input at once (never a stuck task)', async () => {
-    const input = { ...parseVerificationRequest(stack().request()), timeout: 1e16 };
+    const input = { ...(await stack().prepare(stack().request())), timeout: 1e16 };
     const error: unknown = await stack()
       .client.workflow.execute(verificationSession, {
         taskQueue: stack().taskQueue,

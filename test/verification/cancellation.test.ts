@@ -1,7 +1,6 @@
 import { WorkflowFailedError } from '@temporalio/client';
 import { CancelledFailure } from '@temporalio/common';
 import { VerificationNotStartedError } from '../../client/idv-client';
-import { parseVerificationRequest } from '../../client/parse-request';
 import { onboardingFixture } from '../fixtures/parent-workflows';
 import { eventually } from '../harness/eventually';
 import { useVerificationStack } from '../harness/verification-stack';
@@ -54,7 +53,7 @@ describe('cancellation and deadline, end to end', () => {
   }, 30_000);
 
   it('a parent cancelling its runVerification child leaves no live session', async () => {
-    const input = parseVerificationRequest(
+    const input = await stack().prepare(
       stack().request({ redactAfter: 0, polling: { initialMs: 200, maxMs: 500 } }),
     );
     const parent = await stack().client.workflow.start(onboardingFixture, {
@@ -83,8 +82,12 @@ describe('cancellation and deadline, end to end', () => {
       .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(VerificationNotStartedError);
     expect((error as Error).message).toMatch(/timed-out/);
-    await expect(stack().idv.getVerification(request.reference).result()).resolves.toMatchObject({
-      status: 'timed-out',
-    });
+    const handle = stack().idv.getVerification(request.reference);
+    await expect(handle.result()).resolves.toMatchObject({ status: 'timed-out' });
+    // No session, but a sealed providerInput in the start input: its data key is destroyed.
+    const { dataKeyId } = await handle.progress();
+    const report = await stack().client.workflow.getHandle(`idv-redact-key-${dataKeyId}`).result();
+    expect(report).toMatchObject({ dataKeyDestroyed: true, redactedAtService: false });
+    expect(await stack().store.dataKeys.get(dataKeyId)).toMatchObject({ state: 'destroyed' });
   }, 30_000);
 });

@@ -169,6 +169,25 @@ describe('verification ending paths, end to end', () => {
     });
   }, 30_000);
 
+  it('redacts results due right after delivery once the caller confirms it, not before', async () => {
+    await stack().control('PUT', '/script', { outcome: 'success', latencyMs: 0 });
+    const { handle, nextStep } = await stack().idv.startVerification(
+      stack().request({ results: 'data', redactAfter: 0, ...fast }),
+    );
+    const first = await handle.result({ confirmDelivery: false });
+    expect(first.identity).toMatchObject({ person: { familyName: 'Lovelace' } });
+    const redaction = stack().client.workflow.getHandle(`idv-redact-${nextStep.sessionId}`);
+    // Waiting for the delivery: the data is still there for a second read.
+    expect((await redaction.describe()).status.name).toBe('RUNNING');
+    expect((await handle.result({ confirmDelivery: false })).identity).toBeDefined();
+    await handle.confirmDelivery(nextStep.sessionId);
+    await expect(redaction.result()).resolves.toMatchObject({
+      dataKeyDestroyed: true,
+      redactedAtService: true,
+    });
+    await expect(handle.result()).resolves.toMatchObject({ status: 'succeeded', identityRedacted: true });
+  }, 30_000);
+
   // Paths an independent review of the workflow found still open.
   it('hands a session the service refused to cancel to a child that ends it', async () => {
     const { handle, nextStep } = await stack().idv.startVerification(

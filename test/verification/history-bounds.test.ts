@@ -14,6 +14,7 @@ import { encryptingDataConverter } from '../../codec/data-converter';
 import { harnessEncryptionKeys, harnessEnv, harnessValue } from '../harness/env';
 import { eventually } from '../harness/eventually';
 import { uniqueTaskQueue } from '../harness/worker';
+import { openLocalStore } from '../../stores/local/local-store';
 
 // The server suggests continue-as-new at this history length (its default is thousands of
 // events; a small value lets a test reach it in seconds).
@@ -47,13 +48,18 @@ describe('verification history stays bounded', () => {
       connection: nativeConnection,
       taskQueue,
       identity,
-      dataDir,
+      store: await openLocalStore(dataDir),
       encryptionKeys: harnessEncryptionKeys(),
       workflowBundle: { codePath: harnessValue(harnessEnv.workflowBundle) },
     });
     running = worker.run();
     const dataConverter = encryptingDataConverter(harnessEncryptionKeys());
-    idv = new IdvClient({ client: new Client({ connection, dataConverter }), taskQueue });
+    idv = new IdvClient({
+      client: new Client({ connection, dataConverter }),
+      store: await openLocalStore(dataDir),
+      encryptionKeys: harnessEncryptionKeys(),
+      taskQueue,
+    });
   }, 90_000);
 
   afterAll(async () => {

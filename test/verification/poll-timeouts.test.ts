@@ -5,10 +5,9 @@ import { ApplicationFailure } from '@temporalio/common';
 import { MockActivityEnvironment } from '@temporalio/testing';
 import { request } from 'undici';
 import { createActivities } from '../../activities/index';
-import { LocalBlobStore } from '../../activities/stores/blob-store';
-import { FileSessionVault } from '../../activities/stores/session-vault';
 import { createIdentityClient, type IdentityClient } from '../../api/identity/identity-client';
 import { type Emulator, startEmulator } from '../../emulator/emulator';
+import { localActivityDeps } from '../harness/activity-deps';
 
 // The poll's heartbeat timeout only detects a dead worker: the poll heartbeats while it waits on
 // a slow GetSession, whose own HTTP timeout ends it with a typed TimeoutError.
@@ -42,11 +41,7 @@ describe('the polling activity and its timeouts', () => {
   };
 
   it('heartbeats during a slow GetSession and fails with TimeoutError, not a heartbeat timeout', async () => {
-    const activities = createActivities({
-      identity,
-      vault: new FileSessionVault(join(dataDir, 'vault')),
-      blobs: new LocalBlobStore(join(dataDir, 'blobs')),
-    });
+    const activities = createActivities(await localActivityDeps(dataDir, identity));
     await control('PUT', '/script', { outcome: 'manual' });
     const created = await identity.sessions.createDirectProviderSession({
       verificationProfileId: emulator.verificationProfiles[0]?.id ?? '',

@@ -1,9 +1,11 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { IdvClient, VerificationNotStartedError } from '../../client/idv-client';
+import { type IdvClient, VerificationNotStartedError } from '../../client/idv-client';
 import { eventually } from '../harness/eventually';
-import { useVerificationStack } from '../harness/verification-stack';
+import { harnessEncryptionKeys } from '../harness/env';
+import { harnessIdvClient, useVerificationStack } from '../harness/verification-stack';
+import { openLocalStore } from '../../stores/local/local-store';
 import { uniqueTaskQueue } from '../harness/worker';
 import { startWorkerProcess, workerProcessEnv, type WorkerProcess } from '../harness/worker-process';
 
@@ -20,7 +22,7 @@ describe('unexpected service answers, end to end', () => {
     dataDir = await mkdtemp(join(tmpdir(), 'idv-answers-'));
     const taskQueue = uniqueTaskQueue('answers');
     worker = await startWorkerProcess(workerProcessEnv(stack().emulator, taskQueue, dataDir));
-    idv = new IdvClient({ client: stack().client, taskQueue });
+    idv = harnessIdvClient(stack().client, await openLocalStore(dataDir), taskQueue);
   });
   afterAll(async () => {
     await worker.kill();
@@ -114,4 +116,40 @@ describe('unexpected service answers, end to end', () => {
       expect(text).not.toMatch(/Lovelace|Springfield|DriversLicense/);
     }
   }, 30_000);
+
+  it("keeps a refusal that echoes the person's input out of the error and the failure", async () => {
+    await stack().control('PUT', '/faults', {
+      operation: 'CreateDirectProviderSession',
+      errorRate: 1,
+      errorStatus: 400,
+      errorDetail: 'identityCode 123456 of Ada Lovelace is not in the register',
+    });
+    const request = stack().request({ redactAfter: 'never' });
+    const error: unknown = await idv.startVerification(request).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(VerificationNotStartedError);
+    expect((error as Error).message).toMatch(/CreateDirectProviderSession failed 400/);
+    expect((error as Error).message).not.toMatch(/Lovelace|register/);
+  }, 30_000);
+
+  // Runs last: everything the worker wrote while this file ran (successes, malformed and failing
+  // answers, refusals) holds no personal value and no secret.
+  it('wrote no personal value or secret to its log over all of the above', () => {
+    const secrets = new Set<string>([
+      'Lovelace',
+      'register',
+      stack().emulator.apiKeys[0] ?? 'no api key',
+      ...harnessEncryptionKeys().map((key) => key.key.toString('base64')),
+    ]);
+    for (const session of stack().emulator.store.sessions.values()) {
+      secrets.add(session.resultsAccessKey);
+      const person = (session.identity as { person?: Record<string, unknown> } | undefined)?.person;
+      if (typeof person?.dateOfBirth === 'string') secrets.add(person.dateOfBirth);
+    }
+    const output = worker.output();
+    // The worker did log failures (so a leak would be seen)…
+    expect(output).toMatch(/Activity failed/);
+    // …and none of these.
+    for (const secret of secrets)
+      expect({ secret, found: output.includes(secret) }).toEqual({ secret, found: false });
+  });
 });

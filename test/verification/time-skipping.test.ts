@@ -2,14 +2,16 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createActivities } from '../../activities/index';
-import { LocalBlobStore } from '../../activities/stores/blob-store';
-import { FileSessionVault } from '../../activities/stores/session-vault';
 import { createIdentityClient, type IdentityClient } from '../../api/identity/identity-client';
-import { parseVerificationRequest } from '../../client/parse-request';
+import { prepareVerificationInput } from '../../client/prepare-input';
+import { type VerificationRequest } from '../../domain/verification';
+import { type ActivityDeps } from '../../activities/deps';
+import { localActivityDeps } from '../harness/activity-deps';
 import { type Emulator, startEmulator } from '../../emulator/emulator';
 import { type sessionRedaction } from '../../workflows/session-redaction';
 import { verificationSession } from '../../workflows/verification-session';
 import { withTimeSkipping } from '../harness/time-skipping';
+import { testProviderRequest } from '../harness/requests';
 
 const HOUR = 3_600_000;
 
@@ -29,24 +31,26 @@ describe('verification timers on the time-skipping server', () => {
     await rm(dataDir, { recursive: true, force: true });
   });
 
-  const activities = () =>
-    createActivities({
-      identity,
-      vault: new FileSessionVault(join(dataDir, 'vault')),
-      blobs: new LocalBlobStore(join(dataDir, 'blobs')),
-    });
+  let deps: ActivityDeps;
+  beforeAll(async () => {
+    deps = await localActivityDeps(dataDir, identity);
+  });
+  const activities = () => createActivities(deps);
   const profileId = () => emulator.verificationProfiles[0]?.id ?? '';
 
   it('cancels at the service after a 1-hour timeout, in seconds', async () => {
-    const input = parseVerificationRequest({
-      reference: 'ts-timeout',
-      verificationProfileId: profileId(),
-      provider: 'mdl-digital-credentials',
-      capabilities: ['NativeChallenge'],
-      timeout: '1h',
-      redactAfter: 'never',
-      polling: { maxMs: 300_000 },
-    });
+    const input = await prepareVerificationInput(
+      {
+        reference: 'ts-timeout',
+        verificationProfileId: profileId(),
+        provider: 'mdl-digital-credentials',
+        capabilities: ['NativeChallenge'],
+        timeout: '1h',
+        redactAfter: 'never',
+        polling: { maxMs: 300_000 },
+      },
+      deps.dataKeys,
+    );
     const started = Date.now();
     const { outcome, elapsedWorkflowMs } = await withTimeSkipping(
       { activities: activities() },
@@ -71,23 +75,17 @@ describe('verification timers on the time-skipping server', () => {
     expect(view?.outcome).toEqual({ done: true, success: false, errorCode: 'Canceled' });
   });
 
-  it('redacts 30 days after the outcome, in seconds', async () => {
+  /** Runs a verification to its outcome, then its redaction: the report and how long it waited. */
+  const verifyThenRedact = async (reference: string, overrides: Partial<VerificationRequest>) => {
     emulator.store.script = { ...emulator.store.script, latencyMs: 0 };
-    const input = parseVerificationRequest({
-      reference: 'ts-redact',
-      verificationProfileId: profileId(),
-      provider: 'trinsic-test-database-lookup',
-      capabilities: ['PollResult'],
-      providerInput: {
-        'trinsic-test-database-lookup': { givenName: 'Ada', familyName: 'Lovelace', identityCode: '123456' },
-      },
-      results: 'data+attachments',
-      redactAfter: '30 days',
-    });
-    const report = await withTimeSkipping({ activities: activities() }, async ({ client, taskQueue }) => {
+    const input = await prepareVerificationInput(
+      testProviderRequest(reference, profileId(), overrides),
+      deps.dataKeys,
+    );
+    return await withTimeSkipping({ activities: activities() }, async ({ client, taskQueue }) => {
       const outcome = await client.workflow.execute(verificationSession, {
         taskQueue,
-        workflowId: 'idv-ts-redact',
+        workflowId: `idv-${reference}`,
         args: [input],
       });
       expect(outcome.status).toBe('succeeded');
@@ -100,8 +98,22 @@ describe('verification timers on the time-skipping server', () => {
         waitedMs: (description.closeTime?.getTime() ?? 0) - description.startTime.getTime(),
       };
     });
-    expect(report).toMatchObject({ redactedAtService: true, attachmentsDeleted: 1 });
+  };
+
+  it('redacts 30 days after the outcome, in seconds', async () => {
+    const report = await verifyThenRedact('ts-redact', {
+      results: 'data+attachments',
+      redactAfter: '30 days',
+    });
+    expect(report).toMatchObject({ redactedAtService: true, attachmentsDeleted: 1, dataKeyDestroyed: true });
     expect(report.waitedMs).toBeGreaterThanOrEqual(30 * 24 * HOUR);
-    expect(emulator.store.sessions.get(report.sessionId)?.redacted?.by).toBe('request');
+    expect(emulator.store.sessions.get(report.sessionId ?? '')?.redacted?.by).toBe('request');
+  });
+
+  it('redacts results nobody confirmed an hour after delivery was due', async () => {
+    const report = await verifyThenRedact('ts-undelivered', { results: 'data', redactAfter: 0 });
+    expect(report).toMatchObject({ redactedAtService: true, dataKeyDestroyed: true });
+    expect(report.waitedMs).toBeGreaterThanOrEqual(HOUR);
+    expect(report.waitedMs).toBeLessThan(2 * HOUR);
   });
 });

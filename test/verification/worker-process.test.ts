@@ -3,8 +3,8 @@ import { once } from 'node:events';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { IdvClient } from '../../client/idv-client';
-import { useVerificationStack } from '../harness/verification-stack';
+import { harnessIdvClient, useVerificationStack } from '../harness/verification-stack';
+import { openLocalStore } from '../../stores/local/local-store';
 import { uniqueTaskQueue } from '../harness/worker';
 import { startWorkerProcess, workerProcessEnv } from '../harness/worker-process';
 
@@ -25,7 +25,7 @@ describe('the idv worker process', () => {
 
   it('killed with SIGKILL mid-session and started again, yields exactly one outcome', async () => {
     await stack().control('PUT', '/script', { outcome: 'manual' });
-    const idv = new IdvClient({ client: stack().client, taskQueue });
+    const idv = harnessIdvClient(stack().client, await openLocalStore(dataDir), taskQueue);
     const first = await startWorkerProcess(env);
     const { handle, nextStep } = await idv.startVerification(
       stack().request({ redactAfter: 'never', polling: { initialMs: 200, maxMs: 500 } }),

@@ -1,17 +1,26 @@
-import { mkdir } from 'node:fs/promises';
+import { chmod, mkdir } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { NativeConnection } from '@temporalio/worker';
 import { createIdentityClient } from '../../api/identity/identity-client';
 import { type Emulator, startEmulator } from '../../emulator/emulator';
-import { devEncryptionKeys } from '../encryption-keys-source';
+import { type IdvStore } from '../../stores/idv-store';
+import { openStore } from '../../stores/open-store';
+import { startCodecServer } from '../../codec/codec-server';
+import { devCodecToken, devEncryptionKeys } from '../encryption-keys-source';
+import { freePort } from './free-port';
 import { createVerificationWorker } from '../verification-worker';
 import { type DevServer, startDevServer } from './temporal-dev-server';
 import { removeStackInfo, type StackInfo, writeStackInfo } from './stack-file';
 
 /** Options of {@link startEmbeddedStack}. */
 export interface EmbeddedStackOptions {
-  /** Holds the dev server's SQLite database, the vault, the blobs and the stack file. @default './.data' */
+  /**
+   * Holds the dev server's SQLite database, the stack file, the payload keys and (without
+   * `storeUrl`) the store; readable by its owner only. @default './.data'
+   */
   dataDir?: string;
+  /** `postgres://…`: the worker's store; the data dir's otherwise. */
+  storeUrl?: string;
   /** Temporal gRPC port. @default 7233 */
   temporalPort?: number;
   /** Temporal web UI port. @default 8233 */
@@ -41,7 +50,9 @@ export interface EmbeddedStack {
 export async function startEmbeddedStack(options: EmbeddedStackOptions = {}): Promise<EmbeddedStack> {
   const dataDir = resolve(options.dataDir ?? '.data');
   const taskQueue = options.taskQueue ?? 'identity-verification';
-  await mkdir(dataDir, { recursive: true });
+  await ownerOnlyDirectory(dataDir);
+  const dbFile = join(dataDir, 'temporal.sqlite');
+  await ownerOnlyIfPresent(dbFile);
   const stoppers: Array<() => Promise<void>> = [];
   let stopping: Promise<void> | undefined;
   const stopAll = () => {
@@ -51,10 +62,23 @@ export async function startEmbeddedStack(options: EmbeddedStackOptions = {}): Pr
     return stopping;
   };
   try {
+    const encryptionKeys = await devEncryptionKeys(dataDir);
+    const store: IdvStore = await openStore({ storeUrl: options.storeUrl, dataDir });
+    stoppers.push(() => store.close());
+    // The UI's port is fixed first: the codec server allows that origin only.
+    const uiPort = options.uiPort === 0 ? await freePort() : (options.uiPort ?? 8233);
+    const codec = await startCodecServer({
+      encryptionKeys,
+      store,
+      token: await devCodecToken(dataDir),
+      allowedOrigins: [`http://127.0.0.1:${uiPort}`, `http://localhost:${uiPort}`],
+    });
+    stoppers.push(() => codec.close());
     const temporal: DevServer = await startDevServer({
       port: options.temporalPort ?? 7233,
-      uiPort: options.uiPort ?? 8233,
-      dbFile: join(dataDir, 'temporal.sqlite'),
+      uiPort,
+      dbFile,
+      uiCodecEndpoint: codec.endpoint(true),
     });
     stoppers.push(() => temporal.stop());
     const emulator = await startEmulator({ port: options.emulatorPort ?? 0 });
@@ -65,6 +89,7 @@ export async function startEmbeddedStack(options: EmbeddedStackOptions = {}): Pr
       temporalAddress: temporal.address,
       namespace: temporal.namespace,
       ...(temporal.uiUrl ? { temporalUiUrl: temporal.uiUrl } : {}),
+      codecEndpoint: codec.endpoint(false),
       taskQueue,
       emulator: {
         baseUrl: emulator.baseUrl,
@@ -85,8 +110,8 @@ export async function startEmbeddedStack(options: EmbeddedStackOptions = {}): Pr
         connection,
         taskQueue,
         identity,
-        dataDir,
-        encryptionKeys: await devEncryptionKeys(dataDir),
+        store,
+        encryptionKeys,
         ...(options.workflowBundle ? { workflowBundle: options.workflowBundle } : {}),
       });
       const running = worker.run();
@@ -104,4 +129,17 @@ export async function startEmbeddedStack(options: EmbeddedStackOptions = {}): Pr
     await stopAll();
     throw error;
   }
+}
+
+/** The data dir: created if needed, and made readable by its owner only (it holds keys and history). */
+async function ownerOnlyDirectory(path: string): Promise<void> {
+  await mkdir(path, { recursive: true, mode: 0o700 });
+  await chmod(path, 0o700);
+}
+
+/** A database file from an earlier start (the server makes new ones owner-only itself). */
+async function ownerOnlyIfPresent(path: string): Promise<void> {
+  await chmod(path, 0o600).catch((error: NodeJS.ErrnoException) => {
+    if (error.code !== 'ENOENT') throw error;
+  });
 }

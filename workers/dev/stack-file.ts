@@ -1,6 +1,7 @@
-import { readFile, rm, writeFile } from 'node:fs/promises';
+import { readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { z } from 'zod';
+import { writeFileAtomic } from '../../stores/local/atomic-file';
 
 /** What `idv dev` publishes in the data dir so other `idv` commands find the running stack. */
 export const stackInfoSchema = z.object({
@@ -8,6 +9,8 @@ export const stackInfoSchema = z.object({
   temporalAddress: z.string(),
   namespace: z.string(),
   temporalUiUrl: z.string().optional(),
+  /** The codec server of the web UI and `temporal --codec-endpoint` (its token is in the data dir). */
+  codecEndpoint: z.string().optional(),
   taskQueue: z.string(),
   emulator: z
     .object({
@@ -26,9 +29,9 @@ export type StackInfo = z.infer<typeof stackInfoSchema>;
 
 const fileName = 'stack.json';
 
-/** Writes the stack file into the data dir. */
+/** Writes the stack file into the data dir, readable by its owner only (it holds the emulator's keys). */
 export async function writeStackInfo(dataDir: string, info: StackInfo): Promise<void> {
-  await writeFile(join(dataDir, fileName), `${JSON.stringify(info, null, 2)}\n`);
+  await writeFileAtomic(join(dataDir, fileName), `${JSON.stringify(info, null, 2)}\n`);
 }
 
 /** Reads the stack file; undefined when no stack has been started or the file is damaged. */

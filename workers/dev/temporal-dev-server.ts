@@ -19,6 +19,8 @@ export interface DevServerOptions {
   startTimeoutMs?: number;
   /** Server log level passed to the CLI. @default 'error' */
   logLevel?: 'debug' | 'info' | 'warn' | 'error';
+  /** The web UI's codec server (`--ui-codec-endpoint`): it shows decoded payloads. */
+  uiCodecEndpoint?: string;
   /** Extra dynamic configuration (`--dynamic-config-value KEY=VALUE`), e.g. history limits in tests. */
   dynamicConfig?: Record<string, string | number | boolean>;
 }
@@ -59,6 +61,7 @@ export async function startDevServer(options: DevServerOptions = {}): Promise<De
     ...(uiPort === false ? ['--headless'] : ['--ui-port', String(uiPort), '--ui-disable-news-fetch']),
   );
   if (options.dbFile) args.push('--db-filename', options.dbFile);
+  if (options.uiCodecEndpoint && uiPort !== false) args.push('--ui-codec-endpoint', options.uiCodecEndpoint);
   for (const [name, type] of Object.entries(searchAttributeTypes)) {
     args.push('--search-attribute', `${name}=${type}`);
   }
@@ -68,7 +71,12 @@ export async function startDevServer(options: DevServerOptions = {}): Promise<De
   for (const [key, value] of Object.entries(options.dynamicConfig ?? {})) {
     args.push('--dynamic-config-value', `${key}=${JSON.stringify(value)}`);
   }
-  const child = spawn(cli, args, { stdio: ['ignore', 'ignore', 'pipe'] });
+  // Under umask 077 every file the server makes (its SQLite database, journal and WAL) is
+  // readable by the owner only: history is encrypted, but ids, statuses and times are not.
+  // `exec` keeps the server itself as the child, so signals reach it.
+  const child = spawn('/bin/sh', ['-c', 'umask 077 && exec "$0" "$@"', cli, ...args], {
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
   let stderrTail = '';
   child.stderr?.on('data', (chunk: Buffer) => {
     stderrTail = (stderrTail + chunk.toString('utf8')).slice(-4000);

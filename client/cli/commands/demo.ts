@@ -10,6 +10,7 @@ import { type sessionRedaction } from '../../../workflows/session-redaction';
 import { IdvClient } from '../../idv-client';
 import { type Command } from '../command';
 import { printJson } from '../output';
+import { openLocalStore } from '../../../stores/local/local-store';
 
 interface DemoResult {
   scenario: string;
@@ -30,8 +31,14 @@ export const demoCommand: Command = {
     say(`starting the embedded stack in ${dataDir} (dev server, emulator, worker)…`);
     const stack = await startEmbeddedStack({ dataDir, temporalPort: 0, uiPort: 0, taskQueue: 'idv-demo' });
     const connection = await Connection.connect({ address: stack.info.temporalAddress });
-    const dataConverter = encryptingDataConverter(await devEncryptionKeys(dataDir));
-    const idv = new IdvClient({ client: new Client({ connection, dataConverter }), taskQueue: 'idv-demo' });
+    const encryptionKeys = await devEncryptionKeys(dataDir);
+    const dataConverter = encryptingDataConverter(encryptionKeys);
+    const idv = new IdvClient({
+      client: new Client({ connection, dataConverter }),
+      store: await openLocalStore(dataDir),
+      encryptionKeys,
+      taskQueue: 'idv-demo',
+    });
     const profile = stack.info.emulator?.verificationProfileId ?? '';
     const request = (
       name: string,

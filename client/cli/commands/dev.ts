@@ -1,5 +1,6 @@
 import { startEmbeddedStack } from '../../../workers/dev/embedded-stack';
 import { type Command } from '../command';
+import { commandConfig } from '../connect';
 import { parsePort, stringOption } from '../parse-values';
 
 /** `idv dev`: the embedded development stack, until Ctrl-C. */
@@ -21,15 +22,32 @@ export const devCommand: Command = {
     const temporalPort = parsePort(stringOption(values, 'port'), 'port');
     const uiPort = parsePort(stringOption(values, 'ui-port'), 'ui-port');
     const dataDir = stringOption(values, 'data-dir') ?? io.env.IDV_DATA_DIR ?? '.data';
-    const stack = await startEmbeddedStack({ dataDir, temporalPort, uiPort });
+    const { storeUrl } = commandConfig(io.env);
+    const stack = await startEmbeddedStack({
+      dataDir,
+      temporalPort,
+      uiPort,
+      ...(storeUrl ? { storeUrl } : {}),
+    });
     if (values.json === true) {
-      io.stdout.write(`${JSON.stringify({ ...stack.info, dataDir: stack.dataDir })}\n`);
+      // Addresses only: the emulator's keys stay in the owner-only stack.json.
+      const { emulator, ...addresses } = stack.info;
+      const emulatorAddresses = emulator && {
+        baseUrl: emulator.baseUrl,
+        agentBaseUrl: emulator.agentBaseUrl,
+        controlUrl: emulator.controlUrl,
+        verificationProfileId: emulator.verificationProfileId,
+      };
+      io.stdout.write(
+        `${JSON.stringify({ ...addresses, emulator: emulatorAddresses, dataDir: stack.dataDir })}\n`,
+      );
     } else {
       io.stdout.write(
         [
           'idv dev is running (Ctrl-C to stop)',
           `  Temporal:     ${stack.info.temporalAddress} (namespace ${stack.info.namespace})`,
-          `  Temporal UI:  ${stack.info.temporalUiUrl ?? 'disabled'}`,
+          `  Temporal UI:  ${stack.info.temporalUiUrl ?? 'disabled'} (payloads decoded by the codec server)`,
+          `  Codec server: ${stack.info.codecEndpoint ?? '-'} (token in ${stack.dataDir}/codec-token)`,
           `  Emulator:     ${stack.info.emulator?.baseUrl ?? '-'} (profile ${stack.info.emulator?.verificationProfileId ?? '-'})`,
           `  Worker:       task queue ${stack.info.taskQueue}`,
           `  Data dir:     ${stack.dataDir}`,

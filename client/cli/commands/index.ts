@@ -1,4 +1,5 @@
 import { type Command } from '../command';
+import { codecServerCommand } from './codec-server';
 import { demoCommand } from './demo';
 import { devCommand } from './dev';
 import { emulatorCommand } from './emulator';
@@ -12,6 +13,7 @@ export const commands: readonly Command[] = [
   devCommand,
   workerCommand,
   emulatorCommand,
+  codecServerCommand,
   demoCommand,
   verifyCommand,
   statusCommand,

@@ -1,11 +1,10 @@
 import { NativeConnection } from '@temporalio/worker';
 import { createIdentityClient } from '../../../api/identity/identity-client';
-import { ConfigError, loadConfig } from '../../../workers/config';
 import { readStackInfo } from '../../../workers/dev/stack-file';
 import { temporalTarget } from '../../../workers/temporal-target';
 import { createVerificationWorker } from '../../../workers/verification-worker';
 import { type Command, CommandFailedError } from '../command';
-import { commandEncryptionKeys } from '../connect';
+import { commandConfig, commandEncryptionKeys, commandStore } from '../connect';
 
 /** `idv worker`: the worker process; stops gracefully on SIGINT/SIGTERM. */
 export const workerCommand: Command = {
@@ -15,13 +14,7 @@ export const workerCommand: Command = {
   usage: 'worker',
   options: {},
   async run(_args, io) {
-    let config;
-    try {
-      config = loadConfig(io.env);
-    } catch (error) {
-      if (error instanceof ConfigError) throw new CommandFailedError(error.message);
-      throw error;
-    }
+    const config = commandConfig(io.env);
     const stack = await readStackInfo(config.dataDir);
     const identityOptions =
       config.identity ??
@@ -36,7 +29,13 @@ export const workerCommand: Command = {
         `no Temporal: set TEMPORAL_ADDRESS, or start \`idv dev\` (data dir ${config.dataDir})`,
       );
     const encryptionKeys = await commandEncryptionKeys(config, stack);
-    const connection = await NativeConnection.connect(target.connectionOptions);
+    const store = await commandStore(config);
+    const connection = await NativeConnection.connect(target.connectionOptions).catch(
+      async (error: unknown) => {
+        await store.close();
+        throw error;
+      },
+    );
     const { namespace } = target;
     const identity = createIdentityClient(identityOptions);
     try {
@@ -44,11 +43,13 @@ export const workerCommand: Command = {
         connection,
         taskQueue: config.taskQueue,
         identity,
-        dataDir: config.dataDir,
+        store,
         encryptionKeys,
         ...(namespace ? { namespace } : {}),
       });
-      io.stderr.write(`idv worker: polling task queue ${config.taskQueue} (Ctrl-C to stop)\n`);
+      io.stderr.write(
+        `idv worker: polling task queue ${config.taskQueue}, store: ${store.description} (Ctrl-C to stop)\n`,
+      );
       const running = worker.run();
       await Promise.race([running, io.stopRequested]);
       if (worker.getState() === 'RUNNING') worker.shutdown();
@@ -58,6 +59,7 @@ export const workerCommand: Command = {
     } finally {
       await identity.close();
       await connection.close();
+      await store.close();
     }
   },
 };

@@ -1,0 +1,219 @@
+import { createHash, timingSafeEqual } from 'node:crypto';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import { type AddressInfo } from 'node:net';
+import { type Payload } from '@temporalio/common';
+import { type IdvStore } from '../stores/idv-store';
+import { AesGcmPayloadCodec, PayloadDecryptionError } from './aes-gcm-codec';
+import { CodecBodyError, parseCodecBody, payloadToJson } from './codec-payload-json';
+import { DataKeys } from './data-keys';
+import { type EncryptionKey } from './encryption-keys';
+import { openSealedValues } from './open-sealed-values';
+
+/** Options of {@link startCodecServer}. */
+export interface CodecServerOptions {
+  /** The payload keys of the workers, newest first. */
+  encryptionKeys: readonly EncryptionKey[];
+  /** The store holding the verifications' data keys. */
+  store: IdvStore;
+  /** Shared secret of the callers (at least 32 characters): `Authorization: Bearer …` or the path `/t/<token>/`. */
+  token: string;
+  /** Browser origins allowed to call, e.g. the Temporal web UI's `http://localhost:8233`. */
+  allowedOrigins: readonly string[];
+  /** @default 0 (a free port) */
+  port?: number;
+  /** @default '127.0.0.1' */
+  host?: string;
+}
+
+/** A running codec server. */
+export interface CodecServer {
+  /** Base address, e.g. `http://127.0.0.1:8888`. */
+  url: string;
+  /** What to configure as codec endpoint: the base address, or with the token as path prefix (web UI). */
+  endpoint(withTokenInPath: boolean): string;
+  /** Stops accepting and closes every connection. */
+  close(): Promise<void>;
+}
+
+/** Thrown when the codec server cannot start with its options (short token, bad origin). */
+export class CodecServerConfigError extends Error {
+  override readonly name = 'CodecServerConfigError';
+}
+
+const MIN_TOKEN_LENGTH = 32;
+const MAX_BODY_BYTES = 16 * 1024 * 1024;
+const TOO_LARGE = { title: 'payload too large', detail: `at most ${MAX_BODY_BYTES} bytes` };
+const ROUTE = /^(?:\/t\/([^/]+))?\/(encode|decode)$/;
+const CORS_HEADERS = {
+  'Access-Control-Allow-Methods': 'POST, OPTIONS',
+  'Access-Control-Allow-Headers': 'Content-Type, X-Namespace, Authorization',
+  'Access-Control-Allow-Credentials': 'true',
+};
+
+interface Context {
+  codec: AesGcmPayloadCodec;
+  dataKeys: DataKeys;
+  tokenDigest: Buffer;
+  origins: ReadonlySet<string>;
+}
+
+const sha256 = (text: string) => createHash('sha256').update(text, 'utf8').digest();
+
+/**
+ * Starts the codec server of the Temporal web UI and CLI: `/encode` and `/decode` with the
+ * workers' payload keys; decoding also opens the sealed personal data of each JSON payload, or
+ * marks it redacted once its data key is destroyed. It logs nothing: payloads are personal data.
+ */
+export async function startCodecServer(options: CodecServerOptions): Promise<CodecServer> {
+  const { token, host = '127.0.0.1', port = 0 } = options;
+  if (token.length < MIN_TOKEN_LENGTH)
+    throw new CodecServerConfigError(
+      `the codec server token must be at least ${MIN_TOKEN_LENGTH} characters (make one with \`openssl rand -hex 32\`)`,
+    );
+  const context: Context = {
+    codec: new AesGcmPayloadCodec(options.encryptionKeys),
+    dataKeys: new DataKeys(options.store.dataKeys, options.encryptionKeys),
+    tokenDigest: sha256(token),
+    origins: new Set(options.allowedOrigins.map(originOf)),
+  };
+  const server = createServer((request, response) => {
+    handle(request, response, context).catch(() => {
+      if (!response.headersSent) send(response, 500, { title: 'internal error' }, { Connection: 'close' });
+      else response.destroy();
+    });
+  });
+  server.headersTimeout = 30_000;
+  server.requestTimeout = 60_000;
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => resolve());
+  });
+  const address = server.address() as AddressInfo;
+  const url = `http://${host.includes(':') ? `[${host}]` : host}:${address.port}`;
+  return {
+    url,
+    endpoint: (withTokenInPath) => (withTokenInPath ? `${url}/t/${encodeURIComponent(token)}` : url),
+    close: async () => {
+      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+      server.closeAllConnections();
+      await closed;
+    },
+  };
+}
+
+function originOf(value: string): string {
+  let origin: URL;
+  try {
+    origin = new URL(value);
+  } catch {
+    throw new CodecServerConfigError(`allowed origin '${value}' is not a URL`);
+  }
+  if (origin.protocol !== 'http:' && origin.protocol !== 'https:')
+    throw new CodecServerConfigError(`allowed origin '${value}' must be http(s)`);
+  return origin.origin;
+}
+
+async function handle(request: IncomingMessage, response: ServerResponse, context: Context): Promise<void> {
+  // Answers sent before the body is read close the connection rather than read what is left.
+  const early = { Connection: 'close' };
+  const origin = request.headers.origin;
+  if (origin !== undefined) {
+    if (!context.origins.has(origin)) return send(response, 403, { title: 'origin not allowed' }, early);
+    response.setHeader('Access-Control-Allow-Origin', origin);
+    response.setHeader('Vary', 'Origin');
+    for (const [name, value] of Object.entries(CORS_HEADERS)) response.setHeader(name, value);
+  }
+  const route = ROUTE.exec((request.url ?? '/').split('?', 1)[0] ?? '/');
+  if (!route) return send(response, 404, { title: 'not found' }, early);
+  if (request.method === 'OPTIONS') return send(response, 204, undefined, { Allow: 'POST, OPTIONS' });
+  if (request.method !== 'POST')
+    return send(response, 405, { title: 'method not allowed' }, { ...early, Allow: 'POST, OPTIONS' });
+  if (!authorized(request, route[1], context.tokenDigest))
+    return send(response, 401, { title: 'unauthorized' }, { ...early, 'WWW-Authenticate': 'Bearer' });
+  const body = await readBody(request);
+  if (!body) return send(response, 413, TOO_LARGE, early);
+  let payloads: Payload[];
+  try {
+    payloads = parseCodecBody(body);
+  } catch (error) {
+    if (error instanceof CodecBodyError)
+      return send(response, 400, { title: 'bad request', detail: error.message });
+    throw error;
+  }
+  const answer =
+    route[2] === 'encode' ? await context.codec.encode(payloads) : await decode(payloads, context);
+  send(response, 200, { payloads: answer.map(payloadToJson) });
+}
+
+/** Either credential may be the token (the UI may send its own access token as bearer). */
+function authorized(request: IncomingMessage, pathToken: string | undefined, tokenDigest: Buffer): boolean {
+  const bearer = /^Bearer\s+(\S+)\s*$/i.exec(request.headers.authorization ?? '')?.[1];
+  const candidates = [pathToken === undefined ? undefined : safeDecode(pathToken), bearer];
+  return candidates
+    .map((candidate) => candidate !== undefined && timingSafeEqual(sha256(candidate), tokenDigest))
+    .includes(true);
+}
+
+function safeDecode(segment: string): string {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    return segment;
+  }
+}
+
+/** The body, or undefined past the limit (reading stops there). */
+function readBody(request: IncomingMessage): Promise<Buffer | undefined> {
+  if (Number(request.headers['content-length']) > MAX_BODY_BYTES) return Promise.resolve(undefined);
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const onData = (chunk: Buffer) => {
+      size += chunk.length;
+      if (size <= MAX_BODY_BYTES) return void chunks.push(chunk);
+      request.off('data', onData);
+      request.pause();
+      resolve(undefined);
+    };
+    request.on('data', onData);
+    request.once('end', () => resolve(Buffer.concat(chunks)));
+    request.once('error', reject);
+    request.once('close', () => reject(new Error('request aborted')));
+  });
+}
+
+function send(response: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}) {
+  const text = body === undefined ? undefined : JSON.stringify(body);
+  response.writeHead(status, {
+    'Cache-Control': 'no-store',
+    'X-Content-Type-Options': 'nosniff',
+    ...(text === undefined
+      ? {}
+      : {
+          'Content-Type': status >= 400 ? 'application/problem+json' : 'application/json',
+          'Content-Length': String(Buffer.byteLength(text)),
+        }),
+    ...headers,
+  });
+  response.end(text);
+}
+
+/** Decrypts one by one, so a payload under a key this process lacks does not fail its batch. */
+async function decode(payloads: Payload[], context: Context): Promise<Payload[]> {
+  const decoded: Payload[] = [];
+  for (const payload of payloads) {
+    let plain: Payload;
+    try {
+      plain = (await context.codec.decode([payload]))[0] ?? payload;
+    } catch (error) {
+      if (!(error instanceof PayloadDecryptionError)) throw error;
+      plain = jsonPayload({ unreadable: error.message });
+    }
+    decoded.push(await openSealedValues(plain, context.dataKeys));
+  }
+  return decoded;
+}
+
+function jsonPayload(value: unknown): Payload {
+  return { metadata: { encoding: Buffer.from('json/plain') }, data: Buffer.from(JSON.stringify(value)) };
+}

@@ -1,0 +1,54 @@
+import { type Payload } from '@temporalio/common';
+import { isSealed, type Sealed } from '../domain/sealed';
+import { checkKeyId } from '../stores/data-key-store';
+import { DataKeyDestroyedError, DataKeyUnavailableError, type DataKeys } from './data-keys';
+
+/** What stands for a sealed value whose data key the redaction destroyed. */
+export const REDACTED_TEXT = "data key destroyed by the redaction: this person's data is gone";
+
+/** Deeper JSON is left as it is (no payload of ours nests this deep; recursion stays bounded). */
+const MAX_DEPTH = 64;
+
+/** A `json/plain` payload with its sealed values opened or marked; other payloads unchanged. */
+/**
+ * A decoded `json/plain` payload with every sealed value inside opened, or marked `redacted`
+ * (its data key destroyed) or `unreadable`; other payloads as they are.
+ */
+export async function openSealedValues(payload: Payload, dataKeys: DataKeys): Promise<Payload> {
+  if (Buffer.from(payload.metadata?.encoding ?? []).toString() !== 'json/plain') return payload;
+  let value: unknown;
+  try {
+    value = JSON.parse(Buffer.from(payload.data ?? []).toString('utf8'));
+  } catch {
+    return payload;
+  }
+  const opened = await openDeep(value, dataKeys, 0);
+  return opened === value ? payload : { ...payload, data: Buffer.from(JSON.stringify(opened)) };
+}
+
+/** The value with every sealed value inside replaced; the same reference when there was none. */
+async function openDeep(value: unknown, dataKeys: DataKeys, depth: number): Promise<unknown> {
+  if (isSealed(value)) return await openOrMark(value, dataKeys);
+  if (typeof value !== 'object' || value === null || depth >= MAX_DEPTH) return value;
+  const entries = Object.entries(value);
+  const opened: [string, unknown][] = [];
+  for (const [name, item] of entries) opened.push([name, await openDeep(item, dataKeys, depth + 1)]);
+  if (opened.every(([, item], index) => item === entries[index]?.[1])) return value;
+  return Array.isArray(value) ? opened.map(([, item]) => item) : Object.fromEntries(opened);
+}
+
+async function openOrMark(sealed: Sealed, dataKeys: DataKeys): Promise<unknown> {
+  const { keyId } = sealed;
+  try {
+    checkKeyId(keyId);
+  } catch {
+    return { unreadable: 'not a data key id', keyId: keyId.slice(0, 200) };
+  }
+  try {
+    return await dataKeys.open(sealed);
+  } catch (error) {
+    if (error instanceof DataKeyDestroyedError) return { redacted: REDACTED_TEXT, keyId };
+    if (error instanceof DataKeyUnavailableError) return { unreadable: error.message, keyId };
+    throw error;
+  }
+}

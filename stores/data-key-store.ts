@@ -1,0 +1,24 @@
+/** A data key as a store keeps it: wrapped (encrypted) by a payload encryption key. */
+export type DataKeyRecord = { state: 'live'; wrapped: string } | { state: 'destroyed'; destroyedAt: string };
+
+/**
+ * Keeps the data key of each verification, wrapped, until the redaction destroys it (a tombstone
+ * remains, so "destroyed" and "never existed" can be told apart and a key id is never reused).
+ */
+export interface DataKeyStore {
+  /** Stores a new key; false (and nothing changes) when the id already exists, live or destroyed. */
+  create(keyId: string, wrapped: string): Promise<boolean>;
+  /** The key's record; undefined when the id is unknown. */
+  get(keyId: string): Promise<DataKeyRecord | undefined>;
+  /** Destroys the key, leaving a tombstone; false when it was unknown. Idempotent. */
+  destroy(keyId: string): Promise<boolean>;
+}
+
+const KEY_ID = /^[A-Za-z0-9._:-]{1,200}$/;
+
+/** Refuses a key id that could not be a file name or is unbounded. */
+export function checkKeyId(keyId: string): string {
+  if (!KEY_ID.test(keyId) || keyId.startsWith('.'))
+    throw new Error(`not a data key id: ${JSON.stringify(keyId).slice(0, 80)}`);
+  return keyId;
+}

@@ -1,0 +1,18 @@
+import { type BlobStore } from './blob-store';
+import { type DataKeyStore } from './data-key-store';
+import { type SessionVault } from './session-vault';
+
+/**
+ * Everything the workers, clients and the codec server keep outside Temporal: the session vault,
+ * the verifications' data keys and the stored attachments. One store is shared by every process
+ * of a deployment: a local directory (one machine) or PostgreSQL (several).
+ */
+export interface IdvStore {
+  /** Where it is, for messages (no credentials). */
+  readonly description: string;
+  readonly vault: SessionVault;
+  readonly dataKeys: DataKeyStore;
+  readonly blobs: BlobStore;
+  /** Releases connections; the store is unusable afterwards. */
+  close(): Promise<void>;
+}

@@ -1,0 +1,22 @@
+import { chmod, mkdir } from 'node:fs/promises';
+import { join } from 'node:path';
+import { type IdvStore } from '../idv-store';
+import { FileDataKeyStore } from './file-data-keys';
+import { FileSessionVault } from './file-session-vault';
+import { LocalBlobStore } from './local-blob-store';
+
+/**
+ * The store in a local directory (`vault/`, `data-keys/`, `blobs/`), readable by its owner only:
+ * the embedded default, for the processes of one machine.
+ */
+export async function openLocalStore(directory: string): Promise<IdvStore> {
+  await mkdir(directory, { recursive: true, mode: 0o700 });
+  await chmod(directory, 0o700);
+  return {
+    description: `directory ${directory}`,
+    vault: new FileSessionVault(join(directory, 'vault')),
+    dataKeys: new FileDataKeyStore(join(directory, 'data-keys')),
+    blobs: new LocalBlobStore(join(directory, 'blobs')),
+    close: () => Promise.resolve(),
+  };
+}

@@ -1,0 +1,43 @@
+import { Pool } from 'pg';
+import { type IdvStore } from '../idv-store';
+import { PgBlobStore } from './pg-blob-store';
+import { PgDataKeyStore } from './pg-data-keys';
+import { PgSessionVault } from './pg-session-vault';
+import { migrate } from './schema';
+
+/** The URL without its password, for messages. */
+export function redactedUrl(url: string): string {
+  try {
+    const parsed = new URL(url);
+    if (parsed.password) parsed.password = '***';
+    return parsed.href;
+  } catch {
+    return 'postgres://(unparseable URL)';
+  }
+}
+
+/** The store in PostgreSQL (`IDV_STORE_URL=postgres://…`), shared by the processes of several machines. */
+export async function openPostgresStore(url: string): Promise<IdvStore> {
+  const pool = new Pool({
+    connectionString: url,
+    max: 10,
+    connectionTimeoutMillis: 10_000,
+    idleTimeoutMillis: 30_000,
+    application_name: 'idv-temporal',
+  });
+  // An idle connection the server closed is dropped by the pool; the next query opens another.
+  pool.on('error', () => undefined);
+  try {
+    await migrate(pool);
+  } catch (error) {
+    await pool.end();
+    throw error;
+  }
+  return {
+    description: `PostgreSQL ${redactedUrl(url)}`,
+    vault: new PgSessionVault(pool),
+    dataKeys: new PgDataKeyStore(pool),
+    blobs: new PgBlobStore(pool),
+    close: () => pool.end(),
+  };
+}

@@ -1,0 +1,62 @@
+import { type Pool } from 'pg';
+import { inTransaction } from './transaction';
+
+/** Bump with every change below; a store refuses a database written by a newer version. */
+export const SCHEMA_VERSION = 1;
+
+const TABLES = `
+CREATE TABLE IF NOT EXISTS idv_schema (version integer NOT NULL);
+CREATE TABLE IF NOT EXISTS idv_session_keys (
+  session_id uuid PRIMARY KEY,
+  workflow_id text NOT NULL,
+  results_access_key text,
+  destroyed_at timestamptz
+);
+CREATE TABLE IF NOT EXISTS idv_create_attempts (
+  workflow_id text NOT NULL,
+  idx integer NOT NULL,
+  started_at_ms bigint NOT NULL,
+  ended_at_ms bigint,
+  settled boolean NOT NULL DEFAULT false,
+  session_id uuid,
+  PRIMARY KEY (workflow_id, idx)
+);
+CREATE TABLE IF NOT EXISTS idv_data_keys (
+  key_id text PRIMARY KEY,
+  wrapped text,
+  destroyed_at timestamptz
+);
+CREATE TABLE IF NOT EXISTS idv_blobs (
+  session_id uuid NOT NULL,
+  name text NOT NULL,
+  sha256 text NOT NULL,
+  size_bytes bigint NOT NULL,
+  chunks integer NOT NULL,
+  PRIMARY KEY (session_id, name)
+);
+CREATE TABLE IF NOT EXISTS idv_blob_chunks (
+  session_id uuid NOT NULL,
+  name text NOT NULL,
+  seq integer NOT NULL,
+  data bytea NOT NULL,
+  PRIMARY KEY (session_id, name, seq)
+);
+`;
+
+/** Any process may start first: the tables are created once, under a lock, then the version checked. */
+export async function migrate(pool: Pool): Promise<void> {
+  await inTransaction(pool, async (client) => {
+    await client.query(`SELECT pg_advisory_xact_lock(hashtext('idv-temporal schema'))`);
+    await client.query(TABLES);
+    const { rows } = await client.query<{ version: number | null }>(
+      'SELECT max(version) AS version FROM idv_schema',
+    );
+    const version = rows[0]?.version ?? null;
+    if (version === null)
+      await client.query('INSERT INTO idv_schema (version) VALUES ($1)', [SCHEMA_VERSION]);
+    else if (version > SCHEMA_VERSION)
+      throw new Error(
+        `the PostgreSQL store has schema version ${version}, newer than this version of idv-temporal (${SCHEMA_VERSION}): upgrade it`,
+      );
+  });
+}

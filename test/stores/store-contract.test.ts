@@ -1,0 +1,197 @@
+import { createHash, randomUUID } from 'node:crypto';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { type IdvStore } from '../../stores/idv-store';
+import { openLocalStore } from '../../stores/local/local-store';
+import { openPostgresStore } from '../../stores/postgres/postgres-store';
+import { SessionSecretMissingError } from '../../stores/session-vault';
+import { harnessEnv, harnessValue } from '../harness/env';
+import { createTestDatabase } from '../harness/postgres';
+
+/** Opens a second handle on the same backing store, as another process would. */
+interface StoreUnderTest {
+  open(): Promise<IdvStore>;
+  dispose(): Promise<void>;
+}
+
+const backends: Array<[string, () => Promise<StoreUnderTest>]> = [
+  [
+    'local directory',
+    async () => {
+      const directory = await mkdtemp(join(tmpdir(), 'idv-store-'));
+      return {
+        open: () => openLocalStore(directory),
+        dispose: () => rm(directory, { recursive: true, force: true }),
+      };
+    },
+  ],
+  [
+    'PostgreSQL',
+    async () => {
+      const database = await createTestDatabase(harnessValue(harnessEnv.postgresUrl));
+      return { open: () => openPostgresStore(database.url), dispose: () => database.drop() };
+    },
+  ],
+];
+
+async function* chunksOf(bytes: Buffer, size: number, failAfter?: number): AsyncGenerator<Uint8Array> {
+  for (let offset = 0; offset < bytes.length; offset += size) {
+    await Promise.resolve(); // arrives as a stream would, one chunk per turn
+    if (failAfter !== undefined && offset >= failAfter) throw new Error('the content failed midway');
+    yield bytes.subarray(offset, offset + size);
+  }
+}
+
+async function readAll(content: AsyncIterable<Buffer> | undefined): Promise<Buffer | undefined> {
+  if (!content) return undefined;
+  const chunks: Buffer[] = [];
+  for await (const chunk of content) chunks.push(chunk);
+  return Buffer.concat(chunks);
+}
+
+// The same contract for every store: what the activities, the client and the codec server rely on.
+describe.each(backends)('store contract: %s', (_name, make) => {
+  let backing: StoreUnderTest;
+  let store: IdvStore;
+  let other: IdvStore;
+  beforeAll(async () => {
+    backing = await make();
+    store = await backing.open();
+    other = await backing.open();
+  });
+  afterAll(async () => {
+    await store?.close();
+    await other?.close();
+    await backing?.dispose();
+  });
+
+  describe('session vault', () => {
+    it('numbers create attempts in order, even when they overlap, and forgets them', async () => {
+      const workflowId = `idv-${randomUUID()}`;
+      const ids = await Promise.all(
+        [1, 2, 3, 4, 5].map((n) => store.vault.recordCreateAttempt(workflowId, n)),
+      );
+      expect(new Set(ids).size).toBe(5);
+      const sessionId = randomUUID();
+      await store.vault.endCreateAttempt(workflowId, ids[2] as string, {
+        endedAtMs: 10,
+        settled: true,
+        sessionId,
+      });
+      await store.vault.endCreateAttempt(workflowId, 'no-such-attempt', { endedAtMs: 10, settled: true });
+      const attempts = await other.vault.createAttempts(workflowId);
+      expect(attempts.map((attempt) => attempt.startedAtMs)).toEqual([1, 2, 3, 4, 5]);
+      expect(attempts.find((attempt) => attempt.sessionId)).toEqual({
+        startedAtMs: expect.any(Number),
+        endedAtMs: 10,
+        settled: true,
+        sessionId,
+      });
+      expect(attempts.filter((attempt) => !attempt.settled)).toHaveLength(4);
+      await store.vault.forgetCreateAttempts(workflowId);
+      await store.vault.forgetCreateAttempts(workflowId);
+      expect(await other.vault.createAttempts(workflowId)).toEqual([]);
+    });
+
+    it('keeps a session key until destroyed, then only the claim (whatever the id case)', async () => {
+      const sessionId = randomUUID();
+      await store.vault.claim(sessionId, { workflowId: 'idv-a', resultsAccessKey: 'key-1' });
+      expect(await other.vault.accessKey(sessionId.toUpperCase())).toBe('key-1');
+      expect(await other.vault.claimant(sessionId)).toBe('idv-a');
+      await other.vault.destroy(sessionId);
+      await other.vault.destroy(sessionId);
+      await expect(store.vault.accessKey(sessionId)).rejects.toBeInstanceOf(SessionSecretMissingError);
+      expect(await store.vault.claimant(sessionId)).toBe('idv-a');
+      const unknown = randomUUID();
+      await expect(store.vault.accessKey(unknown)).rejects.toBeInstanceOf(SessionSecretMissingError);
+      expect(await store.vault.claimant(unknown)).toBeUndefined();
+      await store.vault.destroy(unknown);
+    });
+
+    it('refuses what is not a session id', async () => {
+      await expect(store.vault.accessKey('../../etc/passwd')).rejects.toThrow(/not a session id/);
+    });
+  });
+
+  describe('data keys', () => {
+    it('creates a key once, destroys it to a tombstone, and never reuses its id', async () => {
+      const keyId = randomUUID();
+      expect(await store.dataKeys.get(keyId)).toBeUndefined();
+      expect(await store.dataKeys.create(keyId, 'k1:wrapped')).toBe(true);
+      expect(await other.dataKeys.create(keyId, 'k1:other')).toBe(false);
+      expect(await other.dataKeys.get(keyId)).toEqual({ state: 'live', wrapped: 'k1:wrapped' });
+      expect(await other.dataKeys.destroy(keyId)).toBe(true);
+      expect(await store.dataKeys.destroy(keyId)).toBe(true);
+      expect(await store.dataKeys.get(keyId)).toEqual({
+        state: 'destroyed',
+        destroyedAt: expect.any(String),
+      });
+      expect(await store.dataKeys.create(keyId, 'k1:again')).toBe(false);
+      expect(await store.dataKeys.get(keyId)).toMatchObject({ state: 'destroyed' });
+      expect(await store.dataKeys.destroy(randomUUID())).toBe(false);
+    });
+
+    it('creates a key whole when two processes race for the id', async () => {
+      const keyId = randomUUID();
+      const created = await Promise.all([
+        store.dataKeys.create(keyId, 'k1:first'),
+        other.dataKeys.create(keyId, 'k1:second'),
+      ]);
+      expect(created.filter(Boolean)).toHaveLength(1);
+      const record = await store.dataKeys.get(keyId);
+      expect(['k1:first', 'k1:second']).toContain(record?.state === 'live' ? record.wrapped : undefined);
+    });
+
+    it('refuses a key id that could escape its place', async () => {
+      await expect(store.dataKeys.get('../x')).rejects.toThrow(/not a data key id/);
+    });
+  });
+
+  describe('blobs', () => {
+    const content = Buffer.alloc(3 * 1024 * 1024 + 17);
+    for (let i = 0; i < content.length; i += 1) content[i] = (i * 31) % 251;
+    const sha256 = createHash('sha256').update(content).digest('hex');
+
+    it('stores a blob as it streams in, and reads it back whole from another handle', async () => {
+      const sessionId = randomUUID();
+      const stored = await store.blobs.put(sessionId, 'front', chunksOf(content, 48 * 1024));
+      expect(stored).toMatchObject({ sha256, sizeBytes: content.length });
+      expect(stored.uri).toContain(sessionId);
+      expect((await readAll(await other.blobs.read(sessionId, 'front')))?.equals(content)).toBe(true);
+    });
+
+    it('keeps the previous blob when a replacement fails midway, and replaces it when whole', async () => {
+      const sessionId = randomUUID();
+      await store.blobs.put(sessionId, 'front', chunksOf(Buffer.from('first version'), 4));
+      await expect(
+        store.blobs.put(sessionId, 'front', chunksOf(content, 64 * 1024, 2 * 1024 * 1024)),
+      ).rejects.toThrow(/midway/);
+      expect((await readAll(await other.blobs.read(sessionId, 'front')))?.toString()).toBe('first version');
+      await expect(store.blobs.put(sessionId, 'back', chunksOf(content, 64 * 1024, 0))).rejects.toThrow();
+      expect(await other.blobs.read(sessionId, 'back')).toBeUndefined();
+      await store.blobs.put(sessionId, 'front', chunksOf(Buffer.from('second'), 4));
+      expect((await readAll(await other.blobs.read(sessionId, 'front')))?.toString()).toBe('second');
+    });
+
+    it('deletes every blob of a session, counting them, idempotently', async () => {
+      const sessionId = randomUUID();
+      const kept = randomUUID();
+      await store.blobs.put(sessionId, 'front', chunksOf(Buffer.from('a'), 1));
+      await store.blobs.put(sessionId, 'selfie', chunksOf(Buffer.from('b'), 1));
+      await store.blobs.put(kept, 'front', chunksOf(Buffer.from('c'), 1));
+      expect(await other.blobs.deleteSession(sessionId)).toBe(2);
+      expect(await store.blobs.deleteSession(sessionId)).toBe(0);
+      expect(await store.blobs.read(sessionId, 'front')).toBeUndefined();
+      expect((await readAll(await store.blobs.read(kept, 'front')))?.toString()).toBe('c');
+    });
+
+    it('refuses unsafe names', async () => {
+      const sessionId = randomUUID();
+      await expect(store.blobs.put(sessionId, '../escape', chunksOf(Buffer.from('x'), 1))).rejects.toThrow(
+        /unsafe blob name/,
+      );
+      await expect(store.blobs.read('not-a-session', 'front')).rejects.toThrow(/not a session id/);
+    });
+  });
+});

@@ -28,6 +28,9 @@ export function resultActivities(deps: ActivityDeps) {
     }): Promise<FetchedResults> {
       return await classified(async () => {
         if (args.mode === 'none') return {};
+        // A run started before data keys existed has none to seal with: its results stay unfetched.
+        if (!args.dataKeyId)
+          throw new ResultsRefusedError('the verification has no data key to seal its results');
         const resultsAccessKey = await deps.vault.accessKey(args.sessionId);
         const { identityData } = await deps.identity.sessions.getResult(args.sessionId, resultsAccessKey, {
           signal: signal(),

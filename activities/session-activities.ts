@@ -1,6 +1,7 @@
 import { Context } from '@temporalio/activity';
 import { ApiError, ValidationError } from '../api/http/errors';
 import { type NormalisedSessionState } from '../domain/session-status';
+import { isSealed } from '../domain/sealed';
 import { type NextStep, type VerificationInput } from '../domain/verification';
 import { type ActivityDeps } from './deps';
 import { classified } from './failures';
@@ -39,10 +40,11 @@ export function sessionActivities(deps: ActivityDeps) {
     async createSession(input: VerificationInput): Promise<CreatedSession> {
       return await classified(async () => {
         const workflowId = Context.current().info.workflowExecution?.workflowId ?? 'standalone';
-        // Opened first: a destroyed key (a verification redacted meanwhile) creates nothing.
-        const providerInput = input.providerInput
+        // Opened first: a destroyed key (a verification redacted meanwhile) creates nothing. Runs
+        // started before data keys existed carry it as it is.
+        const providerInput = isSealed(input.providerInput)
           ? ((await deps.dataKeys.open(input.providerInput)) as Record<string, unknown>)
-          : undefined;
+          : (input.providerInput as Record<string, unknown> | undefined);
         const attemptId = await deps.vault.recordCreateAttempt(workflowId, Date.now());
         let created;
         try {

@@ -40,14 +40,18 @@ function outside(name: string, value: unknown, bounds: { minMs: number; maxMs: n
   return [];
 }
 
-/** Every bound the input breaks, in words; empty when it is within bounds. Pure. */
-export function verificationInputProblems(input: BoundedInput): string[] {
+/**
+ * Every bound the input breaks, in words; empty when it is within bounds. Pure. `requireDataKey`:
+ * the input must carry its data key and a sealed providerInput (runs started before data keys
+ * existed, and their continuations, do not).
+ */
+export function verificationInputProblems(input: BoundedInput, options = { requireDataKey: true }): string[] {
   const problems: string[] = [];
   if (typeof input.reference !== 'string' || input.reference.length === 0)
     problems.push('reference is required');
-  if (typeof input.dataKeyId !== 'string' || input.dataKeyId.length === 0)
+  if (options.requireDataKey && (typeof input.dataKeyId !== 'string' || input.dataKeyId.length === 0))
     problems.push('dataKeyId is required (start verifications with IdvClient, which creates the data key)');
-  if (input.providerInput !== undefined && !isSealed(input.providerInput))
+  if (options.requireDataKey && input.providerInput !== undefined && !isSealed(input.providerInput))
     problems.push('providerInput must be sealed under the data key (IdvClient seals it)');
   problems.push(...outside('timeout', input.timeout, verificationLimits.timeout));
   if (input.redactAfter !== 'never')

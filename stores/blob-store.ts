@@ -24,6 +24,6 @@ const SAFE_NAME = /^[A-Za-z0-9._-]{1,128}$/;
 /** A blob name safe as a file name: letters, digits, `.`, `_`, `-`, not starting with a dot. */
 export function checkBlobName(name: string): string {
   if (!SAFE_NAME.test(name) || name.startsWith('.'))
-    throw new Error(`unsafe blob name: ${JSON.stringify(name).slice(0, 80)}`);
+    throw new Error(`unsafe blob name: ${String(JSON.stringify(name)).slice(0, 80)}`);
   return name;
 }

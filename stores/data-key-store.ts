@@ -18,7 +18,7 @@ const KEY_ID = /^[A-Za-z0-9._:-]{1,200}$/;
 
 /** Refuses a key id that could not be a file name or is unbounded. */
 export function checkKeyId(keyId: string): string {
-  if (!KEY_ID.test(keyId) || keyId.startsWith('.'))
-    throw new Error(`not a data key id: ${JSON.stringify(keyId).slice(0, 80)}`);
+  if (typeof keyId !== 'string' || !KEY_ID.test(keyId) || keyId.startsWith('.'))
+    throw new Error(`not a data key id: ${String(JSON.stringify(keyId)).slice(0, 80)}`);
   return keyId;
 }

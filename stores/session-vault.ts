@@ -66,6 +66,6 @@ const SESSION_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12
 /** A session id in its canonical form (lower case); refuses anything that is not a uuid. */
 export function canonicalSessionId(sessionId: string): string {
   if (!SESSION_ID.test(sessionId))
-    throw new Error(`not a session id: ${JSON.stringify(sessionId).slice(0, 80)}`);
+    throw new Error(`not a session id: ${String(JSON.stringify(sessionId)).slice(0, 80)}`);
   return sessionId.toLowerCase();
 }

@@ -4,6 +4,7 @@ import {
   log,
   condition,
   ParentClosePolicy,
+  patched,
   startChild,
   upsertSearchAttributes,
   workflowInfo,
@@ -15,6 +16,7 @@ import { orphanSweep, orphanSweepWorkflowId } from './orphan-sweep';
 import { IdvStatus } from './search-attributes';
 import { type RedactionArgs, redactionWorkflowId, sessionRedaction } from './session-redaction';
 import { sessionCalls } from './activity-proxies';
+import { patches } from './patches';
 import { activityFailureType } from './failure-types';
 import { type SessionState } from './session-state';
 
@@ -80,11 +82,12 @@ export async function cleanUp(
   upsertSearchAttributes([{ key: IdvStatus, value: state.progress.status }]);
   const sessionId = state.sessionId;
   const redact = input.redactAfter !== 'never';
+  const keyed = patched(patches.dataKeys) && input.dataKeyId !== undefined;
   // Without a session only the data key (sealing the start input's providerInput) is left to destroy.
-  if (redact || (sessionId && state.cancelFailed)) {
+  if ((redact && (sessionId || keyed)) || (sessionId && state.cancelFailed)) {
     const args: RedactionArgs = {
       ...(sessionId ? { sessionId } : {}),
-      dataKeyId: input.dataKeyId,
+      ...(input.dataKeyId === undefined ? {} : { dataKeyId: input.dataKeyId }),
       delayMs: redact ? (input.redactAfter as number) : 0,
       ...(input.redactAfter === 0 && (state.identity || state.attachments) ? { awaitDelivery: true } : {}),
       ...(redact ? {} : { redact: false }),
@@ -98,6 +101,6 @@ export async function cleanUp(
     );
   }
   await scheduleOrphanSweep(input, state);
-  if (state.sweep === 'none' && sessionId) await forgetCreateAttempts();
+  if (keyed && state.sweep === 'none' && sessionId) await forgetCreateAttempts();
   await condition(allHandlersFinished);
 }

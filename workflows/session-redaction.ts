@@ -10,6 +10,7 @@ import {
 import type { VerificationActivities } from '../activities/index';
 import { activityFailureType } from './failure-types';
 import { resultsDeliveredSignal } from './messages';
+import { patches } from './patches';
 
 const { endSessionIfLive, redactAtService, deleteLocalSessionData, destroyDataKey } =
   proxyActivities<VerificationActivities>({
@@ -105,7 +106,7 @@ export async function sessionRedaction(args: RedactionArgs): Promise<RedactionRe
     };
   }
   // Runs started before this order existed redacted first, then deleted; they replay that way.
-  if (!patched('end-delete-then-redact')) {
+  if (!patched(patches.endDeleteThenRedact)) {
     if (args.delayMs > 0) await sleep(args.delayMs);
     const { redacted } = await redactAtService(sessionId);
     const { attachmentsDeleted } = await deleteLocalSessionData(sessionId);

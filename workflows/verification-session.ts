@@ -7,6 +7,7 @@ import {
   continueAsNew,
   isCancellation,
   log,
+  patched,
   TemporalFailure,
   upsertSearchAttributes,
 } from '@temporalio/workflow';
@@ -18,6 +19,7 @@ import { cleanUp, scheduleOrphanSweep } from './clean-up';
 import { createSession } from './create-session';
 import { activityFailureType, verificationFailureTypes } from './failure-types';
 import { registerHandlers } from './handlers';
+import { patches } from './patches';
 import { IdvProfileId, IdvProvider, IdvStatus } from './search-attributes';
 import { type CarriedVerification, SessionState } from './session-state';
 
@@ -33,7 +35,10 @@ export async function verificationSession(
   input: VerificationInput,
   carried?: CarriedVerification,
 ): Promise<SealedVerificationOutcome> {
-  const problems = verificationInputProblems(input);
+  // A fresh start must come sealed with its data key; a continuation carries what it started with.
+  const problems = verificationInputProblems(input, {
+    requireDataKey: patched(patches.dataKeys) && !carried,
+  });
   if (problems.length > 0) {
     throw ApplicationFailure.create({
       type: verificationFailureTypes.invalidInput,

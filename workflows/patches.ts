@@ -1,0 +1,13 @@
+/**
+ * Patch ids (`patched()`): each marks where runs started before a change take the old path on
+ * replay. Histories of those runs are kept in test/replay/legacy/.
+ */
+export const patches = {
+  /** Redaction: end the session, delete local data, then redact (before: redact, then delete). */
+  endDeleteThenRedact: 'end-delete-then-redact',
+  /**
+   * Data keys: new runs require a sealed input with `dataKeyId`; clean-up forgets answered
+   * create attempts and destroys the data key of a verification without a session.
+   */
+  dataKeys: 'data-keys',
+} as const;

@@ -55,8 +55,10 @@ export function cleanupActivities(deps: ActivityDeps) {
       dataKeyId?: string,
     ): Promise<{ attachmentsDeleted: number; dataKeyDestroyed: boolean }> {
       const attachmentsDeleted = await deps.blobs.deleteSession(sessionId);
+      // The claim names the data key too: a redaction started without it (redactNow) still shreds.
+      const keyId = dataKeyId ?? (await deps.vault.dataKeyOf(sessionId));
       await deps.vault.destroy(sessionId);
-      const dataKeyDestroyed = dataKeyId === undefined ? false : await deps.dataKeys.destroy(dataKeyId);
+      const dataKeyDestroyed = keyId === undefined ? false : await deps.dataKeys.destroy(keyId);
       return { attachmentsDeleted, dataKeyDestroyed };
     },
 

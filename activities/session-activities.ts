@@ -70,6 +70,7 @@ export function sessionActivities(deps: ActivityDeps) {
         await deps.vault.claim(created.sessionId, {
           workflowId,
           resultsAccessKey: created.resultCollection.resultsAccessKey,
+          ...(input.dataKeyId ? { dataKeyId: input.dataKeyId } : {}),
         });
         await deps.vault.endCreateAttempt(workflowId, attemptId, {
           endedAtMs: Date.now(),

@@ -4,7 +4,11 @@ import {
   WorkflowExecutionAlreadyStartedError,
   WorkflowUpdateFailedError,
 } from '@temporalio/client';
-import { type VerificationRequest, type VerificationProgress } from '../domain/verification';
+import {
+  type VerificationInput,
+  type VerificationProgress,
+  type VerificationRequest,
+} from '../domain/verification';
 import { type NextStepAnswer, nextStepUpdate } from '../workflows/messages';
 import { verificationWorkflowId } from '../workflows/run-verification';
 import { IdvProfileId, IdvProvider } from '../workflows/search-attributes';
@@ -85,6 +89,14 @@ export class IdvClient {
   }
 
   /**
+   * The workflow input of a request, sealed (validated, data key created, `providerInput`
+   * sealed): for a business workflow that runs the verification as a child (`runVerification`).
+   */
+  async prepareInput(request: VerificationRequest): Promise<VerificationInput> {
+    return await prepareVerificationInput(request, this.#dataKeys);
+  }
+
+  /**
    * Starts a verification (or joins the running one with the same reference) and waits until
    * its session exists: one round trip gives the handle and the step to hand to the user.
    * Invalid input throws `InvalidVerificationRequestError` before anything is started; a
@@ -116,6 +128,8 @@ export class IdvClient {
       });
     } catch (error) {
       if (error instanceof WorkflowExecutionAlreadyStartedError) {
+        // Refused before it started: the key made for it sealed nothing anyone keeps.
+        await this.#dataKeys.destroy(input.dataKeyId);
         throw new VerificationEndedError(
           `verification ${input.reference} has already ended: read its outcome with getVerification(), or start a new reference`,
           { cause: error },
@@ -129,6 +143,9 @@ export class IdvClient {
       }
       throw error;
     }
+    // Joined a running verification: it has its own key; the one made for this call goes.
+    if (nextStep.dataKeyId && nextStep.dataKeyId !== input.dataKeyId)
+      await this.#dataKeys.destroy(input.dataKeyId);
     const workflow = await startWorkflowOperation.workflowHandle();
     return { handle: new VerificationHandle(input.reference, workflow, this.#dataKeys), nextStep };
   }

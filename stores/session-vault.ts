@@ -24,6 +24,14 @@ export interface CreateAttemptEnding {
   sessionId?: string;
 }
 
+/** What ties a created session to its verification. */
+export interface SessionClaim {
+  workflowId: string;
+  resultsAccessKey: string;
+  /** The verification's data key, so any redaction of the session can destroy it. */
+  dataKeyId?: string;
+}
+
 /** A time window (epoch ms) in which an unsettled create attempt may have created a session. */
 export interface CreateWindow {
   fromMs: number;
@@ -44,10 +52,12 @@ export interface SessionVault {
   createAttempts(workflowId: string): Promise<CreateAttempt[]>;
   /** Forgets the create attempts of a workflow, once no orphan can be left to find. Idempotent. */
   forgetCreateAttempts(workflowId: string): Promise<void>;
-  /** Stores a created session's key and claims it for its workflow. */
-  claim(sessionId: string, claim: { workflowId: string; resultsAccessKey: string }): Promise<void>;
+  /** Stores a created session's key and claims it for its workflow (and its verification's data key). */
+  claim(sessionId: string, claim: SessionClaim): Promise<void>;
   /** The workflow that claimed the session (kept after its key was destroyed), if any. */
   claimant(sessionId: string): Promise<string | undefined>;
+  /** The data key of the session's verification (kept after its key was destroyed), if known. */
+  dataKeyOf(sessionId: string): Promise<string | undefined>;
   /** The session's results access key; {@link SessionSecretMissingError} when there is none. */
   accessKey(sessionId: string): Promise<string>;
   /** Destroys the key; a tombstone keeps the claim. Idempotent. */

@@ -48,7 +48,7 @@ export function registerHandlers(state: SessionState): void {
     await condition(
       () => state.sessionId !== undefined || state.createFailure !== undefined || state.done || state.closing,
     );
-    const { sessionId, nextStep, collectionMethod, status, reference } = state.progress;
+    const { sessionId, nextStep, collectionMethod, status, reference, dataKeyId } = state.progress;
     if (!sessionId || !nextStep || !collectionMethod) {
       throw (
         state.createFailure ??
@@ -59,7 +59,7 @@ export function registerHandlers(state: SessionState): void {
         })
       );
     }
-    return { reference, sessionId, nextStep, collectionMethod, status };
+    return { reference, sessionId, nextStep, collectionMethod, status, ...(dataKeyId ? { dataKeyId } : {}) };
   });
   setHandler(
     refreshStepUpdate,

@@ -8,6 +8,8 @@ export interface NextStepAnswer {
   nextStep: NextStep;
   collectionMethod: string;
   status: VerificationProgress['status'];
+  /** The verification's data key: a start that joined a running verification learns it is not its own. */
+  dataKeyId?: string;
 }
 
 // Names are stable API: clients in other languages address them by these strings.

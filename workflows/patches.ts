@@ -10,4 +10,6 @@ export const patches = {
    * create attempts and destroys the data key of a verification without a session.
    */
   dataKeys: 'data-keys',
+  /** Redaction: local data and the data key go at their due time, while the session is being ended. */
+  shredAtDueTime: 'shred-at-due-time',
 } as const;

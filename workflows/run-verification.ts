@@ -5,7 +5,8 @@ import { verificationSession } from './verification-session';
 /**
  * Runs a verification as a child of the calling workflow, with the same workflow ID a client
  * start would use (`idv-<reference>`), so the session is never created twice. The input must
- * be validated already (see `parseVerificationRequest` in client/). However the parent closes
+ * be prepared already, before the parent starts (`IdvClient.prepareInput`: validated, data key
+ * created, `providerInput` sealed). However the parent closes
  * (cancelled, terminated, timed out), the child is asked to cancel, so its clean-up runs.
  */
 export async function runVerification(input: VerificationInput): Promise<SealedVerificationOutcome> {

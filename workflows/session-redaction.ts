@@ -82,10 +82,10 @@ export function redactionWorkflowId(args: {
 
 /**
  * Removes everything readable about the person of a verification: ends its session at the
- * service if still live (a cancel the verification could not make; a no-op otherwise); once
- * `delayMs` after the start is due, deletes stored attachments and the results access key and
- * destroys the data key (first: nothing stays readable in our stores or in any history whatever
- * the service answers), then redacts at the service, insisting until it accepts.
+ * service if still live (a cancel the verification could not make; a no-op otherwise), and
+ * meanwhile, once `delayMs` after the start is due, deletes stored attachments and the results
+ * access key and destroys the data key (whatever the service answers: nothing stays readable in
+ * our stores or in any history), then redacts at the service, insisting until it accepts.
  * Idempotent: a second run, or a session the service already redacted, is fine.
  * ID from {@link redactionWorkflowId}.
  */
@@ -119,20 +119,27 @@ export async function sessionRedaction(args: RedactionArgs): Promise<RedactionRe
   }
   const dueAtMs = Date.now() + args.delayMs;
   let endFailure: Error | undefined;
-  try {
-    await persist('ending the session', () => endSessionIfLive(sessionId));
-  } catch (error) {
-    if (isCancellation(error)) throw error;
-    // The redaction still happens; the failure (an activity's, always an Error) is reported afterwards.
-    endFailure = error as Error;
-  }
+  // Ending runs beside the wait: whatever the service answers (for up to a week), the local data
+  // and the data key go at their due time.
+  const ending = persist('ending the session', () => endSessionIfLive(sessionId)).then(
+    () => undefined,
+    (error: unknown) => {
+      if (isCancellation(error)) throw error;
+      // The redaction still happens; the failure (an activity's, always an Error) is reported afterwards.
+      endFailure = error as Error;
+    },
+  );
+  // Runs started before that waited for the ending first; they replay that way.
+  if (!patched(patches.shredAtDueTime)) await ending;
   if (args.redact === false) {
+    await ending;
     if (endFailure !== undefined) throw endFailure;
     return { sessionId, redactedAt: '', redactedAtService: false, attachmentsDeleted: 0 };
   }
   if (dueAtMs > Date.now()) await sleep(dueAtMs - Date.now());
   if (args.awaitDelivery) await condition(() => delivered, DELIVERY_GRACE_MS);
   const { attachmentsDeleted, dataKeyDestroyed } = await deleteLocalSessionData(sessionId, dataKeyId);
+  await ending;
   const { redacted } = await persist('redacting the session', () => redactAtService(sessionId));
   if (endFailure !== undefined) throw endFailure;
   return {
@@ -140,6 +147,6 @@ export async function sessionRedaction(args: RedactionArgs): Promise<RedactionRe
     redactedAt: new Date(Date.now()).toISOString(),
     redactedAtService: redacted,
     attachmentsDeleted,
-    ...(dataKeyId === undefined ? {} : { dataKeyDestroyed }),
+    dataKeyDestroyed,
   };
 }

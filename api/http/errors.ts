@@ -1,3 +1,4 @@
+import { STATUS_CODES } from 'node:http';
 import { type ProblemDetails } from './problem-details';
 
 /** Stable codes of {@link ApiError} subclasses; activities use them as failure types. */
@@ -61,13 +62,15 @@ export abstract class ApiError extends Error {
 }
 
 /**
- * The message: operation, status, our summary, the problem's title (a fixed phrase per status)
+ * The message: operation, status, our summary, the standard phrase of the status
  * and the trace id. Never the service's free text (`detail`, validation messages): a service may
  * echo the person's input there, and messages reach logs and failures. It stays in `problem`.
  */
 function describe(summary: string, details: ApiErrorDetails): string {
   const status = details.status === undefined ? '' : ` ${details.status}`;
-  const title = details.problem?.title;
+  // Our own phrase for the status, not the service's title (it is the service's text too).
+  const title =
+    details.status !== undefined && details.status >= 400 ? STATUS_CODES[details.status] : undefined;
   const trace = details.traceId ?? details.problem?.traceId;
   return `${details.operation} failed${status}: ${summary}${title ? ` (${title})` : ''}${trace ? ` [traceId ${trace}]` : ''}`;
 }

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { link, mkdir, rm, writeFile } from 'node:fs/promises';
+import { link, mkdir, readdir, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { z } from 'zod';
 import { checkKeyId, type DataKeyRecord, type DataKeyStore } from '../data-key-store';
@@ -43,7 +43,17 @@ export class FileDataKeyStore implements DataKeyStore {
     if (record.state === 'destroyed') return true;
     const tombstone: DataKeyRecord = { state: 'destroyed', destroyedAt: new Date().toISOString() };
     await writeFileAtomic(this.#file(keyId), JSON.stringify(tombstone));
+    await this.#removeLeftovers(keyId);
     return true;
+  }
+
+  /** Temporary files a crashed `create` left beside the key (they hold it wrapped). */
+  async #removeLeftovers(keyId: string): Promise<void> {
+    const prefix = `${checkKeyId(keyId)}.json.`;
+    const names = await readdir(this.directory).catch(() => [] as string[]);
+    for (const name of names)
+      if (name.startsWith(prefix) && name.endsWith('.tmp'))
+        await rm(join(this.directory, name), { force: true });
   }
 
   #file(keyId: string): string {

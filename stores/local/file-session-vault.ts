@@ -7,12 +7,14 @@ import {
   type CreateAttempt,
   type CreateAttemptEnding,
   secretMissing,
+  type SessionClaim,
   type SessionVault,
 } from '../session-vault';
 import { readJsonFile, writeFileAtomic } from './atomic-file';
 
 const recordSchema = z.object({
   workflowId: z.string(),
+  dataKeyId: z.string().optional(),
   resultsAccessKey: z.string().optional(),
   destroyedAt: z.string().optional(),
 });
@@ -72,13 +74,18 @@ export class FileSessionVault implements SessionVault {
     return join(this.directory, 'attempts', createHash('sha256').update(workflowId).digest('hex'));
   }
 
-  async claim(sessionId: string, claim: { workflowId: string; resultsAccessKey: string }): Promise<void> {
+  async claim(sessionId: string, claim: SessionClaim): Promise<void> {
     await writeFileAtomic(this.#file(sessionId), JSON.stringify(claim));
   }
 
   async claimant(sessionId: string): Promise<string | undefined> {
     const parsed = recordSchema.safeParse(await readJsonFile(this.#file(sessionId)));
     return parsed.success ? parsed.data.workflowId : undefined;
+  }
+
+  async dataKeyOf(sessionId: string): Promise<string | undefined> {
+    const parsed = recordSchema.safeParse(await readJsonFile(this.#file(sessionId)));
+    return parsed.success ? parsed.data.dataKeyId : undefined;
   }
 
   async accessKey(sessionId: string): Promise<string> {
@@ -91,9 +98,10 @@ export class FileSessionVault implements SessionVault {
   async destroy(sessionId: string): Promise<void> {
     const parsed = recordSchema.safeParse(await readJsonFile(this.#file(sessionId)));
     const workflowId = parsed.success ? parsed.data.workflowId : 'unknown';
+    const dataKeyId = parsed.success ? parsed.data.dataKeyId : undefined;
     await writeFileAtomic(
       this.#file(sessionId),
-      JSON.stringify({ workflowId, destroyedAt: new Date().toISOString() }),
+      JSON.stringify({ workflowId, dataKeyId, destroyedAt: new Date().toISOString() }),
     );
   }
 

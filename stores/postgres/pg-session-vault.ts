@@ -4,6 +4,7 @@ import {
   type CreateAttempt,
   type CreateAttemptEnding,
   secretMissing,
+  type SessionClaim,
   type SessionVault,
 } from '../session-vault';
 import { inTransaction } from './transaction';
@@ -67,12 +68,22 @@ export class PgSessionVault implements SessionVault {
     await this.pool.query('DELETE FROM idv_create_attempts WHERE workflow_id = $1', [workflowId]);
   }
 
-  async claim(sessionId: string, claim: { workflowId: string; resultsAccessKey: string }): Promise<void> {
+  async claim(sessionId: string, claim: SessionClaim): Promise<void> {
     await this.pool.query(
-      `INSERT INTO idv_session_keys (session_id, workflow_id, results_access_key) VALUES ($1, $2, $3)
-       ON CONFLICT (session_id) DO UPDATE SET workflow_id = $2, results_access_key = $3, destroyed_at = NULL`,
-      [canonicalSessionId(sessionId), claim.workflowId, claim.resultsAccessKey],
+      `INSERT INTO idv_session_keys (session_id, workflow_id, results_access_key, data_key_id)
+       VALUES ($1, $2, $3, $4)
+       ON CONFLICT (session_id) DO UPDATE
+       SET workflow_id = $2, results_access_key = $3, data_key_id = $4, destroyed_at = NULL`,
+      [canonicalSessionId(sessionId), claim.workflowId, claim.resultsAccessKey, claim.dataKeyId ?? null],
     );
+  }
+
+  async dataKeyOf(sessionId: string): Promise<string | undefined> {
+    const { rows } = await this.pool.query<{ data_key_id: string | null }>(
+      'SELECT data_key_id FROM idv_session_keys WHERE session_id = $1',
+      [canonicalSessionId(sessionId)],
+    );
+    return rows[0]?.data_key_id ?? undefined;
   }
 
   async claimant(sessionId: string): Promise<string | undefined> {

@@ -5,11 +5,12 @@ import { PgDataKeyStore } from './pg-data-keys';
 import { PgSessionVault } from './pg-session-vault';
 import { migrate } from './schema';
 
-/** The URL without its password, for messages. */
+/** The URL without its password or parameters (`?password=`, `sslkey=`…), for messages. */
 export function redactedUrl(url: string): string {
   try {
     const parsed = new URL(url);
     if (parsed.password) parsed.password = '***';
+    parsed.search = '';
     return parsed.href;
   } catch {
     return 'postgres://(unparseable URL)';

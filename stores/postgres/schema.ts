@@ -2,7 +2,7 @@ import { type Pool } from 'pg';
 import { inTransaction } from './transaction';
 
 /** Bump with every change below; a store refuses a database written by a newer version. */
-export const SCHEMA_VERSION = 1;
+export const SCHEMA_VERSION = 2;
 
 const TABLES = `
 CREATE TABLE IF NOT EXISTS idv_schema (version integer NOT NULL);
@@ -12,6 +12,7 @@ CREATE TABLE IF NOT EXISTS idv_session_keys (
   results_access_key text,
   destroyed_at timestamptz
 );
+ALTER TABLE idv_session_keys ADD COLUMN IF NOT EXISTS data_key_id text;
 CREATE TABLE IF NOT EXISTS idv_create_attempts (
   workflow_id text NOT NULL,
   idx integer NOT NULL,
@@ -54,6 +55,8 @@ export async function migrate(pool: Pool): Promise<void> {
     const version = rows[0]?.version ?? null;
     if (version === null)
       await client.query('INSERT INTO idv_schema (version) VALUES ($1)', [SCHEMA_VERSION]);
+    else if (version < SCHEMA_VERSION)
+      await client.query('UPDATE idv_schema SET version = $1', [SCHEMA_VERSION]);
     else if (version > SCHEMA_VERSION)
       throw new Error(
         `the PostgreSQL store has schema version ${version}, newer than this version of idv-temporal (${SCHEMA_VERSION}): upgrade it`,

@@ -125,7 +125,7 @@ describe('identity service client: errors', () => {
     const error = (await failure(() => service.identity.sessions.get(SESSION_ID))) as ServerError;
     expect(error).toBeInstanceOf(ServerError);
     expect(error).toMatchObject({ status: 502, retryable: true, rawBody: html });
-    expect(error.message).toBe('GetSession failed 502: server error');
+    expect(error.message).toBe('GetSession failed 502: server error (Bad Gateway)');
   });
 
   it('reports a truncated JSON body as a retryable MalformedResponseError', async () => {
@@ -163,7 +163,7 @@ describe('identity service client: errors', () => {
         getSession,
         status,
         {
-          title: status === 400 ? 'Bad Request' : 'Internal Server Error',
+          title: 'Quillfeather is not registered',
           status,
           detail: 'identityCode 987654 of Zebulon Quillfeather is unknown',
           errors: { 'providerInput.identityCode': ['987654 is not a valid code for Quillfeather'] },

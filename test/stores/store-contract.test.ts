@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type IdvStore } from '../../stores/idv-store';
 import { openLocalStore } from '../../stores/local/local-store';
-import { openPostgresStore } from '../../stores/postgres/postgres-store';
+import { openPostgresStore, redactedUrl } from '../../stores/postgres/postgres-store';
 import { SessionSecretMissingError } from '../../stores/session-vault';
 import { harnessEnv, harnessValue } from '../harness/env';
 import { createTestDatabase } from '../harness/postgres';
@@ -96,13 +96,18 @@ describe.each(backends)('store contract: %s', (_name, make) => {
 
     it('keeps a session key until destroyed, then only the claim (whatever the id case)', async () => {
       const sessionId = randomUUID();
-      await store.vault.claim(sessionId, { workflowId: 'idv-a', resultsAccessKey: 'key-1' });
+      await store.vault.claim(sessionId, {
+        workflowId: 'idv-a',
+        resultsAccessKey: 'key-1',
+        dataKeyId: 'dk-1',
+      });
       expect(await other.vault.accessKey(sessionId.toUpperCase())).toBe('key-1');
       expect(await other.vault.claimant(sessionId)).toBe('idv-a');
       await other.vault.destroy(sessionId);
       await other.vault.destroy(sessionId);
       await expect(store.vault.accessKey(sessionId)).rejects.toBeInstanceOf(SessionSecretMissingError);
       expect(await store.vault.claimant(sessionId)).toBe('idv-a');
+      expect(await store.vault.dataKeyOf(sessionId)).toBe('dk-1');
       const unknown = randomUUID();
       await expect(store.vault.accessKey(unknown)).rejects.toBeInstanceOf(SessionSecretMissingError);
       expect(await store.vault.claimant(unknown)).toBeUndefined();
@@ -174,6 +179,27 @@ describe.each(backends)('store contract: %s', (_name, make) => {
       expect((await readAll(await other.blobs.read(sessionId, 'front')))?.toString()).toBe('second');
     });
 
+    it('serves other calls while many slow uploads are under way', async () => {
+      let release: () => void = () => undefined;
+      const gate = new Promise<void>((resolve) => (release = resolve));
+      async function* slow(): AsyncGenerator<Uint8Array> {
+        yield Buffer.from('first part ');
+        await gate;
+        yield Buffer.from('second part');
+      }
+      const sessionId = randomUUID();
+      const uploads = Array.from({ length: 12 }, (_, i) => store.blobs.put(sessionId, `part-${i}`, slow()));
+      // More uploads than pooled connections: none may hold one while its content trickles in.
+      expect(await store.dataKeys.get(randomUUID())).toBeUndefined();
+      expect(await store.blobs.read(sessionId, 'part-0')).toBeUndefined();
+      release();
+      await Promise.all(uploads);
+      expect((await readAll(await other.blobs.read(sessionId, 'part-11')))?.toString()).toBe(
+        'first part second part',
+      );
+      expect(await store.blobs.deleteSession(sessionId)).toBe(12);
+    });
+
     it('deletes every blob of a session, counting them, idempotently', async () => {
       const sessionId = randomUUID();
       const kept = randomUUID();
@@ -193,5 +219,14 @@ describe.each(backends)('store contract: %s', (_name, make) => {
       );
       await expect(store.blobs.read('not-a-session', 'front')).rejects.toThrow(/not a session id/);
     });
+  });
+});
+
+describe('store URLs in messages', () => {
+  it('never shows a password, in the user part or as a parameter', () => {
+    expect(redactedUrl('postgres://idv:s3cret@db:5432/idv')).toBe('postgres://idv:***@db:5432/idv');
+    expect(redactedUrl('postgres://idv@db/idv?password=s3cret&sslmode=require')).toBe(
+      'postgres://idv@db/idv',
+    );
   });
 });

@@ -80,7 +80,7 @@ describe('IdvClient', () => {
   });
 
   it('runs a verification as a child of a business workflow', async () => {
-    const input = await stack().prepare(stack().request({ redactAfter: 'never' }));
+    const input = await stack().idv.prepareInput(stack().request({ redactAfter: 'never' }));
     const result = await stack().client.workflow.execute(onboardingFixture, {
       taskQueue: stack().taskQueue,
       workflowId: `onboarding-${input.reference}`,

@@ -188,6 +188,17 @@ describe('verification ending paths, end to end', () => {
     await expect(handle.result()).resolves.toMatchObject({ status: 'succeeded', identityRedacted: true });
   }, 30_000);
 
+  it('destroys the data key when a session is redacted by its id alone', async () => {
+    await stack().control('PUT', '/script', { outcome: 'success', latencyMs: 0 });
+    const { handle, nextStep } = await stack().idv.startVerification(
+      stack().request({ results: 'data', redactAfter: 'never', ...fast }),
+    );
+    await handle.result();
+    const report = await stack().idv.redactNow(nextStep.sessionId);
+    expect(report).toMatchObject({ redactedAtService: true, dataKeyDestroyed: true });
+    await expect(handle.result()).resolves.toMatchObject({ identityRedacted: true });
+  }, 30_000);
+
   // Paths an independent review of the workflow found still open.
   it('hands a session the service refused to cancel to a child that ends it', async () => {
     const { handle, nextStep } = await stack().idv.startVerification(
@@ -230,6 +241,24 @@ describe('verification ending paths, end to end', () => {
       outcome: { done: true, errorCode: 'Canceled' },
       redacted: { by: 'request' },
     });
+  }, 30_000);
+
+  it('destroys the data key at its due time while the service refuses to end the session', async () => {
+    const { handle, nextStep } = await stack().idv.startVerification(
+      stack().request({ redactAfter: '0s', ...fast }),
+    );
+    const { dataKeyId } = await handle.progress();
+    // Refused for good: the verification and then its redaction child keep trying, hourly.
+    await stack().control('PUT', '/faults', { operation: 'CancelSession', errorRate: 1, errorStatus: 403 });
+    await handle.cancel('customer left');
+    const redaction = stack().client.workflow.getHandle(`idv-redact-${nextStep.sessionId}`);
+    const destroyed = async () =>
+      (await stack().store.dataKeys.get(dataKeyId))?.state === 'destroyed' ? true : undefined;
+    await eventually(destroyed, 'the data key destroyed');
+    await expect(stack().store.vault.accessKey(nextStep.sessionId)).rejects.toThrow(/no results access key/);
+    expect((await redaction.describe()).status.name).toBe('RUNNING');
+    await redaction.terminate('test over');
+    await stack().control('DELETE', '/faults');
   }, 30_000);
 
   it('deletes the local data of a session even while the service refuses its redaction', async () => {

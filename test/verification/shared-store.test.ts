@@ -103,7 +103,16 @@ describe('two workers sharing only the PostgreSQL store', () => {
   };
 
   it('creates on one worker, finishes and stores results on the other, redacts on the first', async () => {
+    // Both on the queue at once first: whichever picks a task, the store is the same.
     await stack().control('PUT', '/script', { outcome: 'manual' });
+    await workers.b.start();
+    await workers.a.start();
+    const { handle: shared } = await idv.startVerification(stack().request({ redactAfter: 'never' }));
+    await stack().control('POST', `/sessions/${(await shared.progress()).sessionId}/complete`);
+    await expect(shared.result()).resolves.toMatchObject({ status: 'succeeded' });
+    await workers.b.stop();
+    await workers.a.stop();
+
     await workers.a.start();
     const started = await Promise.all(
       [1, 2, 3].map(() =>
@@ -136,7 +145,6 @@ describe('two workers sharing only the PostgreSQL store', () => {
 
     await workers.b.stop();
     await workers.a.start();
-    await workers.b.start();
     const reports = [];
     for (const { handle } of started) reports.push(await idv.redactVerification(handle.reference));
     for (const report of reports) {
@@ -152,6 +160,8 @@ describe('two workers sharing only the PostgreSQL store', () => {
       const by = await ranBy(handle.workflowId);
       expect(by.createSession).toEqual(['worker-a']);
       expect(by.fetchResults).toEqual(['worker-b']);
+      const redaction = await ranBy(`idv-redact-${outcome?.sessionId}`);
+      expect(redaction.deleteLocalSessionData).toEqual(['worker-a']);
     }
   }, 120_000);
 });

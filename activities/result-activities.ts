@@ -1,5 +1,6 @@
+import { createHash, type Hash } from 'node:crypto';
 import { Context } from '@temporalio/activity';
-import { type Sealed } from '../domain/sealed';
+import { attachmentAad, type Sealed } from '../domain/sealed';
 import { type AttachmentRef, type ResultMode } from '../domain/verification';
 import { type ActivityDeps } from './deps';
 import { classified } from './failures';
@@ -51,18 +52,47 @@ export function resultActivities(deps: ActivityDeps) {
           );
         const attachments: AttachmentRef[] = [];
         for (const info of infos) {
+          // Stored sealed under the data key (shredded with it); the reference describes the content.
+          const plain = { hash: createHash('sha256'), sizeBytes: 0 };
+          const store = async (content: AsyncIterable<Buffer>) => {
+            const sealed = await deps.dataKeys.sealStream(
+              args.dataKeyId,
+              attachmentAad(args.sessionId, info.id),
+              measured(ofDeclaredSize(content, info), plain),
+            );
+            return await deps.blobs.put(args.sessionId, info.id, sealed);
+          };
           const { contentType, stored } = await deps.identity.sessions.downloadAttachment(
             { sessionId: args.sessionId, attachmentId: info.id, resultsAccessKey, maxBytes: info.sizeBytes },
-            (content) => deps.blobs.put(args.sessionId, info.id, ofDeclaredSize(content, info)),
+            store,
             { signal: signal() },
           );
-          attachments.push({ id: info.id, type: info.type, contentType, ...stored });
+          attachments.push({
+            id: info.id,
+            type: info.type,
+            contentType,
+            uri: stored.uri,
+            sha256: plain.hash.digest('hex'),
+            sizeBytes: plain.sizeBytes,
+          });
           Context.current().heartbeat(attachments.length);
         }
         return { identity, attachments };
       });
     },
   };
+}
+
+/** The content as it passes, hashed and counted into `into`. */
+async function* measured(
+  content: AsyncIterable<Buffer>,
+  into: { hash: Hash; sizeBytes: number },
+): AsyncGenerator<Buffer> {
+  for await (const chunk of content) {
+    into.hash.update(chunk);
+    into.sizeBytes += chunk.length;
+    yield chunk;
+  }
 }
 
 /** The content, refused as soon as it exceeds its declared size, or at its end when it falls short. */

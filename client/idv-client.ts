@@ -14,8 +14,9 @@ import { verificationWorkflowId } from '../workflows/run-verification';
 import { IdvProfileId, IdvProvider } from '../workflows/search-attributes';
 import { verificationSession } from '../workflows/verification-session';
 import { type RedactionReport, redactionWorkflowId, sessionRedaction } from '../workflows/session-redaction';
-import { DataKeys } from '../codec/data-keys';
+import { DataKeyDestroyedError, DataKeys } from '../codec/data-keys';
 import { type EncryptionKey } from '../codec/encryption-keys';
+import { attachmentAad } from '../domain/sealed';
 import { type IdvStore } from '../stores/idv-store';
 import { parseVerificationRequest } from './parse-request';
 import { prepareVerificationInput } from './prepare-input';
@@ -199,11 +200,19 @@ export class IdvClient {
   }
 
   /**
-   * The content of a stored attachment (from `outcome.attachments`), streamed from the store;
-   * undefined once it is redacted.
+   * The content of a stored attachment (from `outcome.attachments`), streamed from the store and
+   * opened with the verification's data key (stored sealed); undefined once it is redacted.
    */
   async readAttachment(sessionId: string, attachmentId: string): Promise<AsyncIterable<Buffer> | undefined> {
-    return await this.#store.blobs.read(sessionId, attachmentId);
+    const stored = await this.#store.blobs.read(sessionId, attachmentId);
+    const dataKeyId = await this.#store.vault.dataKeyOf(sessionId);
+    if (!stored || !dataKeyId) return stored;
+    try {
+      return await this.#dataKeys.openStream(dataKeyId, attachmentAad(sessionId, attachmentId), stored);
+    } catch (error) {
+      if (error instanceof DataKeyDestroyedError) return undefined;
+      throw error;
+    }
   }
 
   /** Verifications matching a filter, newest first (a visibility query on search attributes). */

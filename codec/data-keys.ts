@@ -3,6 +3,7 @@ import { type Sealed } from '../domain/sealed';
 import { type DataKeyStore, checkKeyId } from '../stores/data-key-store';
 import { gcmOpen, gcmSeal } from './aes-gcm';
 import { type EncryptionKey } from './encryption-keys';
+import { openStream, sealStream } from './sealed-stream';
 
 /** The verification's data key was destroyed by its redaction: its sealed values are gone for good. */
 export class DataKeyDestroyedError extends Error {
@@ -61,6 +62,24 @@ export class DataKeys {
         `a value sealed under data key ${sealed.keyId} does not authenticate`,
       );
     return JSON.parse(plain.toString('utf8')) as unknown;
+  }
+
+  /** Seals content as it streams (attachments), bound to `aad` (what it is). */
+  async sealStream(
+    keyId: string,
+    aad: string,
+    content: AsyncIterable<Uint8Array>,
+  ): Promise<AsyncGenerator<Buffer>> {
+    return sealStream(await this.#key(keyId), `${keyId}:${aad}`, content);
+  }
+
+  /** Opens a sealed stream; {@link DataKeyDestroyedError} after the redaction. */
+  async openStream(
+    keyId: string,
+    aad: string,
+    stored: AsyncIterable<Uint8Array>,
+  ): Promise<AsyncGenerator<Buffer>> {
+    return openStream(await this.#key(keyId), `${keyId}:${aad}`, stored);
   }
 
   /** Destroys the key (idempotent); false when the store never knew it. */

@@ -23,3 +23,8 @@ export function isSealed(value: unknown): value is Sealed {
     Object.keys(rest).length === 0
   );
 }
+
+/** What a stored attachment's sealed content is bound to (besides its data key). */
+export function attachmentAad(sessionId: string, attachmentId: string): string {
+  return `attachment:${sessionId.toLowerCase()}/${attachmentId}`;
+}

@@ -8,14 +8,16 @@ import { createServer } from 'node:http';
 import { type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { randomBytes } from 'node:crypto';
 import { createIdentityClient } from '../../api/identity/identity-client';
+import { sealStream } from '../../codec/sealed-stream';
 import { recordSection } from '../support/record';
 import { LocalBlobStore } from '../../stores/local/local-blob-store';
 
 const SIZE = 25 * 1024 * 1024;
 const SESSION_ID = '678c1ff6-2178-49e7-81d2-548afb6f85ec';
 const ATTACHMENT_ID = '9b2f1d52-93a5-4c0a-8f3e-2f5f0d1a7c11';
-type Variant = 'streamed' | 'buffered';
+type Variant = 'sealed' | 'streamed' | 'buffered';
 interface Measured {
   variant: Variant;
   seconds: number;
@@ -60,7 +62,13 @@ async function measure(variant: Variant, url: string): Promise<Measured> {
   let peak = baseline;
   const sampler = setInterval(() => (peak = Math.max(peak, process.memoryUsage().rss)), 5);
   const started = process.hrtime.bigint();
-  if (variant === 'streamed') {
+  if (variant === 'sealed') {
+    const blobs = new LocalBlobStore(directory);
+    const key = randomBytes(32);
+    await client.sessions.downloadAttachment(args, (content) =>
+      blobs.put(SESSION_ID, 'front', sealStream(key, 'bench', content)),
+    );
+  } else if (variant === 'streamed') {
     const blobs = new LocalBlobStore(directory);
     await client.sessions.downloadAttachment(args, (content) => blobs.put(SESSION_ID, 'front', content));
   } else {
@@ -89,22 +97,26 @@ async function main(): Promise<void> {
     return;
   }
   const server = await serve();
-  const results = [await inChild('streamed', server.url), await inChild('buffered', server.url)];
+  const results = [
+    await inChild('sealed', server.url),
+    await inChild('streamed', server.url),
+    await inChild('buffered', server.url),
+  ];
   await server.close();
   const rows = results.map(
     (r) => `| ${r.variant} | ${r.seconds.toFixed(2)} | ${r.peakRssGrowthMiB.toFixed(0)} |`,
   );
-  const [streamed, buffered] = results as [Measured, Measured];
+  const [sealed, streamed, buffered] = results as [Measured, Measured, Measured];
   const markdown = [
-    '## bench/attachments: one 25 MiB attachment, streamed vs read whole',
+    '## bench/attachments: one 25 MiB attachment, sealed and streamed vs read whole',
     '',
-    `A local server answers GetAttachment with 25 MiB of content (33 MiB of base64 JSON), generated as it is sent. Each variant runs in its own process; peak RSS growth is sampled every 5 ms. "streamed" is what fetchResults does (tokens parsed as they arrive, content decoded into the blob store's temporary file); "buffered" reads the answer whole and decodes it in memory. Run: \`npm run bench:attachments\` (${new Date().toISOString().slice(0, 10)}, Node ${process.version}).`,
+    `A local server answers GetAttachment with 25 MiB of content (33 MiB of base64 JSON), generated as it is sent. Each variant runs in its own process; peak RSS growth is sampled every 5 ms. "sealed" is what fetchResults does (tokens parsed as they arrive, content decoded and sealed under the data key in 64 KiB AES-256-GCM frames into the blob store's temporary file); "streamed" is the same without sealing (the baseline of the sealing cost); "buffered" reads the answer whole and decodes it in memory. Run: \`npm run bench:attachments\` (${new Date().toISOString().slice(0, 10)}, Node ${process.version}).`,
     '',
     '| variant | seconds | peak RSS growth MiB |',
     '| ------- | ------- | ------------------- |',
     ...rows,
     '',
-    `Peak memory ratio (buffered / streamed): **${(buffered.peakRssGrowthMiB / Math.max(1, streamed.peakRssGrowthMiB)).toFixed(1)}x**; time ratio (streamed / buffered): ${(streamed.seconds / buffered.seconds).toFixed(2)}x.`,
+    `Peak memory ratio (buffered / streamed): **${(buffered.peakRssGrowthMiB / Math.max(1, streamed.peakRssGrowthMiB)).toFixed(1)}x**; time ratio (streamed / buffered): ${(streamed.seconds / buffered.seconds).toFixed(2)}x; sealing costs ${((sealed.seconds / streamed.seconds - 1) * 100).toFixed(0)} % time over streaming.`,
   ].join('\n');
   recordSection('attachments', markdown);
   process.stdout.write(`${markdown}\n`);

@@ -20,6 +20,7 @@ export function outcomeLines(outcome: VerificationOutcome): string[] {
     `outcome: ${outcome.status}${outcome.errorCode ? ` (${outcome.errorCode})` : ''}`,
     `session: ${outcome.sessionId ?? '-'}`,
   ];
+  if (outcome.identityRedacted) lines.push('identity data: redacted');
   if (outcome.identity)
     lines.push(
       `identity data: ${Object.keys(outcome.identity)
@@ -28,7 +29,7 @@ export function outcomeLines(outcome: VerificationOutcome): string[] {
     );
   for (const a of outcome.attachments ?? [])
     lines.push(
-      `attachment: ${a.type} ${a.contentType} ${a.sizeBytes} bytes sha256 ${a.sha256.slice(0, 12)}… ${a.uri}`,
+      `attachment: ${a.type} ${a.contentType} ${a.sizeBytes} bytes sha256 ${a.sha256.slice(0, 12)}… (stored sealed; IdvClient.readAttachment reads it)`,
     );
   return lines;
 }

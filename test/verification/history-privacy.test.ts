@@ -49,6 +49,14 @@ function sealedIn(value: unknown, into: Sealed[] = []): Sealed[] {
   return into;
 }
 
+/** Every string and number of a value, as text. */
+function leaves(value: unknown, into: string[] = []): string[] {
+  if (typeof value === 'string' || typeof value === 'number') into.push(String(value));
+  else if (Array.isArray(value)) for (const item of value) leaves(item, into);
+  else if (value && typeof value === 'object') for (const item of Object.values(value)) leaves(item, into);
+  return into;
+}
+
 async function filesUnder(directory: string): Promise<string[]> {
   const entries = await readdir(directory, { withFileTypes: true, recursive: true });
   return entries.filter((entry) => entry.isFile()).map((entry) => join(entry.parentPath, entry.name));
@@ -147,6 +155,12 @@ describe('privacy of Temporal history and the data dir, end to end', () => {
         String(identity?.document?.number),
       );
     }
+    // Every other value of the person's data long enough to be told apart from chance bytes.
+    for (const outcome of outcomes) {
+      const identity = stack.emulator.store.sessions.get(outcome.sessionId ?? '')?.identity ?? {};
+      for (const value of leaves([identity.person, identity.document, identity.match]))
+        if (value.length >= 6) secrets.push(value);
+    }
     secrets.push('981273', '734519', 'Augusta');
     expect(secrets.every((secret) => secret.length >= 6 && !secret.startsWith('undefined'))).toBe(true);
 
@@ -191,10 +205,25 @@ describe('privacy of Temporal history and the data dir, end to end', () => {
     };
     expect(await decodeThroughUi()).toContain('Lovelace');
 
+    // Stored attachments are sealed under the data key: readable through the client only.
+    const [attachment] = outcomes[0]?.attachments ?? [];
+    const chunks: Buffer[] = [];
+    for await (const chunk of (await idv.readAttachment(
+      outcomes[0]?.sessionId ?? '',
+      attachment?.id ?? '',
+    )) ?? [])
+      chunks.push(chunk);
+    const image = Buffer.concat(chunks);
+    expect(image.length).toBe(attachment?.sizeBytes);
+    const slice = image.subarray(Math.floor(image.length / 2), Math.floor(image.length / 2) + 32);
+    for (const file of await filesUnder(join(dataDir, 'blobs')))
+      expect({ file, found: (await readFile(file)).includes(slice) }).toEqual({ file, found: false });
+
     // 2. Redaction: on request for the first; the second's redaction child ran by itself.
     await idv.redactVerification(runs[0]!.reference);
     await idv.client.workflow.getHandle(`idv-redact-${outcomes[1]?.sessionId}`).result();
     await expect(first.handle.result()).resolves.toMatchObject({ identityRedacted: true });
+    expect(await idv.readAttachment(outcomes[0]?.sessionId ?? '', attachment?.id ?? '')).toBeUndefined();
     expect((await first.handle.result()).identity).toBeUndefined();
     // …and sees it redacted afterwards.
     const redacted = await decodeThroughUi();

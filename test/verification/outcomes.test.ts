@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { sessionErrorCodes } from '../../domain/identity-enums';
@@ -26,8 +27,14 @@ describe('verification outcomes, end to end on the dev server against the emulat
       contentType: 'image/png',
       sha256: expect.stringMatching(/^[0-9a-f]{64}$/),
     });
-    const bytes = readFileSync(fileURLToPath(attachment?.uri ?? ''));
+    const chunks: Buffer[] = [];
+    for await (const chunk of (await idv.readAttachment(nextStep.sessionId, attachment?.id ?? '')) ?? [])
+      chunks.push(chunk);
+    const bytes = Buffer.concat(chunks);
     expect(bytes.length).toBe(attachment?.sizeBytes);
+    expect(createHash('sha256').update(bytes).digest('hex')).toBe(attachment?.sha256);
+    // At rest it is sealed under the verification's data key.
+    expect(readFileSync(fileURLToPath(attachment?.uri ?? '')).includes(bytes.subarray(0, 64))).toBe(false);
     const history = JSON.stringify(await client.workflow.getHandle(handle.workflowId).fetchHistory());
     expect(history).not.toContain(Buffer.from(bytes).toString('base64').slice(0, 40));
     const view = await stack().control('GET', `/sessions/${nextStep.sessionId}`);

@@ -1,6 +1,6 @@
 import { createHash, type Hash } from 'node:crypto';
 import { Context } from '@temporalio/activity';
-import { attachmentAad, type Sealed } from '../domain/sealed';
+import { attachmentAad, legacyDataKeyId, type Sealed } from '../domain/sealed';
 import { type AttachmentRef, type ResultMode } from '../domain/verification';
 import { type ActivityDeps } from './deps';
 import { classified } from './failures';
@@ -25,13 +25,17 @@ export function resultActivities(deps: ActivityDeps) {
     async fetchResults(args: {
       sessionId: string;
       mode: ResultMode;
-      dataKeyId: string;
+      /** Absent for runs started before data keys existed. */
+      dataKeyId?: string;
     }): Promise<FetchedResults> {
       return await classified(async () => {
         if (args.mode === 'none') return {};
-        // A run started before data keys existed has none to seal with: its results stay unfetched.
-        if (!args.dataKeyId)
-          throw new ResultsRefusedError('the verification has no data key to seal its results');
+        // A run started before data keys existed gets one now, named after its workflow.
+        const dataKeyId =
+          args.dataKeyId ??
+          (await deps.dataKeys.create(
+            legacyDataKeyId(Context.current().info.workflowExecution?.workflowId ?? 'standalone'),
+          ));
         const resultsAccessKey = await deps.vault.accessKey(args.sessionId);
         const { identityData } = await deps.identity.sessions.getResult(args.sessionId, resultsAccessKey, {
           signal: signal(),
@@ -39,7 +43,7 @@ export function resultActivities(deps: ActivityDeps) {
         if (!identityData) return {};
         const { attachments: infos, ...fields } = identityData;
         const identity = await deps.dataKeys.seal(
-          args.dataKeyId,
+          dataKeyId,
           boundIdentity(fields, limits.maxIdentityFieldBytes),
         );
         if (args.mode !== 'data+attachments') return { identity };
@@ -56,7 +60,7 @@ export function resultActivities(deps: ActivityDeps) {
           const plain = { hash: createHash('sha256'), sizeBytes: 0 };
           const store = async (content: AsyncIterable<Buffer>) => {
             const sealed = await deps.dataKeys.sealStream(
-              args.dataKeyId,
+              dataKeyId,
               attachmentAad(args.sessionId, info.id),
               measured(ofDeclaredSize(content, info), plain),
             );

@@ -16,7 +16,7 @@ import { verificationSession } from '../workflows/verification-session';
 import { type RedactionReport, redactionWorkflowId, sessionRedaction } from '../workflows/session-redaction';
 import { DataKeyDestroyedError, DataKeys } from '../codec/data-keys';
 import { type EncryptionKey } from '../codec/encryption-keys';
-import { attachmentAad } from '../domain/sealed';
+import { attachmentAad, legacyDataKeyId } from '../domain/sealed';
 import { type IdvStore } from '../stores/idv-store';
 import { parseVerificationRequest } from './parse-request';
 import { prepareVerificationInput } from './prepare-input';
@@ -97,6 +97,11 @@ export class IdvClient {
     return await prepareVerificationInput(request, this.#dataKeys);
   }
 
+  /** Destroys the data key of a prepared input that will not be started (see {@link prepareInput}). */
+  async discardInput(input: VerificationInput): Promise<void> {
+    await this.#dataKeys.destroy(input.dataKeyId);
+  }
+
   /**
    * Starts a verification (or joins the running one with the same reference) and waits until
    * its session exists: one round trip gives the handle and the step to hand to the user.
@@ -168,7 +173,7 @@ export class IdvClient {
     const { sessionId, dataKeyId } = await handle.progress();
     if (!sessionId) {
       // Nothing at the service; the start input's sealed providerInput goes with the data key.
-      await this.#dataKeys.destroy(dataKeyId);
+      if (dataKeyId) await this.#dataKeys.destroy(dataKeyId);
       throw new NoSessionError(
         `verification ${reference} has no session to redact (its data key is destroyed)`,
       );
@@ -205,11 +210,17 @@ export class IdvClient {
    */
   async readAttachment(sessionId: string, attachmentId: string): Promise<AsyncIterable<Buffer> | undefined> {
     const stored = await this.#store.blobs.read(sessionId, attachmentId);
-    const dataKeyId = await this.#store.vault.dataKeyOf(sessionId);
-    if (!stored || !dataKeyId) return stored;
+    if (!stored) return undefined;
+    const claimant = await this.#store.vault.claimant(sessionId);
+    const dataKeyId =
+      (await this.#store.vault.dataKeyOf(sessionId)) ??
+      (claimant === undefined ? undefined : legacyDataKeyId(claimant));
+    // Stored by a version without data keys: as it was stored.
+    if (!dataKeyId || !(await this.#store.dataKeys.get(dataKeyId))) return stored;
     try {
       return await this.#dataKeys.openStream(dataKeyId, attachmentAad(sessionId, attachmentId), stored);
     } catch (error) {
+      await stored[Symbol.asyncIterator]().return?.();
       if (error instanceof DataKeyDestroyedError) return undefined;
       throw error;
     }

@@ -1,10 +1,12 @@
 import { gcmOpen, gcmSeal } from './aes-gcm';
 
-/** Marks a sealed stream; content without it is read as it is (stored before streams were sealed). */
+/** Marks a sealed stream. */
 const MAGIC = Buffer.from('IDVSEAL1');
 /** Plaintext per frame: small enough to stream, large enough that the 32 bytes per frame don't matter. */
 const FRAME_BYTES = 64 * 1024;
 const LENGTH_BYTES = 4;
+/** A sealed frame: iv (12) | at most a frame of ciphertext | tag (16); a longer length is refused, not buffered. */
+const MAX_SEALED_FRAME = 12 + FRAME_BYTES + 16;
 
 /** A sealed stream is cut short, reordered or altered. */
 export class SealedStreamError extends Error {
@@ -50,30 +52,31 @@ export async function* sealStream(
   yield frame(Buffer.concat(parts, pendingBytes), true);
 }
 
-/** Opens what {@link sealStream} sealed, as it streams; content without the mark passes as it is. */
+/**
+ * Opens what {@link sealStream} sealed, as it streams. Content that is not a sealed stream, cut
+ * short, reordered or altered fails with {@link SealedStreamError} (a cut is known at the end:
+ * what was read before it was authentic).
+ */
 export async function* openStream(
   key: Buffer,
   aad: string,
   stored: AsyncIterable<Uint8Array>,
 ): AsyncGenerator<Buffer> {
   let buffer = Buffer.alloc(0);
-  let sealed: boolean | undefined;
+  let marked = false;
   let seq = 0;
   let ended = false;
   for await (const chunk of stored) {
     buffer = Buffer.concat([buffer, chunk]);
-    if (sealed === undefined) {
-      if (buffer.length < MAGIC.length && MAGIC.subarray(0, buffer.length).equals(buffer)) continue;
-      sealed = buffer.subarray(0, MAGIC.length).equals(MAGIC);
-      if (sealed) buffer = buffer.subarray(MAGIC.length);
-    }
-    if (!sealed) {
-      yield buffer;
-      buffer = Buffer.alloc(0);
-      continue;
+    if (!marked) {
+      if (buffer.length < MAGIC.length) continue;
+      if (!buffer.subarray(0, MAGIC.length).equals(MAGIC)) throw new SealedStreamError('not a sealed stream');
+      marked = true;
+      buffer = buffer.subarray(MAGIC.length);
     }
     while (buffer.length >= LENGTH_BYTES) {
       const length = buffer.readUInt32BE(0);
+      if (length > MAX_SEALED_FRAME) throw new SealedStreamError(`frame ${seq} claims ${length} bytes`);
       if (buffer.length < LENGTH_BYTES + length) break;
       if (ended) throw new SealedStreamError('data after the last frame');
       const body = buffer.subarray(LENGTH_BYTES, LENGTH_BYTES + length);
@@ -87,6 +90,6 @@ export async function* openStream(
       if (plain.length > 0) yield plain;
     }
   }
-  if (sealed === undefined && buffer.length > 0) yield buffer;
-  if (sealed && (!ended || buffer.length > 0)) throw new SealedStreamError('the sealed content is cut short');
+  if (!marked) throw new SealedStreamError('not a sealed stream (empty or cut short)');
+  if (!ended || buffer.length > 0) throw new SealedStreamError('the sealed content is cut short');
 }

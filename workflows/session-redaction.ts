@@ -119,27 +119,33 @@ export async function sessionRedaction(args: RedactionArgs): Promise<RedactionRe
   }
   const dueAtMs = Date.now() + args.delayMs;
   let endFailure: Error | undefined;
+  let endCancelled: Error | undefined;
   // Ending runs beside the wait: whatever the service answers (for up to a week), the local data
-  // and the data key go at their due time.
+  // and the data key go at their due time. It never rejects (a cancellation is kept and rethrown
+  // where it is awaited), so a workflow cancelled meanwhile leaves no unhandled rejection.
   const ending = persist('ending the session', () => endSessionIfLive(sessionId)).then(
     () => undefined,
     (error: unknown) => {
-      if (isCancellation(error)) throw error;
+      if (isCancellation(error)) endCancelled = error as Error;
       // The redaction still happens; the failure (an activity's, always an Error) is reported afterwards.
-      endFailure = error as Error;
+      else endFailure = error as Error;
     },
   );
-  // Runs started before that waited for the ending first; they replay that way.
-  if (!patched(patches.shredAtDueTime)) await ending;
-  if (args.redact === false) {
+  const ended = async () => {
     await ending;
+    if (endCancelled !== undefined) throw endCancelled;
+  };
+  // Runs started before that waited for the ending first; they replay that way.
+  if (!patched(patches.shredAtDueTime)) await ended();
+  if (args.redact === false) {
+    await ended();
     if (endFailure !== undefined) throw endFailure;
     return { sessionId, redactedAt: '', redactedAtService: false, attachmentsDeleted: 0 };
   }
   if (dueAtMs > Date.now()) await sleep(dueAtMs - Date.now());
   if (args.awaitDelivery) await condition(() => delivered, DELIVERY_GRACE_MS);
   const { attachmentsDeleted, dataKeyDestroyed } = await deleteLocalSessionData(sessionId, dataKeyId);
-  await ending;
+  await ended();
   const { redacted } = await persist('redacting the session', () => redactAtService(sessionId));
   if (endFailure !== undefined) throw endFailure;
   return {

@@ -11,9 +11,10 @@ const CHUNK_BYTES = 1024 * 1024;
 export class PgBlobStore implements BlobStore {
   constructor(private readonly pool: Pool) {}
 
-  // Chunks go in one query each under an upload name (no connection held while the content
-  // arrives, however slowly); one short transaction then puts the blob in place whole. Chunks of
-  // an upload that died are the session's too: its deletion removes them.
+  // Chunks go in one query each under a name of their own upload (no connection held while the
+  // content arrives, however slowly); one short transaction then points the blob at the upload,
+  // if it is whole, and drops the chunks of the one it replaces. A reader follows one upload:
+  // never a mix of two. Chunks of an upload that died are the session's: its deletion takes them.
   async put(sessionId: string, name: string, content: AsyncIterable<Uint8Array>): Promise<StoredBlob> {
     const session = canonicalSessionId(sessionId);
     checkBlobName(name);
@@ -34,6 +35,10 @@ export class PgBlobStore implements BlobStore {
       );
       seq += 1;
     };
+    const dropUpload = () =>
+      this.pool
+        .query('DELETE FROM idv_blob_chunks WHERE session_id = $1 AND name = $2', [session, upload])
+        .catch(() => undefined);
     try {
       for await (const chunk of content) {
         hash.update(chunk);
@@ -43,47 +48,58 @@ export class PgBlobStore implements BlobStore {
         if (pendingBytes >= CHUNK_BYTES) await flush();
       }
       await flush();
+      const sha256 = hash.digest('hex');
+      await inTransaction(this.pool, async (client) => {
+        const previous = await client.query<{ upload: string | null }>(
+          'SELECT upload FROM idv_blobs WHERE session_id = $1 AND name = $2 FOR UPDATE',
+          [session, name],
+        );
+        // The session's data deleted meanwhile (a redaction) takes the upload's chunks with it.
+        const { rows } = await client.query<{ count: string }>(
+          'SELECT count(*) AS count FROM idv_blob_chunks WHERE session_id = $1 AND name = $2',
+          [session, upload],
+        );
+        if (Number(rows[0]?.count ?? 0) !== seq)
+          throw new Error(`blob ${name} of session ${session} was deleted while it was being stored`);
+        await client.query('DELETE FROM idv_blobs WHERE session_id = $1 AND name = $2', [session, name]);
+        await client.query(
+          'INSERT INTO idv_blobs (session_id, name, sha256, size_bytes, chunks, upload) VALUES ($1, $2, $3, $4, $5, $6)',
+          [session, name, sha256, sizeBytes, seq, upload],
+        );
+        const replaced = previous.rows[0];
+        if (replaced)
+          await client.query('DELETE FROM idv_blob_chunks WHERE session_id = $1 AND name = $2', [
+            session,
+            replaced.upload ?? name,
+          ]);
+      });
+      return { uri: `idv-store:blobs/${session}/${name}`, sha256, sizeBytes };
     } catch (error) {
-      await this.pool
-        .query('DELETE FROM idv_blob_chunks WHERE session_id = $1 AND name = $2', [session, upload])
-        .catch(() => undefined);
+      await dropUpload();
       throw error;
     }
-    const sha256 = hash.digest('hex');
-    await inTransaction(this.pool, async (client) => {
-      await client.query('DELETE FROM idv_blob_chunks WHERE session_id = $1 AND name = $2', [session, name]);
-      await client.query('DELETE FROM idv_blobs WHERE session_id = $1 AND name = $2', [session, name]);
-      await client.query('UPDATE idv_blob_chunks SET name = $3 WHERE session_id = $1 AND name = $2', [
-        session,
-        upload,
-        name,
-      ]);
-      await client.query(
-        'INSERT INTO idv_blobs (session_id, name, sha256, size_bytes, chunks) VALUES ($1, $2, $3, $4, $5)',
-        [session, name, sha256, sizeBytes, seq],
-      );
-    });
-    return { uri: `idv-store:blobs/${session}/${name}`, sha256, sizeBytes };
   }
 
   async read(sessionId: string, name: string): Promise<AsyncIterable<Buffer> | undefined> {
     const session = canonicalSessionId(sessionId);
     checkBlobName(name);
-    const { rows } = await this.pool.query<{ chunks: number }>(
-      'SELECT chunks FROM idv_blobs WHERE session_id = $1 AND name = $2',
+    const { rows } = await this.pool.query<{ chunks: number; upload: string | null }>(
+      'SELECT chunks, upload FROM idv_blobs WHERE session_id = $1 AND name = $2',
       [session, name],
     );
     const blob = rows[0];
     if (!blob) return undefined;
     const pool = this.pool;
+    const chunkName = blob.upload ?? name;
     return (async function* chunks() {
       for (let seq = 0; seq < blob.chunks; seq += 1) {
         const chunk = await pool.query<{ data: Buffer }>(
           'SELECT data FROM idv_blob_chunks WHERE session_id = $1 AND name = $2 AND seq = $3',
-          [session, name, seq],
+          [session, chunkName, seq],
         );
         const row = chunk.rows[0];
-        if (!row) throw new Error(`blob ${name} of session ${session} was deleted while being read`);
+        if (!row)
+          throw new Error(`blob ${name} of session ${session} was replaced or deleted while being read`);
         yield row.data;
       }
     })();

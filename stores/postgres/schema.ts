@@ -2,7 +2,7 @@ import { type Pool } from 'pg';
 import { inTransaction } from './transaction';
 
 /** Bump with every change below; a store refuses a database written by a newer version. */
-export const SCHEMA_VERSION = 2;
+export const SCHEMA_VERSION = 3;
 
 const TABLES = `
 CREATE TABLE IF NOT EXISTS idv_schema (version integer NOT NULL);
@@ -12,7 +12,6 @@ CREATE TABLE IF NOT EXISTS idv_session_keys (
   results_access_key text,
   destroyed_at timestamptz
 );
-ALTER TABLE idv_session_keys ADD COLUMN IF NOT EXISTS data_key_id text;
 CREATE TABLE IF NOT EXISTS idv_create_attempts (
   workflow_id text NOT NULL,
   idx integer NOT NULL,
@@ -42,6 +41,8 @@ CREATE TABLE IF NOT EXISTS idv_blob_chunks (
   data bytea NOT NULL,
   PRIMARY KEY (session_id, name, seq)
 );
+ALTER TABLE idv_session_keys ADD COLUMN IF NOT EXISTS data_key_id text;
+ALTER TABLE idv_blobs ADD COLUMN IF NOT EXISTS upload text;
 `;
 
 /** Any process may start first: the tables are created once, under a lock, then the version checked. */

@@ -49,8 +49,24 @@ describe('sealed streams', () => {
     await expect(all(openStream(key, 'b', pieces(sealed, 999)))).rejects.toBeInstanceOf(SealedStreamError);
   });
 
-  it('passes content stored before streams were sealed as it is', async () => {
-    const plain = Buffer.from('\x89PNG plain attachment');
-    expect((await all(openStream(key, 'a', pieces(plain, 3)))).equals(plain)).toBe(true);
+  it('refuses a frame length no sealed frame can have, instead of buffering for it', async () => {
+    const forged = Buffer.concat([
+      Buffer.from('IDVSEAL1'),
+      Buffer.from([0xff, 0xff, 0xff, 0xff]),
+      randomBytes(100),
+    ]);
+    await expect(all(openStream(key, 'a', pieces(forged, 7)))).rejects.toThrow(/claims 4294967295 bytes/);
+  });
+
+  it('refuses content that is not a sealed stream, or a stream cut inside its mark', async () => {
+    await expect(all(openStream(key, 'a', pieces(Buffer.from('%PDF forged'), 3)))).rejects.toThrow(
+      /not a sealed stream/,
+    );
+    await expect(all(openStream(key, 'a', pieces(Buffer.alloc(0), 1)))).rejects.toThrow(
+      /not a sealed stream/,
+    );
+    await expect(all(openStream(key, 'a', pieces(Buffer.from('IDVSE'), 2)))).rejects.toThrow(
+      /not a sealed stream/,
+    );
   });
 });

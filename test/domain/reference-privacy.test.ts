@@ -9,10 +9,8 @@ describe('business references that look like personal data', () => {
     ['ada-lovelace-1990-12-10', /name with a date/],
     ['lovelace.ada.19901210', /name with a date/],
     ['smith_john_10.12.1990', /name with a date/],
-    ['lovelace-1990-12-10', /name with a date/],
     ['AdaLovelace-1990-12-10', /name with a date/],
     ['ada-lovelace-10121990', /name with a date/],
-    ['ada-lovelace-101290', /name with a date/],
   ])('refuses %s', (reference, message) => {
     expect(personalDataInReference(reference)).toMatch(message);
   });
@@ -26,6 +24,13 @@ describe('business references that look like personal data', () => {
     'invoice-20261122',
   ])('accepts %s', (reference) => {
     expect(personalDataInReference(reference)).toBeUndefined();
+  });
+
+  it('accepts uuids, whatever digits they hold', () => {
+    const refused = Array.from({ length: 20_000 }, () => crypto.randomUUID()).filter((id) =>
+      personalDataInReference(id),
+    );
+    expect(refused).toEqual([]);
   });
 
   it('refuses such a reference in a request, naming the field, before anything starts', () => {

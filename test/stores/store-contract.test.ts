@@ -200,6 +200,47 @@ describe.each(backends)('store contract: %s', (_name, make) => {
       expect(await store.blobs.deleteSession(sessionId)).toBe(12);
     });
 
+    it('never brings a blob back when the session is deleted while it is being stored', async () => {
+      const sessionId = randomUUID();
+      let release: () => void = () => undefined;
+      const gate = new Promise<void>((resolve) => (release = resolve));
+      let firstStored: () => void = () => undefined;
+      const firstPart = new Promise<void>((resolve) => (firstStored = resolve));
+      async function* halted(): AsyncGenerator<Uint8Array> {
+        yield Buffer.alloc(2 * 1024 * 1024, 1);
+        // Asked for more: the store has written the first part.
+        firstStored();
+        await gate;
+        yield Buffer.alloc(1024, 2);
+      }
+      const storing = store.blobs.put(sessionId, 'front', halted()).catch((error: unknown) => error);
+      await firstPart;
+      await other.blobs.deleteSession(sessionId);
+      release();
+      // Refused (cross-realm errors of node:fs are not `instanceof Error` under jest).
+      expect(await storing).toEqual(expect.objectContaining({ message: expect.any(String) }));
+      expect(await other.blobs.read(sessionId, 'front')).toBeUndefined();
+    });
+
+    it('gives a reader one version whole, or an error, never a mix of two', async () => {
+      const sessionId = randomUUID();
+      const first = Buffer.alloc(3 * 1024 * 1024, 1);
+      await store.blobs.put(sessionId, 'front', chunksOf(first, 256 * 1024));
+      const reading = (await other.blobs.read(sessionId, 'front'))?.[Symbol.asyncIterator]();
+      const head = await reading?.next();
+      await store.blobs.put(sessionId, 'front', chunksOf(Buffer.alloc(3 * 1024 * 1024, 2), 256 * 1024));
+      const rest: Buffer[] = [];
+      const outcome = await (async () => {
+        for (let next = await reading?.next(); next && !next.done; next = await reading?.next())
+          rest.push(next.value);
+      })().then(
+        () => 'read',
+        () => 'refused',
+      );
+      if (outcome === 'read')
+        expect(Buffer.concat([head?.value as Buffer, ...rest]).equals(first)).toBe(true);
+    });
+
     it('deletes every blob of a session, counting them, idempotently', async () => {
       const sessionId = randomUUID();
       const kept = randomUUID();

@@ -1,6 +1,7 @@
 import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import { WorkflowUpdateFailedError } from '@temporalio/client';
+import { type WorkflowFailedError, WorkflowUpdateFailedError } from '@temporalio/client';
+import { CancelledFailure } from '@temporalio/common';
 import { VerificationEndedError } from '../../client/verification-handle';
 import { type RedactionReport } from '../../workflows/session-redaction';
 import { eventually } from '../harness/eventually';
@@ -258,6 +259,24 @@ describe('verification ending paths, end to end', () => {
     await expect(stack().store.vault.accessKey(nextStep.sessionId)).rejects.toThrow(/no results access key/);
     expect((await redaction.describe()).status.name).toBe('RUNNING');
     await redaction.terminate('test over');
+    await stack().control('DELETE', '/faults');
+  }, 30_000);
+
+  it('lets a redaction be cancelled while it insists on ending the session', async () => {
+    const { handle, nextStep } = await stack().idv.startVerification(
+      stack().request({ redactAfter: '1h', ...fast }),
+    );
+    await stack().control('PUT', '/faults', { operation: 'CancelSession', errorRate: 1, errorStatus: 403 });
+    await handle.cancel('customer left');
+    const redaction = stack().client.workflow.getHandle(`idv-redact-${nextStep.sessionId}`);
+    await eventually(
+      async () =>
+        (await redaction.describe().catch(() => undefined))?.status.name === 'RUNNING' ? true : undefined,
+      'the redaction waiting',
+    );
+    await redaction.cancel();
+    const error: unknown = await redaction.result().catch((e: unknown) => e);
+    expect((error as WorkflowFailedError).cause).toBeInstanceOf(CancelledFailure);
     await stack().control('DELETE', '/faults');
   }, 30_000);
 

@@ -1,21 +1,17 @@
 import { request } from 'undici';
+import { type AgentMessageType } from '../domain/agent-deliveries';
 import { type EmulatorStore } from './state/store';
 
 /** An agent event as injected through the control API. */
 export interface AgentEvent {
   tenant: string;
-  message_type: 'new_connection' | 'credential_request' | 'verification' | 'new_inbox_message';
+  message_type: AgentMessageType;
   object_id: string;
   connection_id: string;
 }
 
-/** Message types of the earlier platform's events. */
-export const agentMessageTypes = [
-  'new_connection',
-  'credential_request',
-  'verification',
-  'new_inbox_message',
-] as const;
+/** Message types of the earlier platform's events (shared with the receiver through domain/). */
+export { agentMessageTypes } from '../domain/agent-deliveries';
 
 /** The outcome of one delivery attempt. */
 export interface DeliveryResult {

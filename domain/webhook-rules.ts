@@ -1,0 +1,35 @@
+/** Notification webhooks a tenant of the earlier platform may have. */
+export const MAX_NOTIFICATION_WEBHOOKS = 5;
+
+/** A webhook a registration is checked against (registered, or desired by the registry). */
+export interface KnownWebhook {
+  url: string;
+  type: string;
+}
+
+/**
+ * Why a webhook registration must be refused before any API call, or undefined: a URL that is
+ * not absolute http(s), a type other than Notification (Endorser webhooks are announced, not
+ * available), a sixth Notification webhook of the tenant, or the same URL twice.
+ */
+export function webhookRegistrationProblem(
+  request: { url: string; type: string },
+  known: readonly KnownWebhook[],
+): string | undefined {
+  let url: URL;
+  try {
+    url = new URL(request.url);
+  } catch {
+    return 'url must be an absolute http(s) URL';
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') return 'url must be an absolute http(s) URL';
+  if (request.url.length > 2_000) return 'url must be at most 2000 characters';
+  if (/endorser/i.test(request.type))
+    return 'Endorser webhooks are announced by the platform but not available yet: register a Notification webhook';
+  if (request.type !== 'Notification') return `type must be Notification (got an unknown type)`;
+  const notifications = known.filter((webhook) => webhook.type === 'Notification');
+  if (notifications.some((webhook) => webhook.url === request.url)) return 'this URL is registered already';
+  if (notifications.length >= MAX_NOTIFICATION_WEBHOOKS)
+    return `a tenant has at most ${MAX_NOTIFICATION_WEBHOOKS} Notification webhooks: remove one first`;
+  return undefined;
+}

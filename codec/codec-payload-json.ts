@@ -16,8 +16,11 @@ export const payloadJsonSchema = z.object({
 /** A payload as the codec server protocol carries it: metadata values and data in base64. */
 export type PayloadJson = z.infer<typeof payloadJsonSchema>;
 
-/** The body of `POST /encode` and `POST /decode`, asked and answered. */
-export const codecBodySchema = z.strictObject({ payloads: z.array(payloadJsonSchema) });
+/**
+ * The body of `POST /encode` and `POST /decode`, asked and answered. Proto3 JSON leaves out an
+ * empty list: `{}` is a batch of none (the Temporal CLI sends it for events without payloads).
+ */
+export const codecBodySchema = z.strictObject({ payloads: z.array(payloadJsonSchema).default([]) });
 
 /** The payloads of a codec server request or answer. */
 export type CodecBody = z.infer<typeof codecBodySchema>;

@@ -90,6 +90,15 @@ describe('codec server: the Temporal UI and CLI read payloads, personal data ope
     expect(decodedValues(await post('/decode', encodedAnswer.text))).toEqual([{ step: 'document' }]);
   });
 
+  // Proto3 JSON leaves out empty fields: the Temporal CLI sends `{}` for an event without payloads.
+  it('answers an empty batch, as proto3 JSON writes it, with an empty batch', async () => {
+    for (const path of ['/decode', '/encode']) {
+      const answer = await post(path, '{}');
+      expect(answer.status).toBe(200);
+      expect(JSON.parse(answer.text)).toEqual({ payloads: [] });
+    }
+  });
+
   it('answers 401 without a token, naming no part', async () => {
     const answer = await post('/decode', bodyOf(await encrypted('x')), {});
     expect(answer.status).toBe(401);

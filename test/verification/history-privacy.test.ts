@@ -1,4 +1,6 @@
+import { execFile } from 'node:child_process';
 import { readdir, readFile, rm, stat } from 'node:fs/promises';
+import { promisify } from 'node:util';
 import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -16,8 +18,11 @@ import { type VerificationRequest } from '../../domain/verification';
 import { type IdvStore } from '../../stores/idv-store';
 import { openLocalStore } from '../../stores/local/local-store';
 import { type EmbeddedStack, startEmbeddedStack } from '../../workers/dev/embedded-stack';
+import { resolveTemporalBinaries } from '../../workers/dev/temporal-binaries';
 import { devEncryptionKeys } from '../../workers/encryption-keys-source';
 import { harnessEnv, harnessValue } from '../harness/env';
+
+const run = promisify(execFile);
 
 /** Every payload in a history (anything shaped like one: metadata with an encoding). */
 function payloadsIn(value: unknown, into: Payload[] = []): Payload[] {
@@ -28,6 +33,18 @@ function payloadsIn(value: unknown, into: Payload[] = []): Payload[] {
     if (metadata && typeof metadata === 'object' && metadata.encoding instanceof Uint8Array)
       into.push(record);
     else for (const item of Object.values(record)) payloadsIn(item, into);
+  }
+  return into;
+}
+
+/** The data of every payload in proto3 JSON (as `temporal workflow show -o json` prints), decoded from base64. */
+function jsonPayloadTexts(value: unknown, into: string[] = []): string[] {
+  if (Array.isArray(value)) for (const item of value) jsonPayloadTexts(item, into);
+  else if (value && typeof value === 'object') {
+    const record = value as Record<string, unknown>;
+    if (typeof record.data === 'string' && record.metadata && typeof record.metadata === 'object')
+      into.push(Buffer.from(record.data, 'base64').toString('utf8'));
+    else for (const item of Object.values(record)) jsonPayloadTexts(item, into);
   }
   return into;
 }
@@ -229,6 +246,15 @@ describe('privacy of Temporal history and the data dir, end to end', () => {
     const redacted = await decodeThroughUi();
     expect(redacted).toContain(REDACTED_TEXT);
     for (const secret of secrets) expect(redacted).not.toContain(secret);
+    // The Temporal CLI through the same codec server (`--codec-endpoint`, bearer token).
+    const { stdout } = await run(resolveTemporalBinaries().cli, [
+      ...['workflow', 'show', '-w', `idv-${runs[0]!.reference}`, '-o', 'json'],
+      ...['--address', stack.info.temporalAddress, '--codec-endpoint', stack.info.codecEndpoint ?? ''],
+      ...['--codec-auth', `Bearer ${token}`],
+    ]);
+    const shown = jsonPayloadTexts(JSON.parse(stdout)).join('\n');
+    expect(shown).toContain(REDACTED_TEXT);
+    for (const secret of secrets) expect(shown).not.toContain(secret);
 
     // 3. Every payload of every workflow, decoded with the payload keys: still nothing readable.
     histories = await allHistories();

@@ -1,5 +1,5 @@
 import { Context } from '@temporalio/activity';
-import { legacyDataKeyId } from '../domain/sealed';
+import { sessionDataKeyId } from '../stores/session-vault';
 import { ApiError, NotFoundError, ValidationError } from '../api/http/errors';
 import { paginateSessions } from '../api/identity/pagination';
 import { type ActivityDeps } from './deps';
@@ -57,11 +57,7 @@ export function cleanupActivities(deps: ActivityDeps) {
     ): Promise<{ attachmentsDeleted: number; dataKeyDestroyed: boolean }> {
       const attachmentsDeleted = await deps.blobs.deleteSession(sessionId);
       // The claim names the data key too: a redaction started without it (redactNow) still shreds.
-      const claimant = await deps.vault.claimant(sessionId);
-      const keyId =
-        dataKeyId ??
-        (await deps.vault.dataKeyOf(sessionId)) ??
-        (claimant === undefined ? undefined : legacyDataKeyId(claimant));
+      const keyId = dataKeyId ?? (await sessionDataKeyId(deps.vault, sessionId));
       await deps.vault.destroy(sessionId);
       const dataKeyDestroyed = keyId === undefined ? false : await deps.dataKeys.destroy(keyId);
       return { attachmentsDeleted, dataKeyDestroyed };

@@ -16,9 +16,9 @@ import { verificationSession } from '../workflows/verification-session';
 import { type RedactionReport, redactionWorkflowId, sessionRedaction } from '../workflows/session-redaction';
 import { DataKeyDestroyedError, DataKeys } from '../codec/data-keys';
 import { type EncryptionKey } from '../codec/encryption-keys';
-import { attachmentAad, legacyDataKeyId } from '../domain/sealed';
+import { attachmentAad } from '../domain/sealed';
 import { type IdvStore } from '../stores/idv-store';
-import { parseVerificationRequest } from './parse-request';
+import { sessionDataKeyId } from '../stores/session-vault';
 import { prepareVerificationInput } from './prepare-input';
 import { VerificationEndedError, VerificationHandle } from './verification-handle';
 
@@ -112,7 +112,6 @@ export class IdvClient {
     request: VerificationRequest,
   ): Promise<{ handle: VerificationHandle; nextStep: NextStepAnswer }> {
     // Validated before anything is created; then its data key is made and providerInput sealed.
-    parseVerificationRequest(request);
     const input = await prepareVerificationInput(request, this.#dataKeys);
     const workflowId = verificationWorkflowId(input.reference);
     const startWorkflowOperation = new WithStartWorkflowOperation(verificationSession, {
@@ -211,10 +210,7 @@ export class IdvClient {
   async readAttachment(sessionId: string, attachmentId: string): Promise<AsyncIterable<Buffer> | undefined> {
     const stored = await this.#store.blobs.read(sessionId, attachmentId);
     if (!stored) return undefined;
-    const claimant = await this.#store.vault.claimant(sessionId);
-    const dataKeyId =
-      (await this.#store.vault.dataKeyOf(sessionId)) ??
-      (claimant === undefined ? undefined : legacyDataKeyId(claimant));
+    const dataKeyId = await sessionDataKeyId(this.#store.vault, sessionId);
     // Stored by a version without data keys: as it was stored.
     if (!dataKeyId || !(await this.#store.dataKeys.get(dataKeyId))) return stored;
     try {

@@ -1,3 +1,5 @@
+import { legacyDataKeyId } from '../domain/sealed';
+
 /** Thrown when a session's results access key is gone (redacted) or was never stored here. */
 export class SessionSecretMissingError extends Error {
   override readonly name = 'SessionSecretMissingError';
@@ -78,4 +80,15 @@ export function canonicalSessionId(sessionId: string): string {
   if (!SESSION_ID.test(sessionId))
     throw new Error(`not a session id: ${String(JSON.stringify(sessionId)).slice(0, 80)}`);
   return sessionId.toLowerCase();
+}
+
+/**
+ * The data key of a session's verification: the one its claim names, or for a run started
+ * before data keys existed the one named after its workflow; undefined when nothing claimed it.
+ */
+export async function sessionDataKeyId(vault: SessionVault, sessionId: string): Promise<string | undefined> {
+  const named = await vault.dataKeyOf(sessionId);
+  if (named !== undefined) return named;
+  const claimant = await vault.claimant(sessionId);
+  return claimant === undefined ? undefined : legacyDataKeyId(claimant);
 }

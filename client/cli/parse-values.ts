@@ -1,4 +1,4 @@
-import { type CommandArgs, UsageError } from './command';
+import { type CommandArgs, type OptionSpec, UsageError } from './command';
 
 /** Parses a TCP port option (0 means "pick a free one"). */
 export function parsePort(value: string | undefined, option: string): number | undefined {
@@ -44,3 +44,9 @@ export function parseNonNegative(
   }
   return number;
 }
+
+/** `--port` and `--host` of the commands that serve HTTP. */
+export const listenOptions: Record<'port' | 'host', OptionSpec> = {
+  port: { type: 'string', valueName: 'N', description: 'port to listen on; 0 picks a free one (default 0)' },
+  host: { type: 'string', valueName: 'HOST', description: 'address to bind (default 127.0.0.1)' },
+};

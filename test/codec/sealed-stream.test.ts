@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { openStream, SealedStreamError, sealStream } from '../../codec/sealed-stream';
+import { readAll } from '../harness/streams';
 
 async function* pieces(bytes: Buffer, size: number): AsyncGenerator<Buffer> {
   for (let offset = 0; offset < bytes.length; offset += size) {
@@ -9,9 +10,7 @@ async function* pieces(bytes: Buffer, size: number): AsyncGenerator<Buffer> {
 }
 
 async function all(stream: AsyncIterable<Buffer>): Promise<Buffer> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of stream) chunks.push(chunk);
-  return Buffer.concat(chunks);
+  return (await readAll(stream)) as Buffer;
 }
 
 // Attachments are stored sealed under their verification's data key, frame by frame as they stream.

@@ -8,6 +8,7 @@ import { openPostgresStore, redactedUrl } from '../../stores/postgres/postgres-s
 import { SessionSecretMissingError } from '../../stores/session-vault';
 import { harnessEnv, harnessValue } from '../harness/env';
 import { createTestDatabase } from '../harness/postgres';
+import { readAll } from '../harness/streams';
 
 /** Opens a second handle on the same backing store, as another process would. */
 interface StoreUnderTest {
@@ -41,13 +42,6 @@ async function* chunksOf(bytes: Buffer, size: number, failAfter?: number): Async
     if (failAfter !== undefined && offset >= failAfter) throw new Error('the content failed midway');
     yield bytes.subarray(offset, offset + size);
   }
-}
-
-async function readAll(content: AsyncIterable<Buffer> | undefined): Promise<Buffer | undefined> {
-  if (!content) return undefined;
-  const chunks: Buffer[] = [];
-  for await (const chunk of content) chunks.push(chunk);
-  return Buffer.concat(chunks);
 }
 
 // The same contract for every store: what the activities, the client and the codec server rely on.

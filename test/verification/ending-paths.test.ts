@@ -4,6 +4,7 @@ import { type WorkflowFailedError, WorkflowUpdateFailedError } from '@temporalio
 import { CancelledFailure } from '@temporalio/common';
 import { VerificationEndedError } from '../../client/verification-handle';
 import { type RedactionReport } from '../../workflows/session-redaction';
+import { type VerificationRequest } from '../../domain/verification';
 import { eventually } from '../harness/eventually';
 import { useVerificationStack } from '../harness/verification-stack';
 
@@ -42,6 +43,22 @@ describe('verification ending paths, end to end', () => {
     });
 
   const fast = { polling: { initialMs: 200, maxMs: 500 } };
+
+  /**
+   * A verification whose cancel the service refuses (403; `refusals` times, or always), cancelled
+   * by the caller; resolves once the cancel has been answered.
+   */
+  async function cancelRefused(redactAfter: VerificationRequest['redactAfter'], refusals?: number) {
+    const started = await stack().idv.startVerification(stack().request({ redactAfter, ...fast }));
+    await stack().control('PUT', '/faults', {
+      operation: 'CancelSession',
+      errorRate: 1,
+      errorStatus: 403,
+      ...(refusals === undefined ? {} : { count: refusals }),
+    });
+    await started.handle.cancel('customer left');
+    return started;
+  }
   /** Calls of `operation` the emulator counted for a session. */
   const counted = async (sessionId: string, operation: string) => {
     const counters = await stack().control('GET', '/counters');
@@ -202,16 +219,7 @@ describe('verification ending paths, end to end', () => {
 
   // Paths an independent review of the workflow found still open.
   it('hands a session the service refused to cancel to a child that ends it', async () => {
-    const { handle, nextStep } = await stack().idv.startVerification(
-      stack().request({ redactAfter: 'never', ...fast }),
-    );
-    await stack().control('PUT', '/faults', {
-      operation: 'CancelSession',
-      errorRate: 1,
-      errorStatus: 403,
-      count: 1,
-    });
-    await handle.cancel('customer left');
+    const { handle, nextStep } = await cancelRefused('never', 1);
     await expect(handle.result()).resolves.toMatchObject({ status: 'cancelled' });
     await stack().client.workflow.getHandle(`idv-end-${nextStep.sessionId}`).result();
     const view = await stack().control('GET', `/sessions/${nextStep.sessionId}`);
@@ -219,16 +227,7 @@ describe('verification ending paths, end to end', () => {
   }, 30_000);
 
   it('ends a session the service refused to cancel when the caller redacts at once', async () => {
-    const { handle, nextStep } = await stack().idv.startVerification(
-      stack().request({ redactAfter: '1d', ...fast }),
-    );
-    await stack().control('PUT', '/faults', {
-      operation: 'CancelSession',
-      errorRate: 1,
-      errorStatus: 403,
-      count: 2,
-    });
-    await handle.cancel('customer left');
+    const { handle, nextStep } = await cancelRefused('1d', 2);
     await expect(handle.result()).resolves.toMatchObject({ status: 'cancelled' });
     // The redaction child's own first cancel was refused too: it waits an hour to try again.
     await eventually(
@@ -245,13 +244,9 @@ describe('verification ending paths, end to end', () => {
   }, 30_000);
 
   it('destroys the data key at its due time while the service refuses to end the session', async () => {
-    const { handle, nextStep } = await stack().idv.startVerification(
-      stack().request({ redactAfter: '0s', ...fast }),
-    );
-    const { dataKeyId } = await handle.progress();
     // Refused for good: the verification and then its redaction child keep trying, hourly.
-    await stack().control('PUT', '/faults', { operation: 'CancelSession', errorRate: 1, errorStatus: 403 });
-    await handle.cancel('customer left');
+    const { handle, nextStep } = await cancelRefused('0s');
+    const { dataKeyId } = await handle.progress();
     const redaction = stack().client.workflow.getHandle(`idv-redact-${nextStep.sessionId}`);
     const destroyed = async () =>
       (await stack().store.dataKeys.get(dataKeyId))?.state === 'destroyed' ? true : undefined;
@@ -263,11 +258,7 @@ describe('verification ending paths, end to end', () => {
   }, 30_000);
 
   it('lets a redaction be cancelled while it insists on ending the session', async () => {
-    const { handle, nextStep } = await stack().idv.startVerification(
-      stack().request({ redactAfter: '1h', ...fast }),
-    );
-    await stack().control('PUT', '/faults', { operation: 'CancelSession', errorRate: 1, errorStatus: 403 });
-    await handle.cancel('customer left');
+    const { nextStep } = await cancelRefused('1h');
     const redaction = stack().client.workflow.getHandle(`idv-redact-${nextStep.sessionId}`);
     await eventually(
       async () =>

@@ -21,6 +21,7 @@ import { type EmbeddedStack, startEmbeddedStack } from '../../workers/dev/embedd
 import { resolveTemporalBinaries } from '../../workers/dev/temporal-binaries';
 import { devEncryptionKeys } from '../../workers/encryption-keys-source';
 import { harnessEnv, harnessValue } from '../harness/env';
+import { readAll } from '../harness/streams';
 
 const run = promisify(execFile);
 
@@ -224,13 +225,9 @@ describe('privacy of Temporal history and the data dir, end to end', () => {
 
     // Stored attachments are sealed under the data key: readable through the client only.
     const [attachment] = outcomes[0]?.attachments ?? [];
-    const chunks: Buffer[] = [];
-    for await (const chunk of (await idv.readAttachment(
-      outcomes[0]?.sessionId ?? '',
-      attachment?.id ?? '',
-    )) ?? [])
-      chunks.push(chunk);
-    const image = Buffer.concat(chunks);
+    const image = (await readAll(
+      await idv.readAttachment(outcomes[0]?.sessionId ?? '', attachment?.id ?? ''),
+    )) as Buffer;
     expect(image.length).toBe(attachment?.sizeBytes);
     const slice = image.subarray(Math.floor(image.length / 2), Math.floor(image.length / 2) + 32);
     for (const file of await filesUnder(join(dataDir, 'blobs')))

@@ -3,6 +3,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { sessionErrorCodes } from '../../domain/identity-enums';
 import { useVerificationStack } from '../harness/verification-stack';
+import { readAll } from '../harness/streams';
 
 describe('verification outcomes, end to end on the dev server against the emulator', () => {
   const stack = useVerificationStack();
@@ -27,10 +28,9 @@ describe('verification outcomes, end to end on the dev server against the emulat
       contentType: 'image/png',
       sha256: expect.stringMatching(/^[0-9a-f]{64}$/),
     });
-    const chunks: Buffer[] = [];
-    for await (const chunk of (await idv.readAttachment(nextStep.sessionId, attachment?.id ?? '')) ?? [])
-      chunks.push(chunk);
-    const bytes = Buffer.concat(chunks);
+    const bytes = (await readAll(
+      await idv.readAttachment(nextStep.sessionId, attachment?.id ?? ''),
+    )) as Buffer;
     expect(bytes.length).toBe(attachment?.sizeBytes);
     expect(createHash('sha256').update(bytes).digest('hex')).toBe(attachment?.sha256);
     // At rest it is sealed under the verification's data key.

@@ -2,7 +2,7 @@ import { CodecServerConfigError, startCodecServer } from '../../../codec/codec-s
 import { readStackInfo } from '../../../workers/dev/stack-file';
 import { type Command, CommandFailedError, UsageError } from '../command';
 import { commandConfig, commandEncryptionKeys, commandStore } from '../connect';
-import { parsePort, stringListOption, stringOption } from '../parse-values';
+import { listenOptions, parsePort, stringListOption, stringOption } from '../parse-values';
 
 /** Where the web UI of `temporal server start-dev` runs when no `idv dev` stack says otherwise. */
 const DEFAULT_UI_ORIGIN = 'http://localhost:8233';
@@ -35,12 +35,7 @@ export const codecServerCommand: Command = {
     'Run a codec server: the Temporal web UI and CLI show payloads decrypted, personal data opened or marked redacted',
   usage: 'codec-server [--port N] [--host HOST] [--ui-origin URL]...',
   options: {
-    port: {
-      type: 'string',
-      valueName: 'N',
-      description: 'port to listen on; 0 picks a free one (default 0)',
-    },
-    host: { type: 'string', valueName: 'HOST', description: 'address to bind (default 127.0.0.1)' },
+    ...listenOptions,
     'ui-origin': {
       type: 'string',
       multiple: true,

@@ -1,7 +1,7 @@
 import { startEmulator, emulatorInfo } from '../../../emulator/emulator';
 import { type FaultSpec } from '../../../emulator/http/faults';
 import { type Command, UsageError } from '../command';
-import { parseNonNegative, parsePort, stringListOption, stringOption } from '../parse-values';
+import { listenOptions, parseNonNegative, parsePort, stringListOption, stringOption } from '../parse-values';
 
 function agentKeys(values: string[]): Record<string, string> {
   const keys: Record<string, string> = {};
@@ -19,12 +19,7 @@ export const emulatorCommand: Command = {
   summary: 'Run the local emulator of the identity service and the earlier agent platform',
   usage: 'emulator [--port N] [--api-key KEY]... [--agent-key TENANT=KEY]... [--seed S] [fault options]',
   options: {
-    port: {
-      type: 'string',
-      valueName: 'N',
-      description: 'port to listen on; 0 picks a free one (default 0)',
-    },
-    host: { type: 'string', valueName: 'HOST', description: 'address to bind (default 127.0.0.1)' },
+    ...listenOptions,
     'api-key': {
       type: 'string',
       multiple: true,

@@ -1,3 +1,4 @@
+import { type AgentClients } from '../api/agent/agent-clients';
 import { type IdentityClient } from '../api/identity/identity-client';
 import { type DataKeys } from '../codec/data-keys';
 import { type BlobStore } from '../stores/blob-store';
@@ -13,4 +14,14 @@ export interface ActivityDeps {
   dataKeys: DataKeys;
   /** Bounds of results fetching. @default defaultResultLimits */
   resultLimits?: Partial<ResultLimits>;
+  /** The earlier agent platform; absent: the webhook registry's calls fail, saying so. */
+  agent?: AgentPlatform;
+}
+
+/** What the webhook registry's activities need. */
+export interface AgentPlatform {
+  /** A client per tenant (each tenant has its own key). */
+  clients: AgentClients;
+  /** The receiver's webhook URL of a tenant, its token in the path; absent when no receiver is configured. */
+  receiverWebhookUrl?: (tenant: string) => string;
 }

@@ -1,16 +1,18 @@
 import { type ActivityDeps } from './deps';
+import { agentActivities } from './agent-activities';
 import { cleanupActivities } from './cleanup-activities';
 import { pollingActivities } from './polling-activities';
 import { resultActivities } from './result-activities';
 import { sessionActivities } from './session-activities';
 
-/** Every activity of the verification workflows, bound to their dependencies. */
+/** Every activity of the workflows (verifications, webhook registry), bound to their dependencies. */
 export function createActivities(deps: ActivityDeps) {
   return {
     ...sessionActivities(deps),
     ...pollingActivities(deps),
     ...resultActivities(deps),
     ...cleanupActivities(deps),
+    ...agentActivities(deps),
   };
 }
 

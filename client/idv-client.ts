@@ -5,12 +5,14 @@ import {
   WorkflowUpdateFailedError,
 } from '@temporalio/client';
 import {
+  FINAL_URL_MEMO,
   type VerificationInput,
   type VerificationProgress,
   type VerificationRequest,
 } from '../domain/verification';
 import { type NextStepAnswer, nextStepUpdate } from '../workflows/messages';
 import { verificationWorkflowId } from '../workflows/run-verification';
+import { innermostMessage } from './failure-message';
 import { IdvProfileId, IdvProvider } from '../workflows/search-attributes';
 import { verificationSession } from '../workflows/verification-session';
 import { type RedactionReport, redactionWorkflowId, sessionRedaction } from '../workflows/session-redaction';
@@ -30,17 +32,6 @@ export class NoSessionError extends Error {
 /** Thrown when the session of a new verification could not be created (the reason is in the message). */
 export class VerificationNotStartedError extends Error {
   override readonly name = 'VerificationNotStartedError';
-}
-
-function innermostMessage(error: Error): string {
-  let current: unknown = error;
-  let message = error.message;
-  while (current instanceof Error) {
-    if (current.message && !/^(Workflow Update failed|Activity task failed)$/.test(current.message))
-      message = current.message;
-    current = current.cause;
-  }
-  return message;
 }
 
 /** Options of {@link IdvClient}. */
@@ -125,6 +116,7 @@ export class IdvClient {
         { key: IdvProfileId, value: input.verificationProfileId },
         { key: IdvProvider, value: input.provider },
       ],
+      ...(input.finalUrl ? { memo: { [FINAL_URL_MEMO]: input.finalUrl } } : {}),
     });
     let nextStep: NextStepAnswer;
     try {

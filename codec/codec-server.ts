@@ -8,6 +8,9 @@ import { CodecBodyError, parseCodecBody, payloadToJson } from './codec-payload-j
 import { DataKeys } from './data-keys';
 import { type EncryptionKey } from './encryption-keys';
 import { openSealedValues } from './open-sealed-values';
+import { readBody } from '../workers/http/read-body';
+import { closeConnection, sendJson } from '../workers/http/respond';
+import { decodeSegment } from '../workers/http/path-segment';
 
 /** Options of {@link startCodecServer}. */
 export interface CodecServerOptions {
@@ -78,7 +81,8 @@ export async function startCodecServer(options: CodecServerOptions): Promise<Cod
   };
   const server = createServer((request, response) => {
     handle(request, response, context).catch(() => {
-      if (!response.headersSent) send(response, 500, { title: 'internal error' }, { Connection: 'close' });
+      if (!response.headersSent)
+        sendJson(response, 500, { title: 'internal error' }, { Connection: 'close' });
       else response.destroy();
     });
   });
@@ -114,88 +118,43 @@ function originOf(value: string): string {
 }
 
 async function handle(request: IncomingMessage, response: ServerResponse, context: Context): Promise<void> {
-  // Answers sent before the body is read close the connection rather than read what is left.
-  const early = { Connection: 'close' };
+  const early = closeConnection;
   const origin = request.headers.origin;
   if (origin !== undefined) {
-    if (!context.origins.has(origin)) return send(response, 403, { title: 'origin not allowed' }, early);
+    if (!context.origins.has(origin)) return sendJson(response, 403, { title: 'origin not allowed' }, early);
     response.setHeader('Access-Control-Allow-Origin', origin);
     response.setHeader('Vary', 'Origin');
     for (const [name, value] of Object.entries(CORS_HEADERS)) response.setHeader(name, value);
   }
   const route = ROUTE.exec((request.url ?? '/').split('?', 1)[0] ?? '/');
-  if (!route) return send(response, 404, { title: 'not found' }, early);
-  if (request.method === 'OPTIONS') return send(response, 204, undefined, { Allow: 'POST, OPTIONS' });
+  if (!route) return sendJson(response, 404, { title: 'not found' }, early);
+  if (request.method === 'OPTIONS') return sendJson(response, 204, undefined, { Allow: 'POST, OPTIONS' });
   if (request.method !== 'POST')
-    return send(response, 405, { title: 'method not allowed' }, { ...early, Allow: 'POST, OPTIONS' });
+    return sendJson(response, 405, { title: 'method not allowed' }, { ...early, Allow: 'POST, OPTIONS' });
   if (!authorized(request, route[1], context.tokenDigest))
-    return send(response, 401, { title: 'unauthorized' }, { ...early, 'WWW-Authenticate': 'Bearer' });
-  const body = await readBody(request);
-  if (!body) return send(response, 413, TOO_LARGE, early);
+    return sendJson(response, 401, { title: 'unauthorized' }, { ...early, 'WWW-Authenticate': 'Bearer' });
+  const body = await readBody(request, MAX_BODY_BYTES);
+  if (!body) return sendJson(response, 413, TOO_LARGE, early);
   let payloads: Payload[];
   try {
     payloads = parseCodecBody(body);
   } catch (error) {
     if (error instanceof CodecBodyError)
-      return send(response, 400, { title: 'bad request', detail: error.message });
+      return sendJson(response, 400, { title: 'bad request', detail: error.message });
     throw error;
   }
   const answer =
     route[2] === 'encode' ? await context.codec.encode(payloads) : await decode(payloads, context);
-  send(response, 200, { payloads: answer.map(payloadToJson) });
+  sendJson(response, 200, { payloads: answer.map(payloadToJson) });
 }
 
 /** Either credential may be the token (the UI may send its own access token as bearer). */
 function authorized(request: IncomingMessage, pathToken: string | undefined, tokenDigest: Buffer): boolean {
   const bearer = /^Bearer\s+(\S+)\s*$/i.exec(request.headers.authorization ?? '')?.[1];
-  const candidates = [pathToken === undefined ? undefined : safeDecode(pathToken), bearer];
+  const candidates = [pathToken === undefined ? undefined : decodeSegment(pathToken), bearer];
   return candidates
     .map((candidate) => candidate !== undefined && timingSafeEqual(sha256(candidate), tokenDigest))
     .includes(true);
-}
-
-function safeDecode(segment: string): string {
-  try {
-    return decodeURIComponent(segment);
-  } catch {
-    return segment;
-  }
-}
-
-/** The body, or undefined past the limit (reading stops there). */
-function readBody(request: IncomingMessage): Promise<Buffer | undefined> {
-  if (Number(request.headers['content-length']) > MAX_BODY_BYTES) return Promise.resolve(undefined);
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    const onData = (chunk: Buffer) => {
-      size += chunk.length;
-      if (size <= MAX_BODY_BYTES) return void chunks.push(chunk);
-      request.off('data', onData);
-      request.pause();
-      resolve(undefined);
-    };
-    request.on('data', onData);
-    request.once('end', () => resolve(Buffer.concat(chunks)));
-    request.once('error', reject);
-    request.once('close', () => reject(new Error('request aborted')));
-  });
-}
-
-function send(response: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}) {
-  const text = body === undefined ? undefined : JSON.stringify(body);
-  response.writeHead(status, {
-    'Cache-Control': 'no-store',
-    'X-Content-Type-Options': 'nosniff',
-    ...(text === undefined
-      ? {}
-      : {
-          'Content-Type': status >= 400 ? 'application/problem+json' : 'application/json',
-          'Content-Length': String(Buffer.byteLength(text)),
-        }),
-    ...headers,
-  });
-  response.end(text);
 }
 
 /** Decrypts one by one, so a payload under a key this process lacks does not fail its batch. */

@@ -48,6 +48,23 @@ const duration = (what: string, bounds: { minMs: number; maxMs: number }) =>
   z.union([z.number(), z.string()]).transform((value, context) => toBoundedMs(what, bounds, value, context));
 
 /** A duration, or the word `never`. */
+const httpUrl = z
+  .string()
+  .max(2_000, { message: 'must be at most 2000 characters' })
+  .refine(
+    (value) => {
+      try {
+        return ['http:', 'https:'].includes(new URL(value).protocol);
+      } catch {
+        return false;
+      }
+    },
+    { message: 'must be an absolute http(s) URL' },
+  );
+
+/** The memo field holding a verification's `finalUrl` (the receiver reads it without a worker). */
+export const FINAL_URL_MEMO = 'idvFinalUrl';
+
 const durationOrNever = (what: string, bounds: { minMs: number; maxMs: number }) =>
   z
     .union([z.number(), z.string()])
@@ -77,6 +94,11 @@ export const verificationRequestSchema = z.strictObject({
   capabilities: z.array(z.enum(integrationCapabilities)).min(1, { message: 'needs at least one capability' }),
   fallbackToHostedUI: z.boolean().optional(),
   redirectUrl: absoluteUrl.optional(),
+  /**
+   * Where the receiver's `/return/<reference>` sends the user's browser once it has told the
+   * verification the user is back (point `redirectUrl` at the receiver to use it).
+   */
+  finalUrl: httpUrl.optional(),
   browserLanguages: z.array(z.string()).optional(),
   providerInput: z.record(z.string(), z.unknown()).optional(),
   /** Auto-cancel when the user has not finished by then. @default '1 hour' */

@@ -10,26 +10,37 @@ export interface KnownWebhook {
 /**
  * Why a webhook registration must be refused before any API call, or undefined: a URL that is
  * not absolute http(s), a type other than Notification (Endorser webhooks are announced, not
- * available), a sixth Notification webhook of the tenant, or the same URL twice.
+ * available), a sixth Notification webhook of the tenant, or the same URL twice. Without a URL
+ * (the receiver's own, made later) only the type and the count are checked.
  */
 export function webhookRegistrationProblem(
-  request: { url: string; type: string },
+  request: { url?: string | undefined; type: string },
   known: readonly KnownWebhook[],
 ): string | undefined {
-  let url: URL;
-  try {
-    url = new URL(request.url);
-  } catch {
-    return 'url must be an absolute http(s) URL';
+  if (request.url !== undefined) {
+    const problem = webhookUrlProblem(request.url);
+    if (problem) return problem;
   }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') return 'url must be an absolute http(s) URL';
-  if (request.url.length > 2_000) return 'url must be at most 2000 characters';
   if (/endorser/i.test(request.type))
     return 'Endorser webhooks are announced by the platform but not available yet: register a Notification webhook';
   if (request.type !== 'Notification') return `type must be Notification (got an unknown type)`;
   const notifications = known.filter((webhook) => webhook.type === 'Notification');
-  if (notifications.some((webhook) => webhook.url === request.url)) return 'this URL is registered already';
+  if (request.url !== undefined && notifications.some((webhook) => webhook.url === request.url))
+    return 'this URL is registered already';
   if (notifications.length >= MAX_NOTIFICATION_WEBHOOKS)
     return `a tenant has at most ${MAX_NOTIFICATION_WEBHOOKS} Notification webhooks: remove one first`;
+  return undefined;
+}
+
+function webhookUrlProblem(value: unknown): string | undefined {
+  if (typeof value !== 'string') return 'url must be an absolute http(s) URL';
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    return 'url must be an absolute http(s) URL';
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') return 'url must be an absolute http(s) URL';
+  if (value.length > 2_000) return 'url must be at most 2000 characters';
   return undefined;
 }

@@ -2,6 +2,7 @@ import { resolve } from 'node:path';
 import { z } from 'zod';
 import { identityBaseUrls, type IdentityRegion } from '../api/identity/base-urls';
 import { type EncryptionKey, EncryptionKeysError, parseEncryptionKeys } from '../codec/encryption-keys';
+import { tenantProblem } from '../domain/agent-tenants';
 
 /** Thrown when configuration is invalid; the message names the variable. */
 export class ConfigError extends Error {
@@ -20,6 +21,12 @@ export interface IdvConfig {
   storeUrl: string | undefined;
   /** Payload encryption keys, newest first; absent when `IDV_ENCRYPTION_KEYS` is not set. */
   encryptionKeys: EncryptionKey[] | undefined;
+  /** `IDV_AGENT_KEYS` (and `IDV_AGENT_BASE_URL`): the earlier platform's keys by tenant; absent: the dev stack's, if any. */
+  agent: { keys: Record<string, string>; baseUrl: string | undefined } | undefined;
+  /** `IDV_RECEIVER_URL`: the receiver's address as the platform reaches it (its tenants' webhook URLs start with it). */
+  receiverUrl: string | undefined;
+  /** `IDV_RECEIVER_SECRET`: the tenants' path tokens derive from it. */
+  receiverSecret: string | undefined;
 }
 
 const url = z.string().refine((value) => {
@@ -36,6 +43,28 @@ const variables = {
   IDV_REGION: z.enum(Object.keys(identityBaseUrls) as [IdentityRegion, ...IdentityRegion[]]),
   IDV_API_BASE_URL: url,
   IDV_API_KEY: z.string().min(8, 'looks too short to be an API key'),
+  IDV_AGENT_BASE_URL: url,
+  IDV_RECEIVER_URL: url,
+  IDV_RECEIVER_SECRET: z.string().min(32, 'must be at least 32 characters (openssl rand -hex 32)'),
+  IDV_AGENT_KEYS: z.string().transform((value, context) => {
+    const keys: Record<string, string> = {};
+    for (const entry of value
+      .split(',')
+      .map((part) => part.trim())
+      .filter(Boolean)) {
+      const at = entry.indexOf('=');
+      const tenant = entry.slice(0, at);
+      if (at <= 0 || at === entry.length - 1 || tenantProblem(tenant) !== undefined) {
+        context.addIssue({
+          code: 'custom',
+          message: 'must be tenant=key[,tenant=key…] with tenants of letters, digits, . _ -',
+        });
+        return z.NEVER;
+      }
+      keys[tenant] = entry.slice(at + 1);
+    }
+    return keys;
+  }),
   IDV_STORE_URL: z.string().refine((value) => {
     try {
       return ['postgres:', 'postgresql:'].includes(new URL(value).protocol);
@@ -46,7 +75,12 @@ const variables = {
 } as const;
 
 /** Never quoted in messages (a store URL may hold a password). */
-const SECRET_VARIABLES = new Set<string>(['IDV_API_KEY', 'IDV_STORE_URL']);
+const SECRET_VARIABLES = new Set<string>([
+  'IDV_API_KEY',
+  'IDV_STORE_URL',
+  'IDV_AGENT_KEYS',
+  'IDV_RECEIVER_SECRET',
+]);
 
 function read<K extends keyof typeof variables>(
   env: NodeJS.ProcessEnv,
@@ -70,6 +104,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): IdvConfig {
   const region = read(env, 'IDV_REGION') ?? 'us';
   if (baseUrl && !apiKey)
     throw new ConfigError('IDV_API_BASE_URL is set but IDV_API_KEY is not: set both to use a real service');
+  const agentKeys = read(env, 'IDV_AGENT_KEYS');
+  if (env.IDV_AGENT_BASE_URL && !agentKeys)
+    throw new ConfigError(
+      'IDV_AGENT_BASE_URL is set but IDV_AGENT_KEYS is not: set both to use the real platform',
+    );
   return {
     taskQueue: read(env, 'IDV_TASK_QUEUE') ?? 'identity-verification',
     dataDir: resolve(read(env, 'IDV_DATA_DIR') ?? '.data'),
@@ -79,6 +118,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): IdvConfig {
     identity: apiKey ? { apiKey, baseUrl: baseUrl ?? identityBaseUrls[region] } : undefined,
     storeUrl: read(env, 'IDV_STORE_URL'),
     encryptionKeys: encryptionKeys(env.IDV_ENCRYPTION_KEYS),
+    agent: agentKeys ? { keys: agentKeys, baseUrl: read(env, 'IDV_AGENT_BASE_URL') } : undefined,
+    receiverUrl: read(env, 'IDV_RECEIVER_URL'),
+    receiverSecret: read(env, 'IDV_RECEIVER_SECRET'),
   };
 }
 

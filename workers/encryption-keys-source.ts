@@ -56,11 +56,19 @@ export async function requireEncryptionKeys(
   );
 }
 
-const DEV_CODEC_TOKEN_FILE = 'codec-token';
-
 /** The token of the dev stack's codec server, generated into the data dir (owner-only) on first start. */
-export async function devCodecToken(dataDir: string): Promise<string> {
-  const file = join(dataDir, DEV_CODEC_TOKEN_FILE);
+export function devCodecToken(dataDir: string): Promise<string> {
+  return devSecret(dataDir, 'codec-token');
+}
+
+/** The secret of the dev stack's receiver (the tenants' path tokens derive from it), made like the codec token. */
+export function devReceiverSecret(dataDir: string): Promise<string> {
+  return devSecret(dataDir, 'receiver-secret');
+}
+
+/** A random secret kept in an owner-only file of the data dir, made by whichever process needs it first. */
+async function devSecret(dataDir: string, name: string): Promise<string> {
+  const file = join(dataDir, name);
   await writeFile(file, `${randomBytes(32).toString('hex')}\n`, { mode: 0o600, flag: 'wx' }).catch(
     (error: NodeJS.ErrnoException) => {
       if (error.code !== 'EEXIST') throw error;

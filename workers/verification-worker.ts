@@ -1,5 +1,6 @@
 import { type NativeConnection, Worker } from '@temporalio/worker';
 import { createActivities } from '../activities/index';
+import { type AgentPlatform } from '../activities/deps';
 import { DataKeys } from '../codec/data-keys';
 import { type IdvStore } from '../stores/idv-store';
 import { type ResultLimits } from '../activities/result-limits';
@@ -22,6 +23,8 @@ export interface VerificationWorkerOptions {
   resultLimits?: Partial<ResultLimits>;
   /** Payload encryption keys, newest first (every payload and failure text is encrypted). */
   encryptionKeys: readonly EncryptionKey[];
+  /** The earlier agent platform (tenant keys, receiver URL) for the webhook registries; absent: their calls fail, saying so. */
+  agent?: AgentPlatform;
   /**
    * A prebuilt workflow bundle, built with `failureConverterPath` from `codec/data-converter`;
    * the workflows are bundled at start when absent.
@@ -29,7 +32,7 @@ export interface VerificationWorkerOptions {
   workflowBundle?: { codePath: string };
 }
 
-/** A worker for the verification workflows and their activities. */
+/** A worker for the verification workflows, the webhook registries and connection workflows, and their activities. */
 export async function createVerificationWorker(options: VerificationWorkerOptions): Promise<Worker> {
   const activities = createActivities({
     identity: options.identity,
@@ -37,6 +40,7 @@ export async function createVerificationWorker(options: VerificationWorkerOption
     blobs: options.store.blobs,
     dataKeys: new DataKeys(options.store.dataKeys, options.encryptionKeys),
     ...(options.resultLimits ? { resultLimits: options.resultLimits } : {}),
+    ...(options.agent ? { agent: options.agent } : {}),
   });
   return await Worker.create({
     connection: options.connection,

@@ -36,3 +36,10 @@ export function poller(remainingMs: number) {
     retry,
   });
 }
+
+/** The webhook registry's calls to the earlier platform: an update waits for them, so they are short. */
+export const agentCalls = proxyActivities<VerificationActivities>({
+  startToCloseTimeout: '30 seconds',
+  scheduleToCloseTimeout: '2 minutes',
+  retry,
+});

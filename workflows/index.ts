@@ -2,3 +2,5 @@
 export { verificationSession } from './verification-session';
 export { sessionRedaction } from './session-redaction';
 export { orphanSweep } from './orphan-sweep';
+export { agentWebhooks } from './agent-webhooks';
+export { agentConnection } from './agent-connection';

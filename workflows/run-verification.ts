@@ -1,5 +1,9 @@
 import { executeChild, ParentClosePolicy, WorkflowIdReusePolicy } from '@temporalio/workflow';
-import { type SealedVerificationOutcome, type VerificationInput } from '../domain/verification';
+import {
+  FINAL_URL_MEMO,
+  type SealedVerificationOutcome,
+  type VerificationInput,
+} from '../domain/verification';
 import { verificationSession } from './verification-session';
 
 /**
@@ -16,6 +20,8 @@ export async function runVerification(input: VerificationInput): Promise<SealedV
     parentClosePolicy: ParentClosePolicy.REQUEST_CANCEL,
     // As a client start: a reference that already ran is refused, never a second session.
     workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
+    // The receiver's `/return/<reference>` reads it without asking a worker.
+    ...(input.finalUrl ? { memo: { [FINAL_URL_MEMO]: input.finalUrl } } : {}),
   });
 }
 

@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -17,6 +18,11 @@ import { encryptingDataConverter } from '../../codec/data-converter';
 import { harnessEncryptionKeys, harnessEnv, harnessValue } from './env';
 import { testProviderRequest } from './requests';
 import { uniqueTaskQueue } from './worker';
+import { AgentClients } from '../../api/agent/agent-clients';
+import { WebhookRegistryClient } from '../../client/webhook-registry-client';
+import { type WebhookRegistrySettings } from '../../domain/webhook-registry-input';
+import { type Receiver, startReceiver } from '../../workers/receiver/receiver-server';
+import { TenantTokens } from '../../workers/receiver/tenant-tokens';
 
 /** Everything an end-to-end verification test needs, for one test file. */
 export interface VerificationStack {
@@ -41,6 +47,12 @@ export interface VerificationStack {
   request(overrides?: Partial<VerificationRequest>): VerificationRequest;
   /** The workflow input of a request, as the client makes it (data key created, providerInput sealed). */
   prepare(request: VerificationRequest): Promise<VerificationInput>;
+  /** The receiver (started with `options.receiver`): agent deliveries and redirect returns. */
+  receiver: Receiver | undefined;
+  /** The receiver's tenant tokens. */
+  tokens: TenantTokens;
+  /** The tenants' webhook registries, on this stack's task queue. */
+  webhooks: WebhookRegistryClient;
   /** Starts a fresh worker (after the previous one was stopped). */
   startWorker(): Promise<void>;
   /** Stops the worker, leaving workflows where they are. */
@@ -55,13 +67,20 @@ let counter = 0;
  */
 export function useVerificationStack(
   emulatorOptions: EmulatorOptions = {},
-  options: { store?: (dataDir: string) => Promise<IdvStore> } = {},
+  options: {
+    store?: (dataDir: string) => Promise<IdvStore>;
+    /** Start a receiver, and give the worker the emulator's tenants and the receiver's URL. */
+    receiver?: boolean;
+    /** Settings of the registries the stack's webhook client starts. */
+    registrySettings?: WebhookRegistrySettings;
+  } = {},
 ): () => VerificationStack {
   let stack: VerificationStack | undefined;
   let worker: Worker | undefined;
   let running: Promise<void> | undefined;
   let nativeConnection: NativeConnection | undefined;
   let connection: Connection | undefined;
+  let agentClients: AgentClients | undefined;
 
   beforeAll(async () => {
     const address = harnessValue(harnessEnv.temporalAddress);
@@ -78,6 +97,11 @@ export function useVerificationStack(
     const profileId = emulator.verificationProfiles[0]?.id ?? '';
     const store = await (options.store ?? openLocalStore)(dataDir);
     const dataKeys = new DataKeys(store.dataKeys, harnessEncryptionKeys());
+    const tokens = new TenantTokens(randomBytes(32).toString('hex'));
+    const receiver = options.receiver
+      ? await startReceiver({ client, taskQueue, tokens, spoolDir: join(dataDir, 'receiver-spool') })
+      : undefined;
+    agentClients = new AgentClients({ keys: emulator.agentKeys, baseUrl: emulator.agentBaseUrl });
     const startWorker = async () => {
       worker = await createVerificationWorker({
         connection: nativeConnection as NativeConnection,
@@ -86,6 +110,12 @@ export function useVerificationStack(
         store,
         encryptionKeys: harnessEncryptionKeys(),
         workflowBundle: { codePath: harnessValue(harnessEnv.workflowBundle) },
+        agent: {
+          clients: agentClients as AgentClients,
+          ...(receiver
+            ? { receiverWebhookUrl: (tenant: string) => tokens.webhookUrl(receiver.url, tenant) }
+            : {}),
+        },
       });
       running = worker.run();
     };
@@ -105,6 +135,13 @@ export function useVerificationStack(
       store,
       dataKeys,
       profileId,
+      receiver,
+      tokens,
+      webhooks: new WebhookRegistryClient({
+        client,
+        taskQueue,
+        ...(options.registrySettings ? { settings: options.registrySettings } : {}),
+      }),
       prepare: (request) => prepareVerificationInput(request, dataKeys),
       async control(method, path, body) {
         const response = await request(`${emulator.controlUrl}${path}`, {
@@ -127,7 +164,9 @@ export function useVerificationStack(
   });
 
   afterAll(async () => {
+    await stack?.receiver?.close();
     await stack?.stopWorker();
+    await agentClients?.close();
     await stack?.identity.close();
     await stack?.emulator.close();
     await connection?.close();

@@ -1,4 +1,10 @@
 // The single workflow bundle of a test run: product workflows and test fixtures.
-export { verificationSession, sessionRedaction, orphanSweep } from '../../workflows/index';
+export {
+  verificationSession,
+  sessionRedaction,
+  orphanSweep,
+  agentWebhooks,
+  agentConnection,
+} from '../../workflows/index';
 export { sleepThenReport, greetThroughActivity } from '../fixtures/foundation-workflows';
 export { onboardingFixture } from '../fixtures/parent-workflows';

@@ -1,12 +1,17 @@
 import { chmod, mkdir } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
+import { Client, Connection } from '@temporalio/client';
 import { NativeConnection } from '@temporalio/worker';
+import { AgentClients } from '../../api/agent/agent-clients';
+import { encryptingDataConverter } from '../../codec/data-converter';
+import { startReceiver } from '../receiver/receiver-server';
+import { TenantTokens } from '../receiver/tenant-tokens';
 import { createIdentityClient } from '../../api/identity/identity-client';
 import { type Emulator, startEmulator } from '../../emulator/emulator';
 import { type IdvStore } from '../../stores/idv-store';
 import { openStore } from '../../stores/open-store';
 import { startCodecServer } from '../../codec/codec-server';
-import { devCodecToken, devEncryptionKeys } from '../encryption-keys-source';
+import { devCodecToken, devEncryptionKeys, devReceiverSecret } from '../encryption-keys-source';
 import { freePort } from './free-port';
 import { createVerificationWorker } from '../verification-worker';
 import { type DevServer, startDevServer } from './temporal-dev-server';
@@ -27,6 +32,8 @@ export interface EmbeddedStackOptions {
   uiPort?: number;
   /** Emulator port; 0 picks a free one. @default 0 */
   emulatorPort?: number;
+  /** Receiver port (agent deliveries, redirect returns); 0 picks a free one. @default 0 */
+  receiverPort?: number;
   /** @default 'identity-verification' */
   taskQueue?: string;
   /** Run a worker in this process. @default true */
@@ -45,7 +52,7 @@ export interface EmbeddedStack {
 
 /**
  * Starts the development stack: a Temporal dev server persisting to SQLite in the data dir with
- * its web UI, the emulator, and a worker; publishes the addresses in `<dataDir>/stack.json`.
+ * its web UI and codec server, the emulator, the receiver, and a worker; publishes the addresses in `<dataDir>/stack.json`.
  */
 export async function startEmbeddedStack(options: EmbeddedStackOptions = {}): Promise<EmbeddedStack> {
   const dataDir = resolve(options.dataDir ?? '.data');
@@ -83,6 +90,22 @@ export async function startEmbeddedStack(options: EmbeddedStackOptions = {}): Pr
     stoppers.push(() => temporal.stop());
     const emulator = await startEmulator({ port: options.emulatorPort ?? 0 });
     stoppers.push(() => emulator.close());
+    const tokens = new TenantTokens(await devReceiverSecret(dataDir));
+    const receiverConnection = await Connection.connect({ address: temporal.address });
+    stoppers.push(() => receiverConnection.close());
+    const receiver = await startReceiver({
+      client: new Client({
+        connection: receiverConnection,
+        namespace: temporal.namespace,
+        dataConverter: encryptingDataConverter(encryptionKeys),
+      }),
+      taskQueue,
+      tokens,
+      spoolDir: join(dataDir, 'receiver-spool'),
+      port: options.receiverPort ?? 0,
+      log: (line) => console.error(`idv receiver: ${line}`),
+    });
+    stoppers.push(() => receiver.close());
     const profile = emulator.verificationProfiles[0];
     const info: StackInfo = {
       pid: process.pid,
@@ -91,6 +114,7 @@ export async function startEmbeddedStack(options: EmbeddedStackOptions = {}): Pr
       ...(temporal.uiUrl ? { temporalUiUrl: temporal.uiUrl } : {}),
       codecEndpoint: codec.endpoint(false),
       taskQueue,
+      receiverUrl: receiver.url,
       emulator: {
         baseUrl: emulator.baseUrl,
         agentBaseUrl: emulator.agentBaseUrl,
@@ -106,18 +130,24 @@ export async function startEmbeddedStack(options: EmbeddedStackOptions = {}): Pr
         baseUrl: emulator.baseUrl,
         apiKey: info.emulator?.apiKey ?? '',
       });
+      const agentClients = new AgentClients({ keys: emulator.agentKeys, baseUrl: emulator.agentBaseUrl });
       const worker = await createVerificationWorker({
         connection,
         taskQueue,
         identity,
         store,
         encryptionKeys,
+        agent: {
+          clients: agentClients,
+          receiverWebhookUrl: (tenant) => tokens.webhookUrl(receiver.url, tenant),
+        },
         ...(options.workflowBundle ? { workflowBundle: options.workflowBundle } : {}),
       });
       const running = worker.run();
       stoppers.push(async () => {
         if (worker.getState() === 'RUNNING') worker.shutdown();
         await running.catch(() => undefined);
+        await agentClients.close();
         await identity.close();
         await connection.close();
       });

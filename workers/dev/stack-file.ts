@@ -12,6 +12,8 @@ export const stackInfoSchema = z.object({
   /** The codec server of the web UI and `temporal --codec-endpoint` (its token is in the data dir). */
   codecEndpoint: z.string().optional(),
   taskQueue: z.string(),
+  /** The receiver of agent deliveries and redirect returns (its secret is in the data dir). */
+  receiverUrl: z.string().optional(),
   emulator: z
     .object({
       baseUrl: z.string(),

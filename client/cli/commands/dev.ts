@@ -7,11 +7,16 @@ import { parsePort, stringOption } from '../parse-values';
 export const devCommand: Command = {
   name: 'dev',
   summary:
-    'Start the embedded stack (Temporal dev server with web UI, emulator, worker) and print its addresses',
-  usage: 'dev [--port N] [--ui-port N] [--data-dir DIR]',
+    'Start the embedded stack (Temporal dev server with web UI, emulator, receiver, worker) and print its addresses',
+  usage: 'dev [--port N] [--ui-port N] [--receiver-port N] [--data-dir DIR]',
   options: {
     port: { type: 'string', valueName: 'N', description: 'Temporal gRPC port (default 7233)' },
     'ui-port': { type: 'string', valueName: 'N', description: 'Temporal web UI port (default 8233)' },
+    'receiver-port': {
+      type: 'string',
+      valueName: 'N',
+      description: 'receiver port: agent deliveries, redirect returns (default: a free port)',
+    },
     'data-dir': {
       type: 'string',
       valueName: 'DIR',
@@ -21,12 +26,14 @@ export const devCommand: Command = {
   async run({ values }, io) {
     const temporalPort = parsePort(stringOption(values, 'port'), 'port');
     const uiPort = parsePort(stringOption(values, 'ui-port'), 'ui-port');
+    const receiverPort = parsePort(stringOption(values, 'receiver-port'), 'receiver-port');
     const dataDir = stringOption(values, 'data-dir') ?? io.env.IDV_DATA_DIR ?? '.data';
     const { storeUrl } = commandConfig(io.env);
     const stack = await startEmbeddedStack({
       dataDir,
       temporalPort,
       uiPort,
+      ...(receiverPort !== undefined ? { receiverPort } : {}),
       ...(storeUrl ? { storeUrl } : {}),
     });
     if (values.json === true) {
@@ -49,6 +56,7 @@ export const devCommand: Command = {
           `  Temporal UI:  ${stack.info.temporalUiUrl ?? 'disabled'} (payloads decoded by the codec server)`,
           `  Codec server: ${stack.info.codecEndpoint ?? '-'} (token in ${stack.dataDir}/codec-token)`,
           `  Emulator:     ${stack.info.emulator?.baseUrl ?? '-'} (profile ${stack.info.emulator?.verificationProfileId ?? '-'})`,
+          `  Receiver:     ${stack.info.receiverUrl ?? '-'} (agent deliveries, /return/<reference>)`,
           `  Worker:       task queue ${stack.info.taskQueue}`,
           `  Data dir:     ${stack.dataDir}`,
           '',

@@ -7,6 +7,8 @@ import { cancelCommand, redactCommand, statusCommand, watchCommand } from './fol
 import { listCommand, providersCommand, redirectUrisCommand } from './service-commands';
 import { verifyCommand } from './verify';
 import { workerCommand } from './worker';
+import { receiverCommand } from './receiver';
+import { webhooksCommand } from './webhooks';
 
 /** Every `idv` command, in help order. */
 export const commands: readonly Command[] = [
@@ -14,6 +16,7 @@ export const commands: readonly Command[] = [
   workerCommand,
   emulatorCommand,
   codecServerCommand,
+  receiverCommand,
   demoCommand,
   verifyCommand,
   statusCommand,
@@ -23,4 +26,5 @@ export const commands: readonly Command[] = [
   listCommand,
   providersCommand,
   redirectUrisCommand,
+  webhooksCommand,
 ];

@@ -2,6 +2,7 @@ import { NativeConnection } from '@temporalio/worker';
 import { createIdentityClient } from '../../../api/identity/identity-client';
 import { readStackInfo } from '../../../workers/dev/stack-file';
 import { temporalTarget } from '../../../workers/temporal-target';
+import { agentPlatformOf } from '../../../workers/agent-platform';
 import { createVerificationWorker } from '../../../workers/verification-worker';
 import { type Command, CommandFailedError } from '../command';
 import { commandConfig, commandEncryptionKeys, commandStore } from '../connect';
@@ -38,6 +39,7 @@ export const workerCommand: Command = {
     );
     const { namespace } = target;
     const identity = createIdentityClient(identityOptions);
+    const agent = await agentPlatformOf(config, stack);
     try {
       const worker = await createVerificationWorker({
         connection,
@@ -45,6 +47,7 @@ export const workerCommand: Command = {
         identity,
         store,
         encryptionKeys,
+        ...(agent ? { agent } : {}),
         ...(namespace ? { namespace } : {}),
       });
       io.stderr.write(
@@ -57,6 +60,7 @@ export const workerCommand: Command = {
       io.stderr.write('idv worker: stopped\n');
       return 0;
     } finally {
+      await agent?.clients.close();
       await identity.close();
       await connection.close();
       await store.close();

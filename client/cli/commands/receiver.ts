@@ -1,0 +1,85 @@
+import { join } from 'node:path';
+import { Client, Connection } from '@temporalio/client';
+import { encryptingDataConverter } from '../../../codec/data-converter';
+import { readStackInfo } from '../../../workers/dev/stack-file';
+import { devReceiverSecret } from '../../../workers/encryption-keys-source';
+import { SpoolInUseError } from '../../../workers/receiver/delivery-spool';
+import { startReceiver } from '../../../workers/receiver/receiver-server';
+import { ReceiverSecretError, TenantTokens } from '../../../workers/receiver/tenant-tokens';
+import { temporalTarget } from '../../../workers/temporal-target';
+import { type Command, CommandFailedError } from '../command';
+import { commandConfig, commandEncryptionKeys } from '../connect';
+import { listenOptions, parsePort, stringOption } from '../parse-values';
+
+/** `idv receiver`: agent deliveries into Temporal (spooled while it is away) and redirect returns. */
+export const receiverCommand: Command = {
+  name: 'receiver',
+  summary:
+    'Run the receiver: the earlier platform’s webhook deliveries into Temporal (spooled to disk while Temporal is away) and users’ returns from redirect flows',
+  usage: 'receiver [--port N] [--host HOST] [--spool-dir DIR]',
+  options: {
+    ...listenOptions,
+    'spool-dir': {
+      type: 'string',
+      valueName: 'DIR',
+      description:
+        'where deliveries wait while Temporal is away, one receiver per directory (default <data dir>/receiver-spool)',
+    },
+  },
+  async run({ values }, io) {
+    const port = parsePort(stringOption(values, 'port'), 'port') ?? 0;
+    const host = stringOption(values, 'host') ?? '127.0.0.1';
+    const config = commandConfig(io.env);
+    const stack = await readStackInfo(config.dataDir);
+    const target = temporalTarget(config, io.env, stack);
+    if (!target)
+      throw new CommandFailedError(
+        `no Temporal: set TEMPORAL_ADDRESS, or start \`idv dev\` (data dir ${config.dataDir})`,
+      );
+    const encryptionKeys = await commandEncryptionKeys(config, stack);
+    let tokens: TenantTokens;
+    try {
+      tokens = new TenantTokens(
+        config.receiverSecret ?? (stack ? await devReceiverSecret(config.dataDir) : undefined),
+      );
+    } catch (error) {
+      if (error instanceof ReceiverSecretError) throw new CommandFailedError(error.message);
+      throw error;
+    }
+    // Lazy: the receiver starts, and spools, while Temporal is away.
+    const connection = Connection.lazy({
+      ...target.connectionOptions,
+      address: target.connectionOptions.address,
+    });
+    const client = new Client({
+      connection,
+      dataConverter: encryptingDataConverter(encryptionKeys),
+      ...(target.namespace ? { namespace: target.namespace } : {}),
+    });
+    const taskQueue = io.env.IDV_TASK_QUEUE ? config.taskQueue : (stack?.taskQueue ?? config.taskQueue);
+    const spoolDir = stringOption(values, 'spool-dir') ?? join(config.dataDir, 'receiver-spool');
+    try {
+      const receiver = await startReceiver({
+        client,
+        taskQueue,
+        tokens,
+        spoolDir,
+        port,
+        host,
+        log: (line) => io.stderr.write(`idv receiver: ${line}\n`),
+      }).catch((error: unknown) => {
+        if (error instanceof SpoolInUseError) throw new CommandFailedError(error.message);
+        throw error;
+      });
+      io.stderr.write(
+        `idv receiver: listening on ${receiver.url}, spool ${spoolDir} (${receiver.spoolDepth()} waiting), task queue ${taskQueue} (Ctrl-C to stop)\n`,
+      );
+      await io.stopRequested;
+      await receiver.close();
+      io.stderr.write('idv receiver: stopped\n');
+      return 0;
+    } finally {
+      await connection.close();
+    }
+  },
+};

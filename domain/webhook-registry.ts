@@ -1,0 +1,94 @@
+/**
+ * What the registry does when the platform no longer matches it (a webhook deleted, disabled or
+ * enabled through the platform directly): `repair` puts the registry's state back (re-creates,
+ * re-enables, re-disables); `adopt` takes the platform's state as the new desired state. Either
+ * way the drift is reported in `list`.
+ */
+export const driftPolicies = ['repair', 'adopt'] as const;
+/** One of {@link driftPolicies}. */
+export type DriftPolicy = (typeof driftPolicies)[number];
+
+/** A webhook as the platform lists it. */
+export interface ObservedWebhook {
+  id: string;
+  url: string;
+  type: string;
+  /** Absent when the platform does not say: then it is taken to match. */
+  enabled?: boolean | undefined;
+}
+
+/** A webhook the registry manages: what it wants the platform to have. */
+export interface ManagedWebhook {
+  id: string;
+  /** The whole URL; for the receiver's own webhook the path holds the tenant's token. */
+  url: string;
+  type: string;
+  enabled: boolean;
+  /** The receiver's own URL (its token is never shown). */
+  receiver: boolean;
+  createdAt: string;
+}
+
+/** A difference found between the registry and the platform, and what was done about it. */
+export interface WebhookDrift {
+  webhookId: string;
+  kind: 'deleted' | 'disabled' | 'enabled';
+  seenAt: string;
+  /** `recreated as <id>`, `enabled`, `disabled`, `adopted`, or `repair failed: <why>`. */
+  outcome: string;
+}
+
+/** A repair the registry makes to bring the platform back to its state. */
+export type RepairAction =
+  | { kind: 'recreate'; webhook: ManagedWebhook }
+  | { kind: 'set-enabled'; webhookId: string; enabled: boolean };
+
+/** What one comparison found. */
+export interface ReconcilePlan {
+  /** Drift found (outcome filled in by whoever acts on the plan). */
+  drift: Array<Omit<WebhookDrift, 'outcome' | 'seenAt'>>;
+  /** Under `repair`: what to call. */
+  repairs: RepairAction[];
+  /** Under `adopt`: the managed webhooks after taking the platform's state. */
+  managed: ManagedWebhook[];
+  /** Webhooks at the platform the registry does not manage (they count toward the limit). */
+  external: ObservedWebhook[];
+}
+
+/** Compares the registry with the platform's list; pure, so the workflow replays it as it was. */
+export function planReconcile(
+  managed: readonly ManagedWebhook[],
+  observed: readonly ObservedWebhook[],
+  policy: DriftPolicy,
+): ReconcilePlan {
+  const byId = new Map(observed.map((webhook) => [webhook.id, webhook]));
+  const plan: ReconcilePlan = { drift: [], repairs: [], managed: [], external: [] };
+  for (const webhook of managed) {
+    const seen = byId.get(webhook.id);
+    if (!seen) {
+      plan.drift.push({ webhookId: webhook.id, kind: 'deleted' });
+      if (policy === 'repair') {
+        plan.repairs.push({ kind: 'recreate', webhook });
+        plan.managed.push(webhook);
+      }
+      continue;
+    }
+    if (seen.enabled !== undefined && seen.enabled !== webhook.enabled) {
+      plan.drift.push({ webhookId: webhook.id, kind: seen.enabled ? 'enabled' : 'disabled' });
+      if (policy === 'repair')
+        plan.repairs.push({ kind: 'set-enabled', webhookId: webhook.id, enabled: webhook.enabled });
+      plan.managed.push(policy === 'repair' ? webhook : { ...webhook, enabled: seen.enabled });
+      continue;
+    }
+    plan.managed.push(webhook);
+  }
+  const managedIds = new Set(managed.map((webhook) => webhook.id));
+  plan.external = observed.filter((webhook) => !managedIds.has(webhook.id));
+  return plan;
+}
+
+/** The receiver's webhook URL with its token hidden: views, lists and logs never show it. */
+export function maskedUrl(webhook: Pick<ManagedWebhook, 'url' | 'receiver'>): string {
+  if (!webhook.receiver) return webhook.url;
+  return webhook.url.replace(/\/[^/]*$/, '/****');
+}

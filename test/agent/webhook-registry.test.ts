@@ -1,0 +1,163 @@
+import { createAgentClient } from '../../api/agent/agent-client';
+import { WebhookRegistryClient, WebhookRegistryError } from '../../client/webhook-registry-client';
+import { agentWebhooksWorkflowId } from '../../domain/agent-tenants';
+import { eventually } from '../harness/eventually';
+import { useVerificationStack } from '../harness/verification-stack';
+
+const TENANTS = { 'tenant-a': 'agent_key_tenant_a_0123456789', 'tenant-b': 'agent_key_tenant_b_0123456789' };
+
+describe('agentWebhooks: one registry workflow per tenant', () => {
+  const stack = useVerificationStack({ agentKeys: TENANTS }, { receiver: true });
+  const platform = (tenant: keyof typeof TENANTS) =>
+    createAgentClient({ baseUrl: stack().emulator.agentBaseUrl, apiKey: TENANTS[tenant] });
+  const calls = async (operation: string) => {
+    const counters = await stack().control('GET', '/counters');
+    return (counters.byOperation as Record<string, number>)[operation] ?? 0;
+  };
+  const platformCalls = async () =>
+    (await calls('ListWebhooks')) +
+    (await calls('CreateWebhook')) +
+    (await calls('EnableWebhook')) +
+    (await calls('DisableWebhook')) +
+    (await calls('RemoveWebhook'));
+  // Each test starts with fresh registries and no webhooks at the platform.
+  afterEach(async () => {
+    for (const tenant of Object.keys(TENANTS) as Array<keyof typeof TENANTS>) {
+      await stack()
+        .client.workflow.getHandle(agentWebhooksWorkflowId(tenant))
+        .terminate()
+        .catch(() => undefined);
+      const client = platform(tenant);
+      for (const webhook of await client.listWebhooks()) await client.removeWebhook(webhook.id);
+      await client.close();
+    }
+  });
+
+  it("registers the receiver's own URL with the tenant's token, and never shows the token", async () => {
+    const view = await stack().webhooks.register('tenant-a');
+    expect(view).toMatchObject({ type: 'Notification', enabled: true, managed: true, receiver: true });
+    expect(view.url).toBe(`${stack().receiver?.url}/agent/tenant-a/****`);
+    const client = platform('tenant-a');
+    const [registered] = await client.listWebhooks();
+    await client.close();
+    expect(registered?.url).toBe(stack().tokens.webhookUrl(stack().receiver?.url ?? '', 'tenant-a'));
+    expect(registered?.id).toBe(view.id);
+    const listing = await stack().webhooks.list('tenant-a');
+    expect(JSON.stringify(listing)).not.toContain(stack().tokens.tokenOf('tenant-a'));
+  });
+
+  it('refuses a sixth Notification webhook before any call to the platform', async () => {
+    for (let n = 1; n <= 5; n += 1)
+      await stack().webhooks.register('tenant-a', { url: `https://hooks.example/${n}` });
+    const before = await platformCalls();
+    const refused = await stack()
+      .webhooks.register('tenant-a', { url: 'https://hooks.example/6' })
+      .catch((error: unknown) => error);
+    expect(refused).toBeInstanceOf(WebhookRegistryError);
+    expect((refused as Error).message).toMatch(/at most 5 Notification webhooks/);
+    expect(await platformCalls()).toBe(before);
+    expect((await stack().webhooks.list('tenant-a')).webhooks).toHaveLength(5);
+  });
+
+  it.each([
+    [{ url: '/relative/path' }, /absolute http\(s\) URL/],
+    [{ url: 'ftp://hooks.example/x' }, /absolute http\(s\) URL/],
+    [{ url: 'https://hooks.example/e', type: 'DelegatedEndorser' }, /Endorser webhooks .* not available/],
+    [{ url: 'https://hooks.example/u', type: 'Carrier pigeon' }, /type must be Notification/],
+  ])('refuses %j before any call to the platform', async (request, message) => {
+    await stack().webhooks.list('tenant-b');
+    const before = await platformCalls();
+    await expect(stack().webhooks.register('tenant-b', request)).rejects.toThrow(message);
+    expect(await platformCalls()).toBe(before);
+  });
+
+  it('refuses to enable, disable or remove a webhook it does not know', async () => {
+    await expect(stack().webhooks.disable('tenant-b', 'no-such-id')).rejects.toThrow(
+      /no webhook no-such-id is managed by the registry of tenant-b/,
+    );
+    await expect(stack().webhooks.remove('tenant-b', 'no-such-id')).rejects.toThrow(/no webhook no-such-id/);
+  });
+
+  it('disables, enables and removes a webhook at the platform', async () => {
+    const view = await stack().webhooks.register('tenant-b', { url: 'https://hooks.example/b' });
+    expect(await stack().webhooks.disable('tenant-b', view.id)).toMatchObject({ enabled: false });
+    const client = platform('tenant-b');
+    expect((await client.listWebhooks())[0]).toMatchObject({ id: view.id, enabled: false });
+    expect(await stack().webhooks.enable('tenant-b', view.id)).toMatchObject({ enabled: true });
+    const listing = await stack().webhooks.remove('tenant-b', view.id);
+    expect(listing.webhooks).toEqual([]);
+    expect(await client.listWebhooks()).toEqual([]);
+    await client.close();
+  });
+
+  it('repairs drift: a webhook deleted or disabled through the platform directly is put back, and reported', async () => {
+    const deleted = await stack().webhooks.register('tenant-a', { url: 'https://hooks.example/deleted' });
+    const disabled = await stack().webhooks.register('tenant-a');
+    const client = platform('tenant-a');
+    await client.removeWebhook(deleted.id);
+    await client.disableWebhook(disabled.id);
+    const listing = await stack().webhooks.reconcile('tenant-a');
+    const atPlatform = await client.listWebhooks();
+    await client.close();
+    const recreated = atPlatform.find((webhook) => webhook.url === 'https://hooks.example/deleted');
+    expect(recreated).toMatchObject({ enabled: true });
+    expect(recreated?.id).not.toBe(deleted.id);
+    expect(atPlatform.find((webhook) => webhook.id === disabled.id)).toMatchObject({ enabled: true });
+    expect(listing.drift).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({
+          webhookId: deleted.id,
+          kind: 'deleted',
+          outcome: `recreated as ${recreated?.id}`,
+        }),
+        expect.objectContaining({ webhookId: disabled.id, kind: 'disabled', outcome: 'enabled' }),
+      ]),
+    );
+    expect(listing.webhooks.map((webhook) => webhook.id).sort()).toEqual([recreated?.id, disabled.id].sort());
+  });
+
+  it('notices drift on its own timer', async () => {
+    const registries = new WebhookRegistryClient({
+      client: stack().client,
+      taskQueue: stack().taskQueue,
+      settings: { reconcileEveryMs: 1_000, driftPolicy: 'adopt' },
+    });
+    // Settings apply when a registry starts: this one starts here.
+    const view = await registries.register('tenant-b', { url: 'https://hooks.example/adopted' });
+    const client = platform('tenant-b');
+    await client.disableWebhook(view.id);
+    const listing = await eventually(async () => {
+      const current = await registries.list('tenant-b');
+      return current.drift.some((drift) => drift.webhookId === view.id) ? current : undefined;
+    }, 'the timer to notice the disabled webhook');
+    // Adopt: the platform's state becomes the registry's, nothing is called to undo it.
+    expect(listing.drift.at(-1)).toMatchObject({ kind: 'disabled', outcome: 'adopted' });
+    expect(listing.webhooks.find((webhook) => webhook.id === view.id)).toMatchObject({ enabled: false });
+    expect((await client.listWebhooks())[0]).toMatchObject({ enabled: false });
+    await client.close();
+  });
+
+  it('continues as new before its history grows large, keeping its webhooks and drift', async () => {
+    const registries = new WebhookRegistryClient({
+      client: stack().client,
+      taskQueue: stack().taskQueue,
+      settings: { maxHistoryEvents: 20 },
+    });
+    const handle = stack().client.workflow.getHandle(agentWebhooksWorkflowId('tenant-b'));
+    const first = await registries.register('tenant-b', { url: 'https://hooks.example/kept-1' });
+    const { runId: firstRun } = await handle.describe();
+    const second = await registries.register('tenant-b', { url: 'https://hooks.example/kept-2' });
+    await registries.disable('tenant-b', second.id);
+    await registries.reconcile('tenant-b');
+    const later = await eventually(async () => {
+      const { runId } = await handle.describe();
+      return runId !== firstRun ? runId : undefined;
+    }, 'a new run');
+    expect(later).not.toBe(firstRun);
+    const listing = await registries.list('tenant-b');
+    expect(listing.webhooks).toEqual([
+      expect.objectContaining({ id: first.id, enabled: true }),
+      expect.objectContaining({ id: second.id, enabled: false }),
+    ]);
+  });
+});

@@ -1,0 +1,27 @@
+import { AgentClients } from '../api/agent/agent-clients';
+import { type AgentPlatform } from '../activities/deps';
+import { type IdvConfig } from './config';
+import { type StackInfo } from './dev/stack-file';
+import { devReceiverSecret } from './encryption-keys-source';
+import { TenantTokens } from './receiver/tenant-tokens';
+
+/**
+ * The earlier platform as a worker sees it: `IDV_AGENT_KEYS` (else the dev stack's emulator) and,
+ * when a receiver is known (`IDV_RECEIVER_URL` + `IDV_RECEIVER_SECRET`, else the dev stack's),
+ * how to make a tenant's receiver URL. Undefined when there are no tenant keys at all.
+ */
+export async function agentPlatformOf(
+  config: IdvConfig,
+  stack: StackInfo | undefined,
+): Promise<AgentPlatform | undefined> {
+  const keys = config.agent?.keys ?? stack?.emulator?.agentKeys;
+  if (!keys) return undefined;
+  const baseUrl = config.agent ? config.agent.baseUrl : stack?.emulator?.agentBaseUrl;
+  const clients = new AgentClients({ keys, ...(baseUrl ? { baseUrl } : {}) });
+  const receiverUrl = config.receiverUrl ?? stack?.receiverUrl;
+  const secret =
+    config.receiverSecret ?? (stack?.receiverUrl ? await devReceiverSecret(config.dataDir) : undefined);
+  if (!receiverUrl || !secret) return { clients };
+  const tokens = new TenantTokens(secret);
+  return { clients, receiverWebhookUrl: (tenant) => tokens.webhookUrl(receiverUrl, tenant) };
+}

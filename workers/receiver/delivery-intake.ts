@@ -1,0 +1,143 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import { type AgentEvent } from '../../workflows/agent-messages';
+import { type DeliverySpool } from './delivery-spool';
+
+/** Hands one event to Temporal (signal-with-start); rejects when Temporal did not take it. */
+export type HandOff = (event: AgentEvent) => Promise<void>;
+
+/** What became of a delivery: handed to Temporal, spooled for later, or a repeat of one already taken. */
+export type IntakeOutcome = 'delivered' | 'spooled' | 'duplicate';
+
+/** Options of {@link DeliveryIntake}. */
+export interface DeliveryIntakeOptions {
+  /** One line per change of state (Temporal lost, spool drained); never ids of people or tokens. */
+  log?: (line: string) => void;
+  /** First wait before replaying again after a failure. @default 500 */
+  minBackoffMs?: number;
+  /** @default 15000 */
+  maxBackoffMs?: number;
+  /** Recent deliveries remembered to drop repeats before they reach Temporal. @default 10000 */
+  recentKeys?: number;
+}
+
+/**
+ * The receiver's path from an accepted delivery to Temporal: straight through while Temporal
+ * takes it, otherwise (or while earlier deliveries still wait) into the durable spool, which a
+ * background loop replays in order. Repeats seen recently are answered without a second signal;
+ * the connection's workflow absorbs any that get through (after a restart, or a hand-off that
+ * timed out but had been taken).
+ */
+export class DeliveryIntake {
+  readonly #spool: DeliverySpool;
+  readonly #handOff: HandOff;
+  readonly #log: (line: string) => void;
+  readonly #minBackoffMs: number;
+  readonly #maxBackoffMs: number;
+  readonly #recentLimit: number;
+  readonly #recent = new Set<string>();
+  readonly #inFlight = new Map<string, Promise<IntakeOutcome>>();
+  readonly #stop = new AbortController();
+  #wakeIdle: (() => void) | undefined;
+  #wakeRequested = false;
+  #loop: Promise<void> | undefined;
+
+  constructor(spool: DeliverySpool, handOff: HandOff, options: DeliveryIntakeOptions = {}) {
+    this.#spool = spool;
+    this.#handOff = handOff;
+    this.#log = options.log ?? (() => undefined);
+    this.#minBackoffMs = options.minBackoffMs ?? 500;
+    this.#maxBackoffMs = options.maxBackoffMs ?? 15_000;
+    this.#recentLimit = options.recentKeys ?? 10_000;
+  }
+
+  /** Deliveries waiting in the spool. */
+  get spoolDepth(): number {
+    return this.#spool.depth;
+  }
+
+  /** Starts replaying what the spool holds (a previous process may have left some). */
+  start(): void {
+    this.#loop ??= this.#replay();
+  }
+
+  /** Resolves once the delivery is with Temporal or durably spooled. */
+  accept(event: AgentEvent): Promise<IntakeOutcome> {
+    const key = [event.tenant, event.connectionId, event.messageType, event.objectId].join('\n');
+    if (this.#recent.has(key)) return Promise.resolve('duplicate');
+    const running = this.#inFlight.get(key);
+    if (running) return running.then(() => 'duplicate');
+    const outcome = this.#take(event).then((taken) => {
+      this.#remember(key);
+      return taken;
+    });
+    this.#inFlight.set(key, outcome);
+    void outcome.finally(() => this.#inFlight.delete(key)).catch(() => undefined);
+    return outcome;
+  }
+
+  /** Stops the replay loop; what is spooled stays for the next start. */
+  async close(): Promise<void> {
+    this.#stop.abort();
+    this.#notify();
+    await this.#loop;
+  }
+
+  async #take(event: AgentEvent): Promise<IntakeOutcome> {
+    // While earlier deliveries wait, later ones queue behind them: order is kept.
+    if (this.#spool.depth === 0) {
+      try {
+        await this.#handOff(event);
+        return 'delivered';
+      } catch {
+        // Temporal did not take it (or did not say so in time): spooled below, replayed later.
+      }
+    }
+    const wasEmpty = this.#spool.depth === 0;
+    await this.#spool.append(event);
+    if (wasEmpty) this.#log('Temporal is not taking deliveries: spooling them until it does');
+    this.#notify();
+    return 'spooled';
+  }
+
+  #remember(key: string): void {
+    this.#recent.add(key);
+    if (this.#recent.size > this.#recentLimit)
+      this.#recent.delete(this.#recent.values().next().value as string);
+  }
+
+  async #replay(): Promise<void> {
+    let backoffMs = this.#minBackoffMs;
+    let replayed = 0;
+    while (!this.#stop.signal.aborted) {
+      const entry = await this.#spool.oldest();
+      if (!entry) {
+        if (replayed > 0) this.#log(`spool drained: ${replayed} deliveries handed to Temporal`);
+        replayed = 0;
+        await this.#idle();
+        continue;
+      }
+      try {
+        await this.#handOff(entry.event);
+        await this.#spool.remove(entry.name);
+        replayed += 1;
+        backoffMs = this.#minBackoffMs;
+      } catch {
+        // New deliveries do not cut this wait short: Temporal is retried at the backoff's pace.
+        await sleep(backoffMs, undefined, { signal: this.#stop.signal }).catch(() => undefined);
+        backoffMs = Math.min(backoffMs * 2, this.#maxBackoffMs);
+      }
+    }
+  }
+
+  /** Wakes the idle loop; remembered if it is not idle yet, so no wake is lost. */
+  #notify(): void {
+    this.#wakeRequested = true;
+    this.#wakeIdle?.();
+  }
+
+  async #idle(): Promise<void> {
+    if (!this.#wakeRequested) await new Promise<void>((resolve) => (this.#wakeIdle = resolve));
+    this.#wakeIdle = undefined;
+    this.#wakeRequested = false;
+  }
+}

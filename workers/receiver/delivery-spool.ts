@@ -1,0 +1,159 @@
+import { constants } from 'node:fs';
+import { mkdir, open, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
+import { z } from 'zod';
+import { agentMessageTypes } from '../../domain/agent-deliveries';
+import { type AgentEvent } from '../../workflows/agent-messages';
+
+const ENTRY = /^(\d{12})\.json$/;
+const LOCK_FILE = 'receiver.pid';
+
+/** Thrown when another running receiver uses the spool directory. */
+export class SpoolInUseError extends Error {
+  override readonly name = 'SpoolInUseError';
+}
+const eventSchema = z.strictObject({
+  tenant: z.string(),
+  connectionId: z.string(),
+  messageType: z.enum(agentMessageTypes),
+  objectId: z.string(),
+  receivedAt: z.string(),
+});
+
+/** A spooled delivery: its file name orders it. */
+export interface SpoolEntry {
+  name: string;
+  event: AgentEvent;
+}
+
+/**
+ * Deliveries accepted while Temporal could not take them, on disk in arrival order: one file per
+ * delivery, written to a temporary name, fsynced, renamed into place and the directory fsynced
+ * before `append` resolves, so an acknowledged delivery survives a crash of the process or the
+ * machine. A leftover temporary file was never acknowledged and is dropped. Entries hold ids
+ * and times only, no personal data. One receiver process per spool directory.
+ */
+export class DeliverySpool {
+  readonly #dir: string;
+  readonly #names: string[];
+  #next: number;
+
+  private constructor(dir: string, names: string[]) {
+    this.#dir = dir;
+    this.#names = names;
+    this.#next = names.length === 0 ? 1 : Number(ENTRY.exec(names.at(-1) as string)?.[1]) + 1;
+  }
+
+  /**
+   * Opens (creating, owner-only) the spool directory and finds what a previous process left.
+   * Throws {@link SpoolInUseError} while another live process holds it.
+   */
+  static async open(dir: string): Promise<DeliverySpool> {
+    await mkdir(dir, { recursive: true, mode: 0o700 });
+    await takeLock(join(dir, LOCK_FILE));
+    const files = await readdir(dir);
+    await Promise.all(files.filter((file) => file.startsWith('tmp-')).map((file) => rm(join(dir, file))));
+    return new DeliverySpool(dir, files.filter((file) => ENTRY.test(file)).sort());
+  }
+
+  /** Deliveries waiting. */
+  get depth(): number {
+    return this.#names.length;
+  }
+
+  /** Appends a delivery durably; resolves once it would survive a crash. */
+  append(event: AgentEvent): Promise<void> {
+    // Numbered now, in arrival order, whichever write ends first.
+    return this.#write(`${String(this.#next++).padStart(12, '0')}.json`, event);
+  }
+
+  /** The oldest waiting delivery; a file that does not parse is set aside as `<name>.corrupt`. */
+  async oldest(): Promise<SpoolEntry | undefined> {
+    for (;;) {
+      const name = this.#names[0];
+      if (name === undefined) return undefined;
+      const parsed = eventSchema.safeParse(parseJson(await readFile(join(this.#dir, name), 'utf8')));
+      if (parsed.success) return { name, event: parsed.data };
+      await rename(join(this.#dir, name), join(this.#dir, `${name}.corrupt`));
+      this.#names.shift();
+    }
+  }
+
+  /**
+   * Drops a delivery Temporal has taken. Not fsynced: if a crash brings it back it is replayed
+   * once more, and the connection's workflow absorbs the repeat.
+   */
+  async remove(name: string): Promise<void> {
+    await rm(join(this.#dir, name), { force: true });
+    const index = this.#names.indexOf(name);
+    if (index >= 0) this.#names.splice(index, 1);
+  }
+
+  /** Gives the directory up for another process (what is spooled stays). */
+  async close(): Promise<void> {
+    await rm(join(this.#dir, LOCK_FILE), { force: true });
+  }
+
+  async #write(name: string, event: AgentEvent): Promise<void> {
+    const temporary = join(this.#dir, `tmp-${name}`);
+    const file = await open(temporary, constants.O_CREAT | constants.O_EXCL | constants.O_WRONLY, 0o600);
+    try {
+      await file.writeFile(JSON.stringify(event));
+      await file.sync();
+    } finally {
+      await file.close();
+    }
+    await rename(temporary, join(this.#dir, name));
+    await this.#syncDirectory();
+    this.#insert(name);
+  }
+
+  #insert(name: string): void {
+    let index = this.#names.length;
+    while (index > 0 && (this.#names[index - 1] as string) > name) index -= 1;
+    this.#names.splice(index, 0, name);
+  }
+
+  async #syncDirectory(): Promise<void> {
+    const directory = await open(this.#dir, constants.O_RDONLY);
+    try {
+      await directory.sync();
+    } finally {
+      await directory.close();
+    }
+  }
+}
+
+function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}
+
+/** The spool's owner is the process named in its lock file while that process lives. */
+async function takeLock(file: string): Promise<void> {
+  for (;;) {
+    try {
+      await writeFile(file, `${process.pid}\n`, { flag: 'wx', mode: 0o600 });
+      return;
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+    }
+    const owner = Number((await readFile(file, 'utf8').catch(() => '')).trim());
+    if (owner === process.pid) return;
+    if (Number.isInteger(owner) && owner > 0 && alive(owner))
+      throw new SpoolInUseError(`another receiver (pid ${owner}) uses the spool ${dirname(file)}`);
+    await rm(file, { force: true });
+  }
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}

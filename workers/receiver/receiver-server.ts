@@ -1,0 +1,151 @@
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import { type AddressInfo } from 'node:net';
+import { type Client } from '@temporalio/client';
+import { type AgentDelivery, InvalidDeliveryError, parseAgentDelivery } from '../../domain/agent-deliveries';
+import { tenantSchema } from '../../domain/agent-tenants';
+import { readBody } from '../http/read-body';
+import { closeConnection, sendJson } from '../http/respond';
+import { DeliveryIntake } from './delivery-intake';
+import { DeliverySpool } from './delivery-spool';
+import { returnRoute } from './return-route';
+import { temporalHandOff } from './temporal-hand-off';
+import { type TenantTokens } from './tenant-tokens';
+import { decodeSegment } from '../http/path-segment';
+
+/** Options of {@link startReceiver}. */
+export interface ReceiverOptions {
+  /** A client with the workers' data converter (payloads encrypted). */
+  client: Client;
+  /** The task queue of the workers that run the connection workflows. */
+  taskQueue: string;
+  /** The tenants' path tokens. */
+  tokens: TenantTokens;
+  /** The durable spool (one receiver process per directory). */
+  spoolDir: string;
+  /** @default 0 (a free port) */
+  port?: number;
+  /** @default '127.0.0.1' */
+  host?: string;
+  /** Largest delivery body accepted. @default 65536 */
+  maxBodyBytes?: number;
+  /** How long Temporal may take to take a delivery before it is spooled. @default 5000 */
+  handOffTimeoutMs?: number;
+  /** Operational lines (no tokens, no query strings, no personal data). @default none */
+  log?: (line: string) => void;
+}
+
+/** A running receiver. */
+export interface Receiver {
+  /** Base address, e.g. `http://127.0.0.1:8234`. */
+  url: string;
+  /** Deliveries waiting in the spool for Temporal. */
+  spoolDepth(): number;
+  /** Stops accepting, closes connections and the replay loop; the spool stays for the next start. */
+  close(): Promise<void>;
+}
+
+const AGENT_PATH = /^\/agent\/([^/]+)\/([^/]+)\/?$/;
+const RETURN_PATH = /^\/return\/([^/]+)\/?$/;
+
+/**
+ * Starts the receiver: `POST /agent/<tenant>/<token>` takes the earlier platform's deliveries
+ * into Temporal (or the spool), `GET /return/<reference>` takes users back from redirect flows,
+ * `GET /health` reports the spool's depth. It logs no request line: paths hold tokens and the
+ * return's query string holds the service's results access key.
+ */
+export async function startReceiver(options: ReceiverOptions): Promise<Receiver> {
+  const maxBodyBytes = options.maxBodyBytes ?? 64 * 1024;
+  const spool = await DeliverySpool.open(options.spoolDir);
+  const intake = new DeliveryIntake(
+    spool,
+    temporalHandOff(options.client, {
+      taskQueue: options.taskQueue,
+      ...(options.handOffTimeoutMs !== undefined ? { timeoutMs: options.handOffTimeoutMs } : {}),
+    }),
+    { ...(options.log ? { log: options.log } : {}) },
+  );
+  const returning = returnRoute(options.client);
+  const route = async (request: IncomingMessage, response: ServerResponse) => {
+    const path = (request.url ?? '/').split('?', 1)[0] ?? '/';
+    const agent = AGENT_PATH.exec(path);
+    if (agent) {
+      if (request.method !== 'POST')
+        return sendJson(
+          response,
+          405,
+          { title: 'method not allowed' },
+          { ...closeConnection, Allow: 'POST' },
+        );
+      return await deliver(request, response, { tenant: agent[1] ?? '', token: agent[2] ?? '' });
+    }
+    const back = RETURN_PATH.exec(path);
+    if (back && (request.method === 'GET' || request.method === 'HEAD'))
+      return await returning(back[1] ?? '', response);
+    if (path === '/health' && request.method === 'GET')
+      return sendJson(response, 200, { ok: true, spoolDepth: spool.depth });
+    sendJson(response, 404, { title: 'not found' }, closeConnection);
+  };
+  const deliver = async (
+    request: IncomingMessage,
+    response: ServerResponse,
+    credentials: { tenant: string; token: string },
+  ) => {
+    const tenant = tenantSchema.safeParse(decodeSegment(credentials.tenant));
+    // An unknown tenant and a wrong token get the same answer, in the same time.
+    const token = decodeSegment(credentials.token);
+    const valid = options.tokens.matches(tenant.success ? tenant.data : '', token) && tenant.success;
+    if (!valid) return sendJson(response, 401, { title: 'unauthorized' }, closeConnection);
+    const body = await readBody(request, maxBodyBytes);
+    if (!body)
+      return sendJson(
+        response,
+        413,
+        { title: 'payload too large', detail: `at most ${maxBodyBytes} bytes` },
+        closeConnection,
+      );
+    let delivery: AgentDelivery;
+    try {
+      delivery = parseAgentDelivery(JSON.parse(body.toString('utf8')));
+    } catch (error) {
+      if (error instanceof SyntaxError)
+        return sendJson(response, 400, { title: 'bad request', detail: 'the body is not JSON' });
+      if (error instanceof InvalidDeliveryError)
+        return sendJson(response, 400, { title: 'bad request', detail: error.message, errors: error.errors });
+      throw error;
+    }
+    const outcome = await intake.accept({
+      tenant: tenant.data,
+      ...delivery,
+      receivedAt: new Date().toISOString(),
+    });
+    sendJson(response, outcome === 'spooled' ? 202 : 200, { status: outcome });
+  };
+
+  const server = createServer((request, response) => {
+    route(request, response).catch(() => {
+      // A spool that cannot be written: the platform must not take this for acceptance.
+      if (!response.headersSent) sendJson(response, 500, { title: 'internal error' }, closeConnection);
+      else response.destroy();
+    });
+  });
+  server.headersTimeout = 15_000;
+  server.requestTimeout = 30_000;
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port ?? 0, options.host ?? '127.0.0.1', () => resolve());
+  });
+  intake.start();
+  const host = options.host ?? '127.0.0.1';
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://${host.includes(':') ? `[${host}]` : host}:${port}`,
+    spoolDepth: () => spool.depth,
+    close: async () => {
+      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+      server.closeAllConnections();
+      await closed;
+      await intake.close();
+      await spool.close();
+    },
+  };
+}

@@ -1,0 +1,236 @@
+import {
+  ActivityFailure,
+  allHandlersFinished,
+  ApplicationFailure,
+  condition,
+  continueAsNew,
+  setHandler,
+  workflowInfo,
+} from '@temporalio/workflow';
+import { webhookRegistrationProblem } from '../domain/webhook-rules';
+import {
+  type ManagedWebhook,
+  type ObservedWebhook,
+  planReconcile,
+  type WebhookDrift,
+} from '../domain/webhook-registry';
+import {
+  webhookRegistryInputProblems,
+  webhookRegistryLimits,
+  type WebhookRegistrySettings,
+} from '../domain/webhook-registry-input';
+import { agentCalls } from './activity-proxies';
+import {
+  disableWebhookUpdate,
+  enableWebhookUpdate,
+  listWebhooksQuery,
+  reconcileWebhooksUpdate,
+  type RegisterWebhookRequest,
+  registerWebhookUpdate,
+  removeWebhookUpdate,
+  type WebhookListing,
+  type WebhookView,
+} from './agent-messages';
+import { type RegistryCarriedState, RegistryState } from './webhook-registry-state';
+
+/** Input of {@link agentWebhooks}. */
+export interface AgentWebhooksInput extends WebhookRegistrySettings {
+  tenant: string;
+  /** Set by the registry itself when it continues as new. */
+  carried?: RegistryCarriedState;
+}
+
+const refused = (message: string) =>
+  ApplicationFailure.create({ type: 'InvalidWebhookRequest', message, nonRetryable: true });
+
+/**
+ * The webhook registry of one tenant of the earlier platform (`idv-agent-webhooks-<tenant>`): the
+ * webhooks it should have. Changes are updates, one at a time; it compares with the platform on
+ * a timer and on demand, and repairs or adopts what changed outside it (its drift policy). It
+ * runs for as long as the tenant does, continuing as new before its history grows large.
+ */
+export async function agentWebhooks(input: AgentWebhooksInput): Promise<never> {
+  const problems = webhookRegistryInputProblems(input);
+  if (problems.length > 0) throw refused(problems.join('; '));
+  const { tenant } = input;
+  const reconcileEveryMs = input.reconcileEveryMs ?? webhookRegistryLimits.reconcileEvery.defaultMs;
+  const maxHistoryEvents = input.maxHistoryEvents ?? webhookRegistryLimits.maxHistoryEvents.default;
+  const state = new RegistryState(
+    tenant,
+    { driftPolicy: input.driftPolicy ?? 'repair', reconcileEveryMs },
+    input.carried,
+  );
+
+  // Changes and comparisons run one at a time: each reads the state the previous one left.
+  let busy = false;
+  const exclusive = async <T>(body: () => Promise<T>): Promise<T> => {
+    await condition(() => !busy);
+    busy = true;
+    try {
+      return await body();
+    } finally {
+      busy = false;
+    }
+  };
+
+  const registrationProblem = (request: RegisterWebhookRequest): string | undefined => {
+    if (typeof request !== 'object' || request === null) return 'the request must be {url?, type?}';
+    const { url, type = 'Notification' } = request;
+    if (url !== undefined && typeof url !== 'string') return 'url must be an absolute http(s) URL';
+    if (typeof type !== 'string') return 'type must be Notification';
+    if (url === undefined && state.webhooks.some((webhook) => webhook.receiver))
+      return "the receiver's webhook is registered already";
+    return webhookRegistrationProblem({ url, type }, state.known());
+  };
+  const managedOrRefuse = (webhookId: unknown): ManagedWebhook => {
+    const webhook = typeof webhookId === 'string' ? state.managed(webhookId) : undefined;
+    if (!webhook) throw refused(`no webhook ${String(webhookId)} is managed by the registry of ${tenant}`);
+    return webhook;
+  };
+
+  setHandler(listWebhooksQuery, () => state.listing());
+
+  setHandler(
+    registerWebhookUpdate,
+    (request) =>
+      exclusive(async (): Promise<WebhookView> => {
+        // Checked again: an earlier registration may have taken the last place meanwhile.
+        const problem = registrationProblem(request);
+        if (problem) throw refused(problem);
+        const type = request.type ?? 'Notification';
+        const url = request.url ?? (await agentCalls.receiverWebhookUrl(tenant));
+        const made = await agentCalls.ensureTenantWebhook({ tenant, url, type });
+        if (made.enabled === false)
+          await agentCalls.setTenantWebhookEnabled({ tenant, webhookId: made.id, enabled: true });
+        const webhook: ManagedWebhook = {
+          id: made.id,
+          url,
+          type,
+          enabled: true,
+          receiver: request.url === undefined,
+          createdAt: new Date().toISOString(),
+        };
+        state.put(webhook);
+        return state.view(webhook);
+      }),
+    {
+      validator: (request: RegisterWebhookRequest) => {
+        const problem = registrationProblem(request);
+        if (problem) throw refused(problem);
+      },
+    },
+  );
+
+  const setEnabled = (enabled: boolean) => (webhookId: string) =>
+    exclusive(async (): Promise<WebhookView> => {
+      const webhook = managedOrRefuse(webhookId);
+      await agentCalls.setTenantWebhookEnabled({ tenant, webhookId, enabled });
+      const changed = { ...webhook, enabled };
+      state.put(changed);
+      return state.view(changed);
+    });
+  const validator = { validator: (webhookId: string) => void managedOrRefuse(webhookId) };
+  setHandler(enableWebhookUpdate, setEnabled(true), validator);
+  setHandler(disableWebhookUpdate, setEnabled(false), validator);
+
+  setHandler(
+    removeWebhookUpdate,
+    (webhookId) =>
+      exclusive(async (): Promise<WebhookListing> => {
+        if (!state.has(webhookId)) throw refused(`no webhook ${webhookId} in the registry of ${tenant}`);
+        await agentCalls.removeTenantWebhook({ tenant, webhookId });
+        state.forget(webhookId);
+        return state.listing();
+      }),
+    {
+      validator: (webhookId) => {
+        if (!state.has(webhookId))
+          throw refused(`no webhook ${String(webhookId)} in the registry of ${tenant}`);
+      },
+    },
+  );
+
+  setHandler(reconcileWebhooksUpdate, () =>
+    exclusive(async () => {
+      await reconcile(state);
+      return state.listing();
+    }),
+  );
+
+  const historyLarge = () => {
+    const info = workflowInfo();
+    return info.continueAsNewSuggested || info.historyLength >= maxHistoryEvents;
+  };
+  for (;;) {
+    const large = await condition(historyLarge, reconcileEveryMs);
+    if (large) break;
+    await exclusive(() => reconcile(state));
+  }
+  // Every change in progress finishes in this run; the next one starts from their result.
+  await condition(() => !busy && allHandlersFinished());
+  return await continueAsNew<typeof agentWebhooks>({ ...input, carried: state.carried() });
+}
+
+/** Compares with the platform and repairs or adopts per the drift policy; never throws for the platform. */
+async function reconcile(state: RegistryState): Promise<void> {
+  const { tenant } = state;
+  const at = new Date().toISOString();
+  let observed: ObservedWebhook[];
+  try {
+    observed = await agentCalls.listTenantWebhooks(tenant);
+  } catch (error) {
+    if (!(error instanceof ActivityFailure)) throw error;
+    state.lastReconcile = { at, ok: false, error: failureMessage(error) };
+    return;
+  }
+  const plan = planReconcile(state.webhooks, observed, state.settings.driftPolicy);
+  state.external = plan.external;
+  const outcomes = new Map<string, string>();
+  if (state.settings.driftPolicy === 'adopt') {
+    state.webhooks = plan.managed;
+    for (const drift of plan.drift) outcomes.set(drift.webhookId, 'adopted');
+  }
+  for (const repair of plan.repairs) {
+    const webhookId = repair.kind === 'recreate' ? repair.webhook.id : repair.webhookId;
+    try {
+      outcomes.set(webhookId, await applyRepair(state, repair));
+    } catch (error) {
+      if (!(error instanceof ActivityFailure)) throw error;
+      outcomes.set(webhookId, `repair failed: ${failureMessage(error)}`);
+    }
+  }
+  const drift: WebhookDrift[] = plan.drift.map((found) => ({
+    ...found,
+    seenAt: at,
+    outcome: outcomes.get(found.webhookId) ?? 'reported',
+  }));
+  state.noteDrift(drift);
+  state.lastReconcile = { at, ok: true };
+}
+
+async function applyRepair(
+  state: RegistryState,
+  repair: ReturnType<typeof planReconcile>['repairs'][number],
+): Promise<string> {
+  const { tenant } = state;
+  if (repair.kind === 'set-enabled') {
+    await agentCalls.setTenantWebhookEnabled({
+      tenant,
+      webhookId: repair.webhookId,
+      enabled: repair.enabled,
+    });
+    return repair.enabled ? 'enabled' : 'disabled';
+  }
+  const { webhook } = repair;
+  // The receiver's URL is made afresh: its address may have moved since.
+  const url = webhook.receiver ? await agentCalls.receiverWebhookUrl(tenant) : webhook.url;
+  const made = await agentCalls.ensureTenantWebhook({ tenant, url, type: webhook.type });
+  if (made.enabled !== undefined && made.enabled !== webhook.enabled)
+    await agentCalls.setTenantWebhookEnabled({ tenant, webhookId: made.id, enabled: webhook.enabled });
+  state.put({ ...webhook, id: made.id, url }, webhook.id);
+  return `recreated as ${made.id}`;
+}
+
+function failureMessage(error: ActivityFailure): string {
+  return error.cause?.message ?? error.message;
+}

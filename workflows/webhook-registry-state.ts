@@ -1,0 +1,105 @@
+import {
+  type DriftPolicy,
+  maskedUrl,
+  type ManagedWebhook,
+  type ObservedWebhook,
+  type WebhookDrift,
+} from '../domain/webhook-registry';
+import { type WebhookListing, type WebhookView } from './agent-messages';
+
+const MAX_DRIFT_KEPT = 20;
+
+/** What the registry carries across continue-as-new. */
+export interface RegistryCarriedState {
+  webhooks: ManagedWebhook[];
+  external: ObservedWebhook[];
+  drift: WebhookDrift[];
+  lastReconcile?: WebhookListing['lastReconcile'];
+}
+
+/** The registry's memory of a tenant's webhooks: plain data, so it carries across runs. */
+export class RegistryState {
+  webhooks: ManagedWebhook[];
+  external: ObservedWebhook[];
+  drift: WebhookDrift[];
+  lastReconcile: WebhookListing['lastReconcile'];
+
+  constructor(
+    readonly tenant: string,
+    readonly settings: { driftPolicy: DriftPolicy; reconcileEveryMs: number },
+    carried: RegistryCarriedState | undefined,
+  ) {
+    this.webhooks = carried?.webhooks ?? [];
+    this.external = carried?.external ?? [];
+    this.drift = carried?.drift ?? [];
+    this.lastReconcile = carried?.lastReconcile;
+  }
+
+  /** Every webhook the tenant has as far as the registry knows (managed and external): the limit counts them all. */
+  known(): Array<{ url: string; type: string }> {
+    return [...this.webhooks, ...this.external];
+  }
+
+  /** A webhook the registry knows by id, managed or external. */
+  has(webhookId: unknown): boolean {
+    return [...this.webhooks, ...this.external].some((webhook) => webhook.id === webhookId);
+  }
+
+  managed(webhookId: string): ManagedWebhook | undefined {
+    return this.webhooks.find((webhook) => webhook.id === webhookId);
+  }
+
+  /** Replaces (or adds) a managed webhook; the platform's id may have changed (re-created). */
+  put(webhook: ManagedWebhook, previousId: string = webhook.id): void {
+    this.webhooks = [...this.webhooks.filter((w) => w.id !== previousId && w.id !== webhook.id), webhook];
+    this.external = this.external.filter((w) => w.id !== webhook.id);
+  }
+
+  forget(webhookId: string): void {
+    this.webhooks = this.webhooks.filter((webhook) => webhook.id !== webhookId);
+    this.external = this.external.filter((webhook) => webhook.id !== webhookId);
+  }
+
+  noteDrift(entries: WebhookDrift[]): void {
+    this.drift = [...this.drift, ...entries].slice(-MAX_DRIFT_KEPT);
+  }
+
+  view(webhook: ManagedWebhook): WebhookView {
+    return {
+      id: webhook.id,
+      url: maskedUrl(webhook),
+      type: webhook.type,
+      enabled: webhook.enabled,
+      managed: true,
+      receiver: webhook.receiver,
+    };
+  }
+
+  listing(): WebhookListing {
+    const external: WebhookView[] = this.external.map((webhook) => ({
+      id: webhook.id,
+      url: webhook.url,
+      type: webhook.type,
+      enabled: webhook.enabled ?? true,
+      managed: false,
+      receiver: false,
+    }));
+    return {
+      tenant: this.tenant,
+      webhooks: [...this.webhooks.map((webhook) => this.view(webhook)), ...external],
+      driftPolicy: this.settings.driftPolicy,
+      reconcileEveryMs: this.settings.reconcileEveryMs,
+      ...(this.lastReconcile ? { lastReconcile: this.lastReconcile } : {}),
+      drift: this.drift,
+    };
+  }
+
+  carried(): RegistryCarriedState {
+    return {
+      webhooks: this.webhooks,
+      external: this.external,
+      drift: this.drift,
+      ...(this.lastReconcile ? { lastReconcile: this.lastReconcile } : {}),
+    };
+  }
+}

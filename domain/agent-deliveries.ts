@@ -21,16 +21,17 @@ const id = z
  * A delivery POSTed to a Notification webhook: `{message_type, object_id, data: {connection_id}}`;
  * the platform also spells the connection `ConnectionId`. Other fields are ignored.
  */
-const deliverySchema = z
-  .object({
-    message_type: z.enum(agentMessageTypes, { message: `must be one of ${agentMessageTypes.join(', ')}` }),
-    object_id: id,
-    data: z.object({ connection_id: id.optional(), ConnectionId: id.optional() }),
-  })
-  .refine((body) => body.data.connection_id !== undefined || body.data.ConnectionId !== undefined, {
-    message: 'is required (connection_id or ConnectionId)',
-    path: ['data', 'connection_id'],
-  });
+const deliverySchema = z.object({
+  message_type: z.enum(agentMessageTypes, { message: `must be one of ${agentMessageTypes.join(', ')}` }),
+  object_id: id,
+  // Checked on `data` itself, so a missing connection is reported with the other fields' problems.
+  data: z
+    .object({ connection_id: id.optional(), ConnectionId: id.optional() }, { message: 'must be an object' })
+    .refine((data) => data.connection_id !== undefined || data.ConnectionId !== undefined, {
+      message: 'is required (connection_id or ConnectionId)',
+      path: ['connection_id'],
+    }),
+});
 
 /** A delivery, normalised. */
 export interface AgentDelivery {

@@ -22,7 +22,7 @@ export function workerProcessEnv(
   };
 }
 
-/** An `idv worker` process. */
+/** An `idv` process (a worker, a receiver). */
 export interface WorkerProcess {
   child: ChildProcess;
   /** Everything the worker wrote to stdout and stderr so far. */
@@ -34,8 +34,17 @@ export interface WorkerProcess {
 }
 
 /** Starts `idv worker` with `env` added to this process's environment; resolves once it polls. */
-export async function startWorkerProcess(env: NodeJS.ProcessEnv): Promise<WorkerProcess> {
-  const child = spawn(process.execPath, [idvBin, 'worker'], {
+export function startWorkerProcess(env: NodeJS.ProcessEnv): Promise<WorkerProcess> {
+  return startIdvProcess(['worker'], env, 'polling task queue');
+}
+
+/** Starts `idv <args>` with `env` added; resolves once its stderr says `readyText`. */
+export async function startIdvProcess(
+  args: string[],
+  env: NodeJS.ProcessEnv,
+  readyText: string,
+): Promise<WorkerProcess> {
+  const child = spawn(process.execPath, [idvBin, ...args], {
     env: { ...process.env, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -45,9 +54,9 @@ export async function startWorkerProcess(env: NodeJS.ProcessEnv): Promise<Worker
   await new Promise<void>((resolve, reject) => {
     child.stderr?.on('data', (chunk: Buffer) => {
       stderr += chunk.toString();
-      if (stderr.includes('polling task queue')) resolve();
+      if (stderr.includes(readyText)) resolve();
     });
-    child.once('exit', (code) => reject(new Error(`idv worker exited with ${code}: ${stderr}`)));
+    child.once('exit', (code) => reject(new Error(`idv ${args[0]} exited with ${code}: ${stderr}`)));
   });
   return {
     child,

@@ -1,0 +1,84 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { DeliveryIntake } from '../../workers/receiver/delivery-intake';
+import { DeliverySpool } from '../../workers/receiver/delivery-spool';
+import { type AgentEvent } from '../../workflows/agent-messages';
+import { eventually } from '../harness/eventually';
+
+const event = (objectId: string): AgentEvent => ({
+  tenant: 'tenant-1',
+  connectionId: 'conn-1',
+  messageType: 'verification',
+  objectId,
+  receivedAt: '2026-11-23T00:00:00.000Z',
+});
+
+/** Stands in for Temporal: takes events while `up`, refuses them otherwise. */
+function temporalStandIn() {
+  const taken: string[] = [];
+  const state = { up: true, taken };
+  const handOff = (delivery: AgentEvent) => {
+    if (!state.up) return Promise.reject(new Error('unavailable'));
+    taken.push(delivery.objectId);
+    return Promise.resolve();
+  };
+  return { state, handOff };
+}
+
+describe('DeliveryIntake', () => {
+  let dir: string;
+  const opened: DeliveryIntake[] = [];
+  beforeEach(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'idv-intake-'));
+  });
+  afterEach(async () => {
+    for (const intake of opened.splice(0)) await intake.close();
+    await rm(dir, { recursive: true, force: true });
+  });
+  const open = async (handOff: (event: AgentEvent) => Promise<void>) => {
+    const intake = new DeliveryIntake(await DeliverySpool.open(dir), handOff, {
+      minBackoffMs: 10,
+      maxBackoffMs: 20,
+    });
+    intake.start();
+    opened.push(intake);
+    return intake;
+  };
+
+  it('hands deliveries straight through while Temporal takes them, and answers a repeat without a second hand-off', async () => {
+    const temporal = temporalStandIn();
+    const intake = await open(temporal.handOff);
+    expect(await intake.accept(event('a'))).toBe('delivered');
+    expect(await intake.accept(event('a'))).toBe('duplicate');
+    expect(temporal.state.taken).toEqual(['a']);
+  });
+
+  it('spools while Temporal is away, keeps later deliveries behind them, and replays in order', async () => {
+    const temporal = temporalStandIn();
+    temporal.state.up = false;
+    const intake = await open(temporal.handOff);
+    expect(await intake.accept(event('1'))).toBe('spooled');
+    expect(await intake.accept(event('2'))).toBe('spooled');
+    expect(intake.spoolDepth).toBe(2);
+    temporal.state.up = true;
+    // Arrives while 1 and 2 still wait: it queues behind them.
+    const third = await intake.accept(event('3'));
+    await eventually(async () => (intake.spoolDepth === 0 ? true : undefined), 'the spool to drain');
+    expect(temporal.state.taken).toEqual(['1', '2', '3']);
+    expect(third).toBe('spooled');
+  });
+
+  it('replays what a crashed receiver left in the spool', async () => {
+    const away = temporalStandIn();
+    away.state.up = false;
+    const crashed = await open(away.handOff);
+    await crashed.accept(event('x'));
+    await crashed.accept(event('y'));
+    await crashed.close();
+    const temporal = temporalStandIn();
+    const restarted = await open(temporal.handOff);
+    await eventually(async () => (restarted.spoolDepth === 0 ? true : undefined), 'the spool to drain');
+    expect(temporal.state.taken).toEqual(['x', 'y']);
+  });
+});

@@ -64,7 +64,7 @@ describe('DeliveryIntake', () => {
     temporal.state.up = true;
     // Arrives while 1 and 2 still wait: it queues behind them.
     const third = await intake.accept(event('3'));
-    await eventually(async () => (intake.spoolDepth === 0 ? true : undefined), 'the spool to drain');
+    await eventually(() => Promise.resolve(intake.spoolDepth === 0 ? true : undefined), 'the spool to drain');
     expect(temporal.state.taken).toEqual(['1', '2', '3']);
     expect(third).toBe('spooled');
   });
@@ -78,7 +78,10 @@ describe('DeliveryIntake', () => {
     await crashed.close();
     const temporal = temporalStandIn();
     const restarted = await open(temporal.handOff);
-    await eventually(async () => (restarted.spoolDepth === 0 ? true : undefined), 'the spool to drain');
+    await eventually(
+      () => Promise.resolve(restarted.spoolDepth === 0 ? true : undefined),
+      'the spool to drain',
+    );
     expect(temporal.state.taken).toEqual(['x', 'y']);
   });
 });

@@ -130,7 +130,46 @@ describe('idv commands on the embedded stack', () => {
     expect(relative).toMatchObject({ code: 1, err: expect.stringContaining('uri: must be an absolute URI') });
   });
 
+  it('webhooks manages a tenant through its registry, and the receiver takes its events', async () => {
+    const added = await idv('webhooks', 'add', '--tenant', 'tenant-1', '--json');
+    expect(added.code).toBe(0);
+    const { id, url } = added.json();
+    expect(url).toBe(`${stack.info.receiverUrl}/agent/tenant-1/****`);
+    const listed = await idv('webhooks', 'list', '--tenant', 'tenant-1');
+    expect(listed.out).toContain(`${String(id)}  enabled   Notification  receiver  ${String(url)}`);
+    const delivered = await fetch(`${stack.info.emulator?.controlUrl}/agent-events`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({
+        tenant: 'tenant-1',
+        message_type: 'new_connection',
+        object_id: 'o-1',
+        connection_id: 'c-1',
+      }),
+    });
+    expect(await delivered.json()).toEqual({ deliveries: [expect.objectContaining({ status: 200 })] });
+    expect((await idv('webhooks', 'disable', String(id), '--tenant', 'tenant-1')).out).toContain('disabled');
+    expect(
+      (await idv('webhooks', 'delete', String(id), '--tenant', 'tenant-1', '--json')).json(),
+    ).toMatchObject({
+      webhooks: [],
+    });
+    const refused = await idv('webhooks', 'add', '--tenant', 'tenant-1', '--url', 'ftp://hooks.example');
+    expect(refused).toMatchObject({ code: 1, err: 'idv: url must be an absolute http(s) URL\n' });
+  });
+
+  it('webhooks list says when the registry cannot reach the platform for a tenant, and exits 1', async () => {
+    const listed = await idv('webhooks', 'list', '--tenant', 'tenant-without-key');
+    expect(listed.code).toBe(1);
+    expect(listed.out).toContain('no key of the earlier platform for tenant tenant-without-key');
+  });
+
   it.each([
+    [['webhooks', 'list'], 'idv: idv webhooks needs --tenant T\n'],
+    [['webhooks', 'rename', '--tenant', 't'], expect.stringContaining('idv webhooks needs list, add')],
+    [['webhooks', 'enable', '--tenant', 't'], 'idv: idv webhooks enable needs <id>\n'],
+    [['webhooks', 'list', 'extra', '--tenant', 't'], "idv: unexpected argument 'extra'\n"],
+    [['webhooks', 'list', '--tenant', 'a b'], expect.stringContaining('--tenant: tenant may contain only')],
     [
       ['verify', '--results', 'everything'],
       "idv: --results must be one of none, data, data+attachments, got 'everything'\n",
@@ -164,6 +203,7 @@ describe('idv commands on the embedded stack', () => {
       '--capability',
       '--fallback',
       '--redirect-url',
+      '--final-url',
       '--input',
       '--reference',
       '--timeout',

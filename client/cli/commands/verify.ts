@@ -41,7 +41,7 @@ export const verifyCommand: Command = {
   name: 'verify',
   summary: 'Start a verification and print the step to hand to the user (--wait follows it to the outcome)',
   usage:
-    'verify [--profile ID] [--provider P] [--capability C]... [--fallback] [--redirect-url U] [--input key=value]... [--reference R] [--timeout 30m] [--redact-after 1h|never] [--results none|data|data+attachments] [--wait] [--json]',
+    'verify [--profile ID] [--provider P] [--capability C]... [--fallback] [--redirect-url U] [--final-url U] [--input key=value]... [--reference R] [--timeout 30m] [--redact-after 1h|never] [--results none|data|data+attachments] [--wait] [--json]',
   options: {
     profile: {
       type: 'string',
@@ -63,7 +63,13 @@ export const verifyCommand: Command = {
     'redirect-url': {
       type: 'string',
       valueName: 'U',
-      description: 'where the user returns after a redirect-based flow',
+      description:
+        'where the user returns after a redirect-based flow (the receiver: <receiver>/return/<reference>)',
+    },
+    'final-url': {
+      type: 'string',
+      valueName: 'U',
+      description: "where the receiver's /return/<reference> sends the browser next",
     },
     input: {
       type: 'string',
@@ -121,6 +127,7 @@ export const verifyCommand: Command = {
         ...(stringOption(values, 'redirect-url')
           ? { redirectUrl: stringOption(values, 'redirect-url') }
           : {}),
+        ...(stringOption(values, 'final-url') ? { finalUrl: stringOption(values, 'final-url') } : {}),
         ...(input ? { providerInput: { [provider]: input } } : {}),
         ...(stringOption(values, 'timeout') ? { timeout: stringOption(values, 'timeout') } : {}),
         ...(redactAfter ? { redactAfter: redactAfter === 'never' ? 'never' : redactAfter } : {}),

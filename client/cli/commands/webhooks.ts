@@ -55,7 +55,8 @@ export const webhooksCommand: Command = {
       if (values.json === true) printJson(io, answer);
       else
         io.stdout.write(`${('webhooks' in answer ? listingLines(answer) : [viewLine(answer)]).join('\n')}\n`);
-      return 0;
+      // A registry that cannot reach the platform (no key for the tenant, platform down) is a failure to report.
+      return 'webhooks' in answer && answer.lastReconcile?.ok === false ? 1 : 0;
     } finally {
       await connected.close();
     }

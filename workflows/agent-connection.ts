@@ -12,14 +12,15 @@ const DAY = 86_400_000;
 const MAX_EVENTS_SHOWN = 100;
 /** Deliveries remembered for deduplication: far more than any connection sees in one run. */
 const MAX_KEYS_REMEMBERED = 2_000;
-const MAX_HISTORY_EVENTS = 2_000;
 
 /** Input of {@link agentConnection}. */
 export interface AgentConnectionInput {
   tenant: string;
   connectionId: string;
-  /** It ends when no event has come for this long. @default 30 days */
+  /** It ends when no event has come for this long (1 s to 365 days). @default 30 days */
   idleTimeoutMs?: number;
+  /** It continues as new past this many history events (20 to 20,000). @default 2000 */
+  maxHistoryEvents?: number;
   /** Set by the workflow itself when it continues as new. */
   carried?: { events: SeenAgentEvent[]; keys: string[]; total: number; duplicates: number };
 }
@@ -34,7 +35,8 @@ export async function agentConnection(input: AgentConnectionInput): Promise<Conn
   const problem = tenantProblem(input.tenant);
   if (problem)
     throw ApplicationFailure.create({ type: 'InvalidConnectionInput', message: problem, nonRetryable: true });
-  const idleTimeoutMs = Math.min(Math.max(input.idleTimeoutMs ?? 30 * DAY, 1_000), 365 * DAY);
+  const idleTimeoutMs = clamp(input.idleTimeoutMs ?? 30 * DAY, 1_000, 365 * DAY);
+  const maxHistoryEvents = clamp(input.maxHistoryEvents ?? 2_000, 20, 20_000);
   let events = input.carried?.events ?? [];
   const keys = new Set(input.carried?.keys ?? []);
   let total = input.carried?.total ?? 0;
@@ -68,7 +70,7 @@ export async function agentConnection(input: AgentConnectionInput): Promise<Conn
 
   const historyLarge = () => {
     const info = workflowInfo();
-    return info.continueAsNewSuggested || info.historyLength >= MAX_HISTORY_EVENTS;
+    return info.continueAsNewSuggested || info.historyLength >= maxHistoryEvents;
   };
   for (;;) {
     const heard = total + duplicates;
@@ -80,4 +82,8 @@ export async function agentConnection(input: AgentConnectionInput): Promise<Conn
       });
     if (!active) return summary();
   }
+}
+
+function clamp(value: number, min: number, max: number): number {
+  return Number.isFinite(value) ? Math.min(Math.max(value, min), max) : min;
 }

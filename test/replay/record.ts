@@ -14,6 +14,8 @@ import { startDevServer } from '../../workers/dev/temporal-dev-server';
 import { encryptingDataConverter } from '../../codec/data-converter';
 import { replayFixtureKeys } from './fixture-keys';
 import { scenarios } from './scenarios';
+import { agentScenarios } from './agent-scenarios';
+import { AgentClients } from '../../api/agent/agent-clients';
 import { openLocalStore } from '../../stores/local/local-store';
 
 /** Low enough for the continue-as-new scenario to reach it in seconds; the others stay below. */
@@ -30,12 +32,18 @@ async function main(): Promise<void> {
   const connection = await Connection.connect({ address: server.address });
   const identity = createIdentityClient({ baseUrl: emulator.baseUrl, apiKey: emulator.apiKeys[0] ?? '' });
   const taskQueue = 'record-histories';
+  const agentClients = new AgentClients({ keys: emulator.agentKeys, baseUrl: emulator.agentBaseUrl });
+  const agent = { baseUrl: emulator.agentBaseUrl, apiKey: emulator.agentKeys['tenant-1'] ?? '' };
   const worker = await createVerificationWorker({
     connection: nativeConnection,
     taskQueue,
     identity,
     store,
     encryptionKeys: replayFixtureKeys,
+    agent: {
+      clients: agentClients,
+      receiverWebhookUrl: (tenant) => `http://127.0.0.1:9/agent/${tenant}/recorded-token`,
+    },
   });
   const dataConverter = encryptingDataConverter(replayFixtureKeys);
   const idv = new IdvClient({
@@ -57,9 +65,9 @@ async function main(): Promise<void> {
     const directory = join(__dirname, 'histories');
     for (const file of await readdir(directory)) if (file.endsWith('.json')) await rm(join(directory, file));
     await worker.runUntil(async () => {
-      for (const scenario of scenarios) {
+      for (const scenario of [...scenarios, ...agentScenarios]) {
         const runs = await scenario.run(
-          { idv, profileId: emulator.verificationProfiles[0]?.id ?? '', control },
+          { idv, profileId: emulator.verificationProfiles[0]?.id ?? '', control, agent },
           `replay-${scenario.name}-${Date.now()}`,
         );
         for (const role of scenario.roles) {
@@ -77,6 +85,7 @@ async function main(): Promise<void> {
       }
     });
   } finally {
+    await agentClients.close();
     await identity.close();
     await connection.close();
     await nativeConnection.close();

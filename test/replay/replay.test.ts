@@ -6,6 +6,7 @@ import { Worker } from '@temporalio/worker';
 import { harnessEnv, harnessValue } from '../harness/env';
 import { encryptingDataConverter } from '../../codec/data-converter';
 import { replayFixtureKeys } from './fixture-keys';
+import { agentScenarios } from './agent-scenarios';
 import { historyFiles, scenarios } from './scenarios';
 
 const directory = join(__dirname, 'histories');
@@ -23,7 +24,7 @@ const legacyFiles = readdirSync(legacyDirectory).filter((name) => name.endsWith(
 // change that would break running workflows fails here.
 describe('replay of recorded histories', () => {
   it('has exactly the histories the scenarios declare (one per recorded run, by name)', () => {
-    expect([...files].sort()).toEqual(historyFiles(scenarios).sort());
+    expect([...files].sort()).toEqual(historyFiles([...scenarios, ...agentScenarios]).sort());
   });
 
   it.each([

@@ -10,6 +10,8 @@ export interface ScenarioContext {
     path: string,
     body?: unknown,
   ) => Promise<Record<string, unknown>>;
+  /** The earlier platform of tenant-1 (the emulator's), for changes made outside the registry. */
+  agent: { baseUrl: string; apiKey: string };
 }
 
 /** A workflow run whose history a scenario keeps (the latest run when `runId` is absent). */

@@ -1,0 +1,60 @@
+import { WebhookRegistryClient } from '../../client/webhook-registry-client';
+import { createAgentClient } from '../../api/agent/agent-client';
+import { agentWebhooksWorkflowId } from '../../domain/agent-tenants';
+import { connectionWorkflowId } from '../../domain/agent-deliveries';
+import { type agentConnection } from '../../workflows/agent-connection';
+import { type AgentEvent, agentEventSignal } from '../../workflows/agent-messages';
+import { type Scenario } from './scenarios';
+
+const event = (connectionId: string, objectId: string): AgentEvent => ({
+  tenant: 'tenant-1',
+  connectionId,
+  messageType: 'verification',
+  objectId,
+  receivedAt: '2026-11-23T00:00:00.000Z',
+});
+
+/** The earlier platform's workflows: a tenant's registry through drift, and a connection's events. */
+export const agentScenarios: Scenario[] = [
+  {
+    name: 'webhook-registry-drift',
+    roles: ['registry'],
+    async run({ idv, agent }) {
+      const registry = new WebhookRegistryClient({ client: idv.client, taskQueue: idv.taskQueue });
+      const kept = await registry.register('tenant-1', { url: 'https://hooks.example/kept' });
+      const deleted = await registry.register('tenant-1', { url: 'https://hooks.example/deleted' });
+      await registry.register('tenant-1');
+      await registry.disable('tenant-1', kept.id);
+      const platform = createAgentClient(agent);
+      await platform.removeWebhook(deleted.id);
+      await platform.enableWebhook(kept.id);
+      await platform.close();
+      await registry.reconcile('tenant-1');
+      await registry.remove('tenant-1', kept.id);
+      const handle = idv.client.workflow.getHandle(agentWebhooksWorkflowId('tenant-1'));
+      await handle.terminate('recorded');
+      return { registry: { workflowId: handle.workflowId } };
+    },
+  },
+  {
+    name: 'connection-events',
+    roles: ['connection'],
+    async run({ idv }, reference) {
+      const connectionId = `conn-${reference}`;
+      const handle = await idv.client.workflow.signalWithStart<typeof agentConnection, [AgentEvent]>(
+        'agentConnection',
+        {
+          workflowId: connectionWorkflowId('tenant-1', connectionId),
+          taskQueue: idv.taskQueue,
+          args: [{ tenant: 'tenant-1', connectionId, idleTimeoutMs: 1_000 }],
+          signal: agentEventSignal,
+          signalArgs: [event(connectionId, 'o-1')],
+        },
+      );
+      await handle.signal(agentEventSignal, event(connectionId, 'o-2'));
+      await handle.signal(agentEventSignal, event(connectionId, 'o-1'));
+      await handle.result();
+      return { connection: { workflowId: handle.workflowId } };
+    },
+  },
+];

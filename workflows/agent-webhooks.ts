@@ -47,9 +47,10 @@ const refused = (message: string) =>
  * The webhook registry of one tenant of the earlier platform (`idv-agent-webhooks-<tenant>`): the
  * webhooks it should have. Changes are updates, one at a time; it compares with the platform on
  * a timer and on demand, and repairs or adopts what changed outside it (its drift policy). It
- * runs for as long as the tenant does, continuing as new before its history grows large.
+ * runs while it manages webhooks, continuing as new before its history grows large, and ends
+ * at a timed comparison that finds it managing none.
  */
-export async function agentWebhooks(input: AgentWebhooksInput): Promise<never> {
+export async function agentWebhooks(input: AgentWebhooksInput): Promise<WebhookListing> {
   const problems = webhookRegistryInputProblems(input);
   if (problems.length > 0) throw refused(problems.join('; '));
   const { tenant } = input;
@@ -165,6 +166,9 @@ export async function agentWebhooks(input: AgentWebhooksInput): Promise<never> {
     const large = await condition(historyLarge, reconcileEveryMs);
     if (large) break;
     await exclusive(() => reconcile(state));
+    // Nothing to keep (never registered, all removed, or a tenant without a key): the registry
+    // ends rather than wake forever; the next change starts it again.
+    if (state.webhooks.length === 0 && !busy && allHandlersFinished()) return state.listing();
   }
   // Every change in progress finishes in this run; the next one starts from their result.
   await condition(() => !busy && allHandlersFinished());

@@ -137,6 +137,22 @@ describe('agentWebhooks: one registry workflow per tenant', () => {
     await client.close();
   });
 
+  it('ends at a timed comparison that finds it managing no webhook', async () => {
+    const registries = new WebhookRegistryClient({
+      client: stack().client,
+      taskQueue: stack().taskQueue,
+      settings: { reconcileEveryMs: 1_000 },
+    });
+    const view = await registries.register('tenant-b', { url: 'https://hooks.example/short-lived' });
+    await registries.remove('tenant-b', view.id);
+    const handle = stack().client.workflow.getHandle(agentWebhooksWorkflowId('tenant-b'));
+    await expect(handle.result()).resolves.toMatchObject({ tenant: 'tenant-b', webhooks: [] });
+    // The next change starts it again.
+    expect(await registries.register('tenant-b', { url: 'https://hooks.example/again' })).toMatchObject({
+      managed: true,
+    });
+  });
+
   it('continues as new before its history grows large, keeping its webhooks and drift', async () => {
     const registries = new WebhookRegistryClient({
       client: stack().client,

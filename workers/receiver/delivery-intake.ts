@@ -84,17 +84,19 @@ export class DeliveryIntake {
 
   async #take(event: AgentEvent): Promise<IntakeOutcome> {
     // While earlier deliveries wait, later ones queue behind them: order is kept.
+    let reason = 'earlier deliveries are waiting';
     if (this.#spool.depth === 0) {
       try {
         await this.#handOff(event);
         return 'delivered';
-      } catch {
+      } catch (error) {
         // Temporal did not take it (or did not say so in time): spooled below, replayed later.
+        reason = error instanceof Error ? error.message : String(error);
       }
     }
     const wasEmpty = this.#spool.depth === 0;
     await this.#spool.append(event);
-    if (wasEmpty) this.#log('Temporal is not taking deliveries: spooling them until it does');
+    if (wasEmpty) this.#log(`Temporal is not taking deliveries (${reason}): spooling them until it does`);
     this.#notify();
     return 'spooled';
   }

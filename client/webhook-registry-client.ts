@@ -53,14 +53,21 @@ export class WebhookRegistryClient {
     this.#settings = options.settings ?? {};
   }
 
-  /** The registry's webhooks (managed and external), drift and last comparison; compares first if it is not running yet. */
+  /**
+   * The registry's webhooks (managed and external), drift and last comparison. A registry that is
+   * not running (never started, ended, terminated) is started and compares first, so the answer
+   * is never the memory of one that no longer watches the platform.
+   */
   async list(tenant: string): Promise<WebhookListing> {
-    try {
-      return await this.#client.workflow.getHandle(this.#workflowId(tenant)).query(listWebhooksQuery);
-    } catch (error) {
-      if (!(error instanceof WorkflowNotFoundError)) throw error;
-      return await this.reconcile(tenant);
-    }
+    const handle = this.#client.workflow.getHandle(this.#workflowId(tenant));
+    const running = await handle.describe().then(
+      (description) => description.status.name === 'RUNNING',
+      (error: unknown) => {
+        if (error instanceof WorkflowNotFoundError) return false;
+        throw error;
+      },
+    );
+    return running ? await handle.query(listWebhooksQuery) : await this.reconcile(tenant);
   }
 
   /** Registers a webhook: a URL of yours, or (without `url`) this deployment's receiver. */

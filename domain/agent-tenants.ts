@@ -20,3 +20,14 @@ export function tenantProblem(tenant: unknown): string | undefined {
 export function agentWebhooksWorkflowId(tenant: string): string {
   return `idv-agent-webhooks-${tenant}`;
 }
+
+/**
+ * Two tenants whose connection workflow IDs could be the same (`idv-connection-<tenant>-<id>`:
+ * `acme` with connection `x-1` and `acme-x` with connection `1`), or undefined. Such tenants
+ * cannot be configured together.
+ */
+export function ambiguousTenants(tenants: readonly string[]): [string, string] | undefined {
+  for (const one of tenants)
+    for (const other of tenants) if (other.startsWith(`${one}-`)) return [one, other];
+  return undefined;
+}

@@ -84,6 +84,12 @@ export const referenceSchema = z
   .superRefine((value, context) => {
     const problem = personalDataInReference(value);
     if (problem) context.addIssue({ code: 'custom', message: problem });
+    // `idv-<reference>` must not take the ID of another of the project's workflows.
+    if (/^(agent-webhooks|connection|redact|end)-/.test(value))
+      context.addIssue({
+        code: 'custom',
+        message: 'must not start with agent-webhooks-, connection-, redact- or end-',
+      });
   });
 
 /** What a business service passes to start a verification (validated in the client). */

@@ -32,16 +32,21 @@ export interface ManagedWebhook {
 /** A difference found between the registry and the platform, and what was done about it. */
 export interface WebhookDrift {
   webhookId: string;
-  kind: 'deleted' | 'disabled' | 'enabled';
+  /**
+   * Changed outside the registry (`deleted`, `disabled`, `enabled`); the receiver's address
+   * changed (`moved`); the receiver's webhook found unmanaged at the platform (`found`).
+   */
+  kind: 'deleted' | 'disabled' | 'enabled' | 'moved' | 'found';
   seenAt: string;
-  /** `recreated as <id>`, `enabled`, `disabled`, `adopted`, or `repair failed: <why>`. */
+  /** `recreated as <id>`, `moved to <id>`, `enabled`, `disabled`, `adopted`, `managed`, or `repair failed: <why>`. */
   outcome: string;
 }
 
 /** A repair the registry makes to bring the platform back to its state. */
 export type RepairAction =
   | { kind: 'recreate'; webhook: ManagedWebhook }
-  | { kind: 'set-enabled'; webhookId: string; enabled: boolean };
+  | { kind: 'set-enabled'; webhookId: string; enabled: boolean }
+  | { kind: 'repoint'; webhook: ManagedWebhook; url: string };
 
 /** What one comparison found. */
 export interface ReconcilePlan {
@@ -55,11 +60,17 @@ export interface ReconcilePlan {
   external: ObservedWebhook[];
 }
 
-/** Compares the registry with the platform's list; pure, so the workflow replays it as it was. */
+/**
+ * Compares the registry with the platform's list; pure, so the workflow replays it as it was.
+ * With the receiver's current URL, the receiver's webhook is also moved when that URL changed
+ * (whatever the policy: the address is this deployment's, not the platform's), and taken back
+ * when it is found unmanaged (a registry restarted, an answer lost).
+ */
 export function planReconcile(
   managed: readonly ManagedWebhook[],
   observed: readonly ObservedWebhook[],
   policy: DriftPolicy,
+  receiver?: { url: string; now: string },
 ): ReconcilePlan {
   const byId = new Map(observed.map((webhook) => [webhook.id, webhook]));
   const plan: ReconcilePlan = { drift: [], repairs: [], managed: [], external: [] };
@@ -80,15 +91,37 @@ export function planReconcile(
       plan.managed.push(policy === 'repair' ? webhook : { ...webhook, enabled: seen.enabled });
       continue;
     }
+    if (receiver && webhook.receiver && webhook.url !== receiver.url) {
+      plan.drift.push({ webhookId: webhook.id, kind: 'moved' });
+      plan.repairs.push({ kind: 'repoint', webhook, url: receiver.url });
+    }
     plan.managed.push(webhook);
   }
   const managedIds = new Set(managed.map((webhook) => webhook.id));
   plan.external = observed.filter((webhook) => !managedIds.has(webhook.id));
+  const found = receiver && plan.external.find((webhook) => webhook.url === receiver.url);
+  if (receiver && found && !plan.managed.some((webhook) => webhook.receiver)) {
+    plan.drift.push({ webhookId: found.id, kind: 'found' });
+    plan.managed.push({
+      id: found.id,
+      url: found.url,
+      type: found.type,
+      enabled: found.enabled ?? true,
+      receiver: true,
+      createdAt: receiver.now,
+    });
+    plan.external = plan.external.filter((webhook) => webhook.id !== found.id);
+  }
   return plan;
+}
+
+/** A URL shaped like a receiver's (`…/agent/<tenant>/<token>`): its last segment may be a token. */
+export function looksLikeReceiverUrl(url: string): boolean {
+  return /\/agent\/[^/]+\/[^/?#]+\/?$/.test(url);
 }
 
 /** The receiver's webhook URL with its token hidden: views, lists and logs never show it. */
 export function maskedUrl(webhook: Pick<ManagedWebhook, 'url' | 'receiver'>): string {
-  if (!webhook.receiver) return webhook.url;
-  return webhook.url.replace(/\/[^/]*$/, '/****');
+  if (!webhook.receiver && !looksLikeReceiverUrl(webhook.url)) return webhook.url;
+  return webhook.url.replace(/\/[^/]+\/?$/, '/****');
 }

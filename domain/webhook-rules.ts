@@ -25,7 +25,8 @@ export function webhookRegistrationProblem(
     return 'Endorser webhooks are announced by the platform but not available yet: register a Notification webhook';
   if (request.type !== 'Notification') return `type must be Notification (got an unknown type)`;
   const notifications = known.filter((webhook) => webhook.type === 'Notification');
-  if (request.url !== undefined && notifications.some((webhook) => webhook.url === request.url))
+  const url = request.url === undefined ? undefined : normalized(request.url);
+  if (url !== undefined && notifications.some((webhook) => normalized(webhook.url) === url))
     return 'this URL is registered already';
   if (notifications.length >= MAX_NOTIFICATION_WEBHOOKS)
     return `a tenant has at most ${MAX_NOTIFICATION_WEBHOOKS} Notification webhooks: remove one first`;
@@ -43,4 +44,13 @@ function webhookUrlProblem(value: unknown): string | undefined {
   if (url.protocol !== 'http:' && url.protocol !== 'https:') return 'url must be an absolute http(s) URL';
   if (value.length > 2_000) return 'url must be at most 2000 characters';
   return undefined;
+}
+
+/** The same address however it is written (host case, default port, an empty path). */
+function normalized(url: string): string {
+  try {
+    return new URL(url).href;
+  } catch {
+    return url;
+  }
 }

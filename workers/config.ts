@@ -2,7 +2,7 @@ import { resolve } from 'node:path';
 import { z } from 'zod';
 import { identityBaseUrls, type IdentityRegion } from '../api/identity/base-urls';
 import { type EncryptionKey, EncryptionKeysError, parseEncryptionKeys } from '../codec/encryption-keys';
-import { tenantProblem } from '../domain/agent-tenants';
+import { ambiguousTenants, tenantProblem } from '../domain/agent-tenants';
 
 /** Thrown when configuration is invalid; the message names the variable. */
 export class ConfigError extends Error {
@@ -62,6 +62,14 @@ const variables = {
         return z.NEVER;
       }
       keys[tenant] = entry.slice(at + 1);
+    }
+    const ambiguous = ambiguousTenants(Object.keys(keys));
+    if (ambiguous) {
+      context.addIssue({
+        code: 'custom',
+        message: `has tenants ${ambiguous[0]} and ${ambiguous[1]}: one must not be the other followed by '-' (their connection workflow IDs could meet)`,
+      });
+      return z.NEVER;
     }
     return keys;
   }),

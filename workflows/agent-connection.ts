@@ -1,4 +1,5 @@
 import { ApplicationFailure, condition, continueAsNew, setHandler, workflowInfo } from '@temporalio/workflow';
+import { agentMessageTypes } from '../domain/agent-deliveries';
 import { tenantProblem } from '../domain/agent-tenants';
 import {
   type AgentEvent,
@@ -51,6 +52,9 @@ export async function agentConnection(input: AgentConnectionInput): Promise<Conn
   });
   setHandler(connectionEventsQuery, summary);
   setHandler(agentEventSignal, (event: AgentEvent) => {
+    // Not this connection's, or not an event (a signal sent by hand): nothing to record.
+    if (event?.tenant !== input.tenant || event.connectionId !== input.connectionId) return;
+    if (!agentMessageTypes.includes(event.messageType) || typeof event.objectId !== 'string') return;
     const key = `${event.messageType}:${event.objectId}`;
     if (keys.has(key)) {
       duplicates += 1;

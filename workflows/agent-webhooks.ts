@@ -9,6 +9,7 @@ import {
 } from '@temporalio/workflow';
 import { webhookRegistrationProblem } from '../domain/webhook-rules';
 import {
+  looksLikeReceiverUrl,
   type ManagedWebhook,
   type ObservedWebhook,
   planReconcile,
@@ -62,17 +63,20 @@ export async function agentWebhooks(input: AgentWebhooksInput): Promise<WebhookL
     input.carried,
   );
 
-  // Changes and comparisons run one at a time: each reads the state the previous one left.
-  let busy = false;
-  const exclusive = async <T>(body: () => Promise<T>): Promise<T> => {
-    await condition(() => !busy);
-    busy = true;
-    try {
-      return await body();
-    } finally {
-      busy = false;
-    }
+  // Changes and comparisons run one at a time, in arrival order: each reads the state the
+  // previous one left. (A condition on a flag would release every waiter at once.)
+  let queue: Promise<void> = Promise.resolve();
+  let queued = 0;
+  const exclusive = <T>(body: () => Promise<T>): Promise<T> => {
+    queued += 1;
+    const run = queue.then(body);
+    const settled = () => {
+      queued -= 1;
+    };
+    queue = run.then(settled, settled);
+    return run;
   };
+  const busy = () => queued > 0;
 
   const registrationProblem = (request: RegisterWebhookRequest): string | undefined => {
     if (typeof request !== 'object' || request === null) return 'the request must be {url?, type?}';
@@ -168,10 +172,10 @@ export async function agentWebhooks(input: AgentWebhooksInput): Promise<WebhookL
     await exclusive(() => reconcile(state));
     // Nothing to keep (never registered, all removed, or a tenant without a key): the registry
     // ends rather than wake forever; the next change starts it again.
-    if (state.webhooks.length === 0 && !busy && allHandlersFinished()) return state.listing();
+    if (state.webhooks.length === 0 && !busy() && allHandlersFinished()) return state.listing();
   }
   // Every change in progress finishes in this run; the next one starts from their result.
-  await condition(() => !busy && allHandlersFinished());
+  await condition(() => !busy() && allHandlersFinished());
   return await continueAsNew<typeof agentWebhooks>({ ...input, carried: state.carried() });
 }
 
@@ -187,15 +191,25 @@ async function reconcile(state: RegistryState): Promise<void> {
     state.lastReconcile = { at, ok: false, error: failureMessage(error) };
     return;
   }
-  const plan = planReconcile(state.webhooks, observed, state.settings.driftPolicy);
+  const receiverUrl = await currentReceiverUrl(state, observed);
+  const plan = planReconcile(
+    state.webhooks,
+    observed,
+    state.settings.driftPolicy,
+    receiverUrl === undefined ? undefined : { url: receiverUrl, now: at },
+  );
   state.external = plan.external;
   const outcomes = new Map<string, string>();
   if (state.settings.driftPolicy === 'adopt') {
     state.webhooks = plan.managed;
     for (const drift of plan.drift) outcomes.set(drift.webhookId, 'adopted');
+  } else {
+    // Repairs keep the registry's own webhooks; the receiver's webhook found again joins them.
+    for (const webhook of plan.managed) if (!state.managed(webhook.id)) state.put(webhook);
   }
+  for (const drift of plan.drift) if (drift.kind === 'found') outcomes.set(drift.webhookId, 'managed');
   for (const repair of plan.repairs) {
-    const webhookId = repair.kind === 'recreate' ? repair.webhook.id : repair.webhookId;
+    const webhookId = repair.kind === 'set-enabled' ? repair.webhookId : repair.webhook.id;
     try {
       outcomes.set(webhookId, await applyRepair(state, repair));
     } catch (error) {
@@ -227,12 +241,36 @@ async function applyRepair(
   }
   const { webhook } = repair;
   // The receiver's URL is made afresh: its address may have moved since.
-  const url = webhook.receiver ? await agentCalls.receiverWebhookUrl(tenant) : webhook.url;
+  const url =
+    repair.kind === 'repoint'
+      ? repair.url
+      : webhook.receiver
+        ? await agentCalls.receiverWebhookUrl(tenant)
+        : webhook.url;
   const made = await agentCalls.ensureTenantWebhook({ tenant, url, type: webhook.type });
   if (made.enabled !== undefined && made.enabled !== webhook.enabled)
     await agentCalls.setTenantWebhookEnabled({ tenant, webhookId: made.id, enabled: webhook.enabled });
+  // Moved: the new one exists before the old one goes, so no delivery finds neither.
+  if (repair.kind === 'repoint') await agentCalls.removeTenantWebhook({ tenant, webhookId: webhook.id });
   state.put({ ...webhook, id: made.id, url }, webhook.id);
-  return `recreated as ${made.id}`;
+  return `${repair.kind === 'repoint' ? 'moved to' : 'recreated as'} ${made.id}`;
+}
+
+/** The receiver's URL when it matters (a receiver webhook managed or seen); undefined without a receiver. */
+async function currentReceiverUrl(
+  state: RegistryState,
+  observed: ObservedWebhook[],
+): Promise<string | undefined> {
+  const matters =
+    state.webhooks.some((webhook) => webhook.receiver) ||
+    observed.some((webhook) => looksLikeReceiverUrl(webhook.url));
+  if (!matters) return undefined;
+  try {
+    return await agentCalls.receiverWebhookUrl(state.tenant);
+  } catch (error) {
+    if (error instanceof ActivityFailure) return undefined;
+    throw error;
+  }
 }
 
 function failureMessage(error: ActivityFailure): string {

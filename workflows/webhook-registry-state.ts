@@ -60,8 +60,16 @@ export class RegistryState {
     this.external = this.external.filter((webhook) => webhook.id !== webhookId);
   }
 
+  /** Adds drift found; the same finding again (a repair failing each time) only moves its time. */
   noteDrift(entries: WebhookDrift[]): void {
-    this.drift = [...this.drift, ...entries].slice(-MAX_DRIFT_KEPT);
+    let drift = this.drift;
+    for (const entry of entries) {
+      const last = drift.at(-1);
+      const same =
+        last?.webhookId === entry.webhookId && last.kind === entry.kind && last.outcome === entry.outcome;
+      drift = same ? [...drift.slice(0, -1), entry] : [...drift, entry];
+    }
+    this.drift = drift.slice(-MAX_DRIFT_KEPT);
   }
 
   view(webhook: ManagedWebhook): WebhookView {
@@ -78,7 +86,8 @@ export class RegistryState {
   listing(): WebhookListing {
     const external: WebhookView[] = this.external.map((webhook) => ({
       id: webhook.id,
-      url: webhook.url,
+      // Another deployment's receiver, or this one's from before a restart: its token stays hidden.
+      url: maskedUrl({ url: webhook.url, receiver: false }),
       type: webhook.type,
       enabled: webhook.enabled ?? true,
       managed: false,

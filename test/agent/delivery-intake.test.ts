@@ -69,6 +69,42 @@ describe('DeliveryIntake', () => {
     expect(third).toBe('spooled');
   });
 
+  it("keeps a connection's deliveries in order when the first one's hand-off fails slowly", async () => {
+    const taken: string[] = [];
+    let first = true;
+    const intake = await open(async (delivery) => {
+      if (first) {
+        first = false;
+        await new Promise((resolve) => setTimeout(resolve, 50));
+        throw new Error('timed out');
+      }
+      taken.push(delivery.objectId);
+    });
+    const a = intake.accept(event('A'));
+    const b = intake.accept(event('B'));
+    expect(await a).toBe('spooled');
+    expect(await b).toBe('spooled');
+    await eventually(() => Promise.resolve(intake.spoolDepth === 0 ? true : undefined), 'the spool to drain');
+    expect(taken).toEqual(['A', 'B']);
+  });
+
+  it('goes on when a spooled file is removed by hand', async () => {
+    const temporal = temporalStandIn();
+    temporal.state.up = false;
+    const lines: string[] = [];
+    const spool = await DeliverySpool.open(dir, { log: (line) => lines.push(line) });
+    const intake = new DeliveryIntake(spool, temporal.handOff, { minBackoffMs: 10, maxBackoffMs: 20 });
+    opened.push(intake);
+    await intake.accept(event('gone'));
+    await intake.accept(event('kept'));
+    await rm(join(dir, '000000000001.json'));
+    temporal.state.up = true;
+    intake.start();
+    await eventually(() => Promise.resolve(intake.spoolDepth === 0 ? true : undefined), 'the spool to drain');
+    expect(temporal.state.taken).toEqual(['kept']);
+    expect(lines).toEqual(['spool entry 000000000001.json has gone']);
+  });
+
   it('replays what a crashed receiver left in the spool', async () => {
     const away = temporalStandIn();
     away.state.up = false;

@@ -40,8 +40,9 @@ describe('receiver: the user returns from a redirect flow', () => {
     await handle.cancel('done');
   });
 
-  it('answers 404 for a reference it does not know, or that is not a reference', async () => {
-    for (const reference of ['never-started-reference', 'user%40example.com']) {
+  it('answers 404 for a reference it does not know, that is not a reference, or names another workflow', async () => {
+    await stack().webhooks.register('tenant-1', { url: 'https://hooks.example/r' });
+    for (const reference of ['never-started-reference', 'user%40example.com', 'agent-webhooks-tenant-1']) {
       const response = await request(`${stack().receiver?.url}/return/${reference}`);
       await response.body.dump();
       expect(response.statusCode).toBe(404);

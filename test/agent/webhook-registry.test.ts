@@ -59,6 +59,38 @@ describe('agentWebhooks: one registry workflow per tenant', () => {
     expect((await stack().webhooks.list('tenant-a')).webhooks).toHaveLength(5);
   });
 
+  it('takes concurrent changes one at a time: the limit and duplicate URLs hold', async () => {
+    for (let n = 1; n <= 4; n += 1)
+      await stack().webhooks.register('tenant-a', { url: `https://hooks.example/${n}` });
+    const creates = await calls('CreateWebhook');
+    const racing = await Promise.allSettled([
+      stack().webhooks.register('tenant-a', { url: 'https://hooks.example/x' }),
+      stack().webhooks.register('tenant-a', { url: 'https://hooks.example/y' }),
+      stack().webhooks.register('tenant-a', { url: 'https://hooks.example/x' }),
+    ]);
+    expect(racing.filter((result) => result.status === 'fulfilled')).toHaveLength(1);
+    for (const result of racing.filter((settled) => settled.status === 'rejected'))
+      expect(String(result.reason)).toMatch(/at most 5 Notification webhooks|registered already/);
+    expect((await calls('CreateWebhook')) - creates).toBe(1);
+    const client = platform('tenant-a');
+    expect(await client.listWebhooks()).toHaveLength(5);
+    await client.close();
+  });
+
+  it('takes its receiver webhook back after a restart, its token still hidden', async () => {
+    const view = await stack().webhooks.register('tenant-a');
+    await stack().client.workflow.getHandle(agentWebhooksWorkflowId('tenant-a')).terminate();
+    const listing = await stack().webhooks.list('tenant-a');
+    expect(listing.webhooks).toEqual([
+      expect.objectContaining({ id: view.id, managed: true, receiver: true }),
+    ]);
+    expect(listing.drift).toEqual([
+      expect.objectContaining({ webhookId: view.id, kind: 'found', outcome: 'managed' }),
+    ]);
+    expect(JSON.stringify(listing)).not.toContain(stack().tokens.tokenOf('tenant-a'));
+    expect(await stack().webhooks.disable('tenant-a', view.id)).toMatchObject({ enabled: false });
+  });
+
   it.each([
     [{ url: '/relative/path' }, /absolute http\(s\) URL/],
     [{ url: 'ftp://hooks.example/x' }, /absolute http\(s\) URL/],

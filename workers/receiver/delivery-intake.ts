@@ -36,6 +36,8 @@ export class DeliveryIntake {
   readonly #recentLimit: number;
   readonly #recent = new Set<string>();
   readonly #inFlight = new Map<string, Promise<IntakeOutcome>>();
+  /** Per connection, the last delivery's way in: the next one waits for it (order kept). */
+  readonly #lanes = new Map<string, Promise<unknown>>();
   readonly #stop = new AbortController();
   #wakeIdle: (() => void) | undefined;
   #wakeRequested = false;
@@ -66,10 +68,12 @@ export class DeliveryIntake {
     if (this.#recent.has(key)) return Promise.resolve('duplicate');
     const running = this.#inFlight.get(key);
     if (running) return running.then(() => 'duplicate');
-    const outcome = this.#take(event).then((taken) => {
-      this.#remember(key);
-      return taken;
-    });
+    const outcome = this.#inLane(`${event.tenant}\n${event.connectionId}`, () => this.#take(event)).then(
+      (taken) => {
+        this.#remember(key);
+        return taken;
+      },
+    );
     this.#inFlight.set(key, outcome);
     void outcome.finally(() => this.#inFlight.delete(key)).catch(() => undefined);
     return outcome;
@@ -82,6 +86,21 @@ export class DeliveryIntake {
     await this.#loop;
   }
 
+  /** Runs `body` after the connection's previous delivery has gone in (to Temporal or the spool). */
+  #inLane<T>(lane: string, body: () => Promise<T>): Promise<T> {
+    const previous = this.#lanes.get(lane) ?? Promise.resolve();
+    const run = previous.then(body);
+    const settled = run.then(
+      () => undefined,
+      () => undefined,
+    );
+    this.#lanes.set(lane, settled);
+    void settled.then(() => {
+      if (this.#lanes.get(lane) === settled) this.#lanes.delete(lane);
+    });
+    return run;
+  }
+
   async #take(event: AgentEvent): Promise<IntakeOutcome> {
     // While earlier deliveries wait, later ones queue behind them: order is kept.
     let reason = 'earlier deliveries are waiting';
@@ -91,7 +110,7 @@ export class DeliveryIntake {
         return 'delivered';
       } catch (error) {
         // Temporal did not take it (or did not say so in time): spooled below, replayed later.
-        reason = error instanceof Error ? error.message : String(error);
+        reason = failureKind(error);
       }
     }
     const wasEmpty = this.#spool.depth === 0;
@@ -111,19 +130,21 @@ export class DeliveryIntake {
     let backoffMs = this.#minBackoffMs;
     let replayed = 0;
     while (!this.#stop.signal.aborted) {
-      const entry = await this.#spool.oldest();
-      if (!entry) {
-        if (replayed > 0) this.#log(`spool drained: ${replayed} deliveries handed to Temporal`);
-        replayed = 0;
-        await this.#idle();
-        continue;
-      }
       try {
+        const entry = await this.#spool.oldest();
+        if (!entry) {
+          if (replayed > 0 && this.#spool.depth === 0)
+            this.#log(`spool drained: ${replayed} deliveries handed to Temporal`);
+          if (this.#spool.depth === 0) replayed = 0;
+          await this.#idle();
+          continue;
+        }
         await this.#handOff(entry.event);
         await this.#spool.remove(entry.name);
         replayed += 1;
         backoffMs = this.#minBackoffMs;
-      } catch {
+      } catch (error) {
+        if (!isHandOffFailure(error)) this.#log(`cannot read the spool (${failureKind(error)}): retrying`);
         // New deliveries do not cut this wait short: Temporal is retried at the backoff's pace.
         await sleep(backoffMs, undefined, { signal: this.#stop.signal }).catch(() => undefined);
         backoffMs = Math.min(backoffMs * 2, this.#maxBackoffMs);
@@ -142,4 +163,24 @@ export class DeliveryIntake {
     this.#wakeIdle = undefined;
     this.#wakeRequested = false;
   }
+}
+
+/** What kind of failure, without its message (a Temporal error's text may name workflow IDs). */
+function failureKind(error: unknown): string {
+  if (typeof error === 'object' && error !== null) {
+    const { code, name } = error as { code?: unknown; name?: unknown };
+    if (typeof code === 'number') return `gRPC status ${code}`;
+    if (typeof code === 'string') return code;
+    if (typeof name === 'string') return name;
+  }
+  return 'unknown error';
+}
+
+/** Hand-off failures are expected while Temporal is away; others (the disk) are said. */
+function isHandOffFailure(error: unknown): boolean {
+  return !(
+    typeof error === 'object' &&
+    error !== null &&
+    typeof (error as { syscall?: unknown }).syscall === 'string'
+  );
 }

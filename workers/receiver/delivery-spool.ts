@@ -8,6 +8,19 @@ import { type AgentEvent } from '../../workflows/agent-messages';
 const ENTRY = /^(\d{12})\.json$/;
 const LOCK_FILE = 'receiver.pid';
 
+/** Thrown when the spool holds its maximum of deliveries: the delivery is not accepted. */
+export class SpoolFullError extends Error {
+  override readonly name = 'SpoolFullError';
+}
+
+/** Options of {@link DeliverySpool.open}. */
+export interface DeliverySpoolOptions {
+  /** Deliveries it holds at most; past it `append` refuses. @default 100000 */
+  maxEntries?: number;
+  /** Told when an entry that does not parse is set aside. */
+  log?: (line: string) => void;
+}
+
 /** Thrown when another running receiver uses the spool directory. */
 export class SpoolInUseError extends Error {
   override readonly name = 'SpoolInUseError';
@@ -36,11 +49,17 @@ export interface SpoolEntry {
 export class DeliverySpool {
   readonly #dir: string;
   readonly #names: string[];
+  /** Numbered, being written: counted, and nothing after them is replayed before them. */
+  readonly #writing = new Set<string>();
+  readonly #maxEntries: number;
+  readonly #log: (line: string) => void;
   #next: number;
 
-  private constructor(dir: string, names: string[]) {
+  private constructor(dir: string, names: string[], options: DeliverySpoolOptions) {
     this.#dir = dir;
     this.#names = names;
+    this.#maxEntries = options.maxEntries ?? 100_000;
+    this.#log = options.log ?? (() => undefined);
     this.#next = names.length === 0 ? 1 : Number(ENTRY.exec(names.at(-1) as string)?.[1]) + 1;
   }
 
@@ -48,33 +67,60 @@ export class DeliverySpool {
    * Opens (creating, owner-only) the spool directory and finds what a previous process left.
    * Throws {@link SpoolInUseError} while another live process holds it.
    */
-  static async open(dir: string): Promise<DeliverySpool> {
+  static async open(dir: string, options: DeliverySpoolOptions = {}): Promise<DeliverySpool> {
     await mkdir(dir, { recursive: true, mode: 0o700 });
     await takeLock(join(dir, LOCK_FILE));
     const files = await readdir(dir);
     await Promise.all(files.filter((file) => file.startsWith('tmp-')).map((file) => rm(join(dir, file))));
-    return new DeliverySpool(dir, files.filter((file) => ENTRY.test(file)).sort());
+    return new DeliverySpool(dir, files.filter((file) => ENTRY.test(file)).sort(), options);
   }
 
-  /** Deliveries waiting. */
+  /** Deliveries waiting, those being written included. */
   get depth(): number {
-    return this.#names.length;
+    return this.#names.length + this.#writing.size;
   }
 
-  /** Appends a delivery durably; resolves once it would survive a crash. */
-  append(event: AgentEvent): Promise<void> {
-    // Numbered now, in arrival order, whichever write ends first.
-    return this.#write(`${String(this.#next++).padStart(12, '0')}.json`, event);
+  /**
+   * Appends a delivery durably; resolves once it would survive a crash. It is numbered (and
+   * counted) at once, in arrival order, whichever write ends first. Throws
+   * {@link SpoolFullError} past `maxEntries`.
+   */
+  async append(event: AgentEvent): Promise<void> {
+    if (this.depth >= this.#maxEntries)
+      throw new SpoolFullError(`the spool holds its maximum of ${this.#maxEntries} deliveries`);
+    const name = `${String(this.#next++).padStart(12, '0')}.json`;
+    this.#writing.add(name);
+    try {
+      await this.#write(name, event);
+      this.#insert(name);
+    } finally {
+      this.#writing.delete(name);
+    }
   }
 
-  /** The oldest waiting delivery; a file that does not parse is set aside as `<name>.corrupt`. */
+  /**
+   * The oldest waiting delivery, or undefined while there is none or an older one is still being
+   * written. A file that does not parse is set aside as `<name>.corrupt` (and said).
+   */
   async oldest(): Promise<SpoolEntry | undefined> {
     for (;;) {
       const name = this.#names[0];
       if (name === undefined) return undefined;
-      const parsed = eventSchema.safeParse(parseJson(await readFile(join(this.#dir, name), 'utf8')));
+      for (const writing of this.#writing) if (writing < name) return undefined;
+      const text = await readFile(join(this.#dir, name), 'utf8').catch((error: NodeJS.ErrnoException) => {
+        if (error.code === 'ENOENT') return undefined;
+        throw error;
+      });
+      if (text === undefined) {
+        // Removed by hand: nothing to replay.
+        this.#log(`spool entry ${name} has gone`);
+        this.#names.shift();
+        continue;
+      }
+      const parsed = eventSchema.safeParse(parseJson(text));
       if (parsed.success) return { name, event: parsed.data };
       await rename(join(this.#dir, name), join(this.#dir, `${name}.corrupt`));
+      this.#log(`spool entry ${name} does not parse: set aside as ${name}.corrupt`);
       this.#names.shift();
     }
   }
@@ -105,7 +151,6 @@ export class DeliverySpool {
     }
     await rename(temporary, join(this.#dir, name));
     await this.#syncDirectory();
-    this.#insert(name);
   }
 
   #insert(name: string): void {

@@ -5,8 +5,8 @@ import { type AgentDelivery, InvalidDeliveryError, parseAgentDelivery } from '..
 import { tenantSchema } from '../../domain/agent-tenants';
 import { readBody } from '../http/read-body';
 import { closeConnection, sendJson } from '../http/respond';
-import { DeliveryIntake } from './delivery-intake';
-import { DeliverySpool } from './delivery-spool';
+import { DeliveryIntake, type IntakeOutcome } from './delivery-intake';
+import { DeliverySpool, SpoolFullError } from './delivery-spool';
 import { returnRoute } from './return-route';
 import { temporalHandOff } from './temporal-hand-off';
 import { type TenantTokens } from './tenant-tokens';
@@ -32,6 +32,8 @@ export interface ReceiverOptions {
   handOffTimeoutMs?: number;
   /** Operational lines (no tokens, no query strings, no personal data). @default none */
   log?: (line: string) => void;
+  /** Deliveries the spool holds at most; past it deliveries get 503 (not accepted). @default 100000 */
+  maxSpooledDeliveries?: number;
 }
 
 /** A running receiver. */
@@ -55,14 +57,18 @@ const RETURN_PATH = /^\/return\/([^/]+)\/?$/;
  */
 export async function startReceiver(options: ReceiverOptions): Promise<Receiver> {
   const maxBodyBytes = options.maxBodyBytes ?? 64 * 1024;
-  const spool = await DeliverySpool.open(options.spoolDir);
+  const log = options.log ?? (() => undefined);
+  const spool = await DeliverySpool.open(options.spoolDir, {
+    log,
+    ...(options.maxSpooledDeliveries !== undefined ? { maxEntries: options.maxSpooledDeliveries } : {}),
+  });
   const intake = new DeliveryIntake(
     spool,
     temporalHandOff(options.client, {
       taskQueue: options.taskQueue,
       ...(options.handOffTimeoutMs !== undefined ? { timeoutMs: options.handOffTimeoutMs } : {}),
     }),
-    { ...(options.log ? { log: options.log } : {}) },
+    { log },
   );
   const returning = returnRoute(options.client);
   const route = async (request: IncomingMessage, response: ServerResponse) => {
@@ -113,17 +119,33 @@ export async function startReceiver(options: ReceiverOptions): Promise<Receiver>
         return sendJson(response, 400, { title: 'bad request', detail: error.message, errors: error.errors });
       throw error;
     }
-    const outcome = await intake.accept({
-      tenant: tenant.data,
-      ...delivery,
-      receivedAt: new Date().toISOString(),
-    });
+    let outcome: IntakeOutcome;
+    try {
+      outcome = await intake.accept({
+        tenant: tenant.data,
+        ...delivery,
+        receivedAt: new Date().toISOString(),
+      });
+    } catch (error) {
+      // Not durable anywhere: the platform must not take this for acceptance.
+      if (error instanceof SpoolFullError) {
+        log(`refusing deliveries: ${error.message}`);
+        return sendJson(
+          response,
+          503,
+          { title: 'unavailable', detail: 'try again later' },
+          { 'Retry-After': '60' },
+        );
+      }
+      throw error;
+    }
     sendJson(response, outcome === 'spooled' ? 202 : 200, { status: outcome });
   };
 
   const server = createServer((request, response) => {
-    route(request, response).catch(() => {
+    route(request, response).catch((error: unknown) => {
       // A spool that cannot be written: the platform must not take this for acceptance.
+      log(`a request failed: ${error instanceof Error ? error.name : 'unknown error'}${errorCode(error)}`);
       if (!response.headersSent) sendJson(response, 500, { title: 'internal error' }, closeConnection);
       else response.destroy();
     });
@@ -148,4 +170,9 @@ export async function startReceiver(options: ReceiverOptions): Promise<Receiver>
       await spool.close();
     },
   };
+}
+
+function errorCode(error: unknown): string {
+  const code = typeof error === 'object' && error !== null ? (error as { code?: unknown }).code : undefined;
+  return typeof code === 'string' ? ` (${code})` : '';
 }

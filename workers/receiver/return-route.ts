@@ -28,11 +28,12 @@ export function returnRoute(client: Client, options: ReturnRouteOptions = {}) {
   const signalledAt = new Map<string, number>();
   const mayTell = (workflowId: string): boolean => {
     const last = signalledAt.get(workflowId);
-    if (last !== undefined && Date.now() - last < signalEveryMs) return false;
+    return last === undefined || Date.now() - last >= signalEveryMs;
+  };
+  const told = (workflowId: string): void => {
     signalledAt.delete(workflowId);
     signalledAt.set(workflowId, Date.now());
     if (signalledAt.size > RECENT_LIMIT) signalledAt.delete(signalledAt.keys().next().value as string);
-    return true;
   };
 
   return async (rawReference: string, response: ServerResponse): Promise<void> => {
@@ -46,9 +47,12 @@ export function returnRoute(client: Client, options: ReturnRouteOptions = {}) {
       if (error instanceof WorkflowNotFoundError) return page(response, 404, 'This link is not valid.');
       return page(response, 503, 'We could not record your return just now: please reload this page.');
     }
+    // Only a verification has a return: other workflows are none of a browser's business.
+    if (description.type !== 'verificationSession') return page(response, 404, 'This link is not valid.');
     if (description.status.name === 'RUNNING' && mayTell(handle.workflowId)) {
       await client.connection
         .withDeadline(Date.now() + timeoutMs, () => handle.signal(redirectCapturedSignal))
+        .then(() => told(handle.workflowId))
         // Ended meanwhile, or Temporal slow: the verification still learns its outcome by polling.
         .catch(() => undefined);
     }

@@ -11,6 +11,9 @@ import { type Command, CommandFailedError } from '../command';
 import { commandConfig, commandEncryptionKeys } from '../connect';
 import { listenOptions, parsePort, stringOption } from '../parse-values';
 
+/** A fixed default: the webhook URLs registered at the platform name this port. */
+const DEFAULT_PORT = 8234;
+
 /** `idv receiver`: agent deliveries into Temporal (spooled while it is away) and redirect returns. */
 export const receiverCommand: Command = {
   name: 'receiver',
@@ -19,6 +22,11 @@ export const receiverCommand: Command = {
   usage: 'receiver [--port N] [--host HOST] [--spool-dir DIR]',
   options: {
     ...listenOptions,
+    port: {
+      type: 'string',
+      valueName: 'N',
+      description: `port to listen on; keep it stable, the platform posts to it (default ${DEFAULT_PORT})`,
+    },
     'spool-dir': {
       type: 'string',
       valueName: 'DIR',
@@ -27,7 +35,7 @@ export const receiverCommand: Command = {
     },
   },
   async run({ values }, io) {
-    const port = parsePort(stringOption(values, 'port'), 'port') ?? 0;
+    const port = parsePort(stringOption(values, 'port'), 'port') ?? DEFAULT_PORT;
     const host = stringOption(values, 'host') ?? '127.0.0.1';
     const config = commandConfig(io.env);
     const stack = await readStackInfo(config.dataDir);

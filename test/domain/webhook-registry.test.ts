@@ -1,0 +1,107 @@
+import { ambiguousTenants } from '../../domain/agent-tenants';
+import { maskedUrl, type ManagedWebhook, planReconcile } from '../../domain/webhook-registry';
+import { webhookRegistrationProblem } from '../../domain/webhook-rules';
+import { ConfigError, loadConfig } from '../../workers/config';
+
+const receiverUrl = 'https://idv.example/agent/acme/TOKEN-NOW';
+const managed = (overrides: Partial<ManagedWebhook> = {}): ManagedWebhook => ({
+  id: 'w-1',
+  url: 'https://hooks.example/a',
+  type: 'Notification',
+  enabled: true,
+  receiver: false,
+  createdAt: '2026-11-23T00:00:00.000Z',
+  ...overrides,
+});
+
+describe('planReconcile', () => {
+  it('finds nothing to do when the platform matches', () => {
+    const plan = planReconcile(
+      [managed()],
+      [{ id: 'w-1', url: 'https://hooks.example/a', type: 'Notification', enabled: true }],
+      'repair',
+    );
+    expect(plan).toEqual({ drift: [], repairs: [], managed: [managed()], external: [] });
+  });
+
+  it('moves the receiver’s webhook when the receiver’s address changed, whatever the policy', () => {
+    const old = managed({ url: 'https://idv.example/agent/acme/TOKEN-OLD', receiver: true });
+    for (const policy of ['repair', 'adopt'] as const) {
+      const plan = planReconcile([old], [{ ...old, enabled: true }], policy, {
+        url: receiverUrl,
+        now: 'now',
+      });
+      expect(plan.drift).toEqual([{ webhookId: 'w-1', kind: 'moved' }]);
+      expect(plan.repairs).toEqual([{ kind: 'repoint', webhook: old, url: receiverUrl }]);
+    }
+  });
+
+  it('takes back the receiver’s webhook found unmanaged at the platform', () => {
+    const plan = planReconcile(
+      [],
+      [{ id: 'w-9', url: receiverUrl, type: 'Notification', enabled: true }],
+      'repair',
+      {
+        url: receiverUrl,
+        now: '2026-11-23T01:00:00.000Z',
+      },
+    );
+    expect(plan.drift).toEqual([{ webhookId: 'w-9', kind: 'found' }]);
+    expect(plan.managed).toEqual([
+      {
+        id: 'w-9',
+        url: receiverUrl,
+        type: 'Notification',
+        enabled: true,
+        receiver: true,
+        createdAt: '2026-11-23T01:00:00.000Z',
+      },
+    ]);
+    expect(plan.external).toEqual([]);
+  });
+
+  it('under adopt, forgets a webhook deleted outside and keeps one toggled outside as it is now', () => {
+    const kept = managed({ id: 'w-2' });
+    const plan = planReconcile(
+      [managed(), kept],
+      [{ id: 'w-2', url: kept.url, type: 'Notification', enabled: false }],
+      'adopt',
+    );
+    expect(plan.managed).toEqual([{ ...kept, enabled: false }]);
+    expect(plan.repairs).toEqual([]);
+    expect(plan.drift).toEqual([
+      { webhookId: 'w-1', kind: 'deleted' },
+      { webhookId: 'w-2', kind: 'disabled' },
+    ]);
+  });
+});
+
+describe('webhook URLs', () => {
+  it('hide what looks like a receiver token, managed or not', () => {
+    expect(maskedUrl({ url: receiverUrl, receiver: false })).toBe('https://idv.example/agent/acme/****');
+    expect(maskedUrl({ url: 'https://hooks.example/a', receiver: false })).toBe('https://hooks.example/a');
+  });
+
+  it('count as the same however the host and port are written', () => {
+    expect(
+      webhookRegistrationProblem({ url: 'https://HOOKS.example:443/a', type: 'Notification' }, [
+        { url: 'https://hooks.example/a', type: 'Notification' },
+      ]),
+    ).toBe('this URL is registered already');
+  });
+});
+
+describe('tenant names', () => {
+  it('refuse two tenants whose connection workflow IDs could meet', () => {
+    expect(ambiguousTenants(['acme', 'acme-x'])).toEqual(['acme', 'acme-x']);
+    expect(ambiguousTenants(['acme', 'acmex', 'tenant-1'])).toBeUndefined();
+    expect(() => loadConfig({ IDV_AGENT_KEYS: 'acme=key-one-123,acme-x=key-two-123' })).toThrow(ConfigError);
+    expect(() => loadConfig({ IDV_AGENT_KEYS: 'acme=key-one-123,acme-x=key-two-123' })).toThrow(
+      /IDV_AGENT_KEYS has tenants acme and acme-x/,
+    );
+    expect(loadConfig({ IDV_AGENT_KEYS: 'acme=k1, beta=k2' }).agent?.keys).toEqual({
+      acme: 'k1',
+      beta: 'k2',
+    });
+  });
+});

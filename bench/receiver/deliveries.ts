@@ -5,7 +5,11 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { type Client } from '@temporalio/client';
 import { request } from 'undici';
 import { agentMessageTypes, connectionWorkflowId } from '../../domain/agent-deliveries';
-import { type ConnectionEvents, connectionEventsQuery } from '../../workflows/agent-messages';
+import {
+  type ConnectionEvents,
+  connectionEventsQuery,
+  type SeenAgentEvent,
+} from '../../workflows/agent-messages';
 import { type Control, TENANT } from './stack';
 
 /** One delivery as the bench sent it. */
@@ -14,6 +18,8 @@ export interface Sent {
   objectId: string;
   /** Wall clock (ms) just before the request left, comparable with the workflow's ISO times. */
   sentAt: number;
+  /** The connection's first event in the batch: its signal-with-start starts the workflow. */
+  startsWorkflow: boolean;
 }
 
 /** What a batch of deliveries gave. */
@@ -101,21 +107,38 @@ export async function sendBatch(batch: Batch, send: Send): Promise<DeliveryRun> 
     const t0 = performance.now();
     if (await send(event)) delivered += 1;
     answerMs.push(performance.now() - t0);
-    sent.push({ connectionId: event.connectionId, objectId: event.objectId, sentAt });
+    sent.push({ ...event, sentAt, startsWorkflow: i < batch.connections });
   });
   return { seconds: (performance.now() - started) / 1000, answerMs, sent, delivered };
 }
 
-/** How long events took, per event (ms). */
-export interface SeenDelays {
+/** How long a set of events took, per event (ms). */
+export interface Delays {
   /** Sent → the receiver accepted it (its `receivedAt`). */
   accepted: number[];
   /** The receiver accepted it → the workflow handled the signal (`seenAt`). */
   handOff: number[];
   /** Sent → the workflow handled it. */
   seen: number[];
+}
+
+/** Delays of every event, and apart those that started their workflow and those that did not. */
+export interface SeenDelays {
+  all: Delays;
+  starts: Delays;
+  later: Delays;
   /** Events sent but not found in their workflow (should be 0). */
   missing: number;
+}
+
+const noDelays = (): Delays => ({ accepted: [], handOff: [], seen: [] });
+
+function add(delays: Delays, sent: Sent, event: SeenAgentEvent): void {
+  const received = Date.parse(event.receivedAt);
+  const seen = Date.parse(event.seenAt);
+  delays.accepted.push(received - sent.sentAt);
+  delays.handOff.push(seen - received);
+  delays.seen.push(seen - sent.sentAt);
 }
 
 /**
@@ -134,29 +157,26 @@ async function eventsOf(client: Client, connectionId: string, expected: number):
 
 /** Reads every connection's events back and matches them with what was sent. */
 export async function seenDelays(client: Client, sent: readonly Sent[]): Promise<SeenDelays> {
-  const byConnection = new Map<string, Map<string, number>>();
+  const byConnection = new Map<string, Map<string, Sent>>();
   for (const s of sent) {
-    const events = byConnection.get(s.connectionId) ?? new Map<string, number>();
-    events.set(s.objectId, s.sentAt);
+    const events = byConnection.get(s.connectionId) ?? new Map<string, Sent>();
+    events.set(s.objectId, s);
     byConnection.set(s.connectionId, events);
   }
-  const delays: SeenDelays = { accepted: [], handOff: [], seen: [], missing: 0 };
+  const delays: SeenDelays = { all: noDelays(), starts: noDelays(), later: noDelays(), missing: 0 };
   const connections = [...byConnection.entries()];
   await inLanes(connections.length, 16, async (i) => {
-    const [connectionId, sentAt] = connections[i] as [string, Map<string, number>];
-    const { events } = await eventsOf(client, connectionId, sentAt.size);
+    const [connectionId, waiting] = connections[i] as [string, Map<string, Sent>];
+    const { events } = await eventsOf(client, connectionId, waiting.size);
     for (const event of events) {
-      const at = sentAt.get(event.objectId);
-      if (at === undefined) continue;
-      sentAt.delete(event.objectId);
-      const received = Date.parse(event.receivedAt);
-      const seen = Date.parse(event.seenAt);
-      delays.accepted.push(received - at);
-      delays.handOff.push(seen - received);
-      delays.seen.push(seen - at);
+      const match = waiting.get(event.objectId);
+      if (!match) continue;
+      waiting.delete(event.objectId);
+      add(delays.all, match, event);
+      add(match.startsWorkflow ? delays.starts : delays.later, match, event);
     }
     // The query shows the latest 100 events: a batch keeps fewer per connection.
-    delays.missing += sentAt.size;
+    delays.missing += waiting.size;
   });
   return delays;
 }

@@ -164,12 +164,29 @@ describe('idv commands on the embedded stack', () => {
     expect(listed.out).toContain('no key of the earlier platform for tenant tenant-without-key');
   });
 
+  it('webhooks --drift-policy sets the policy of a registry it starts', async () => {
+    const listed = await idv(
+      'webhooks',
+      'list',
+      '--tenant',
+      'tenant-adopting',
+      '--drift-policy',
+      'adopt',
+      '--json',
+    );
+    expect(listed.json()).toMatchObject({ tenant: 'tenant-adopting', driftPolicy: 'adopt' });
+  });
+
   it.each([
     [['webhooks', 'list'], 'idv: idv webhooks needs --tenant T\n'],
     [['webhooks', 'rename', '--tenant', 't'], expect.stringContaining('idv webhooks needs list, add')],
     [['webhooks', 'enable', '--tenant', 't'], 'idv: idv webhooks enable needs <id>\n'],
     [['webhooks', 'list', 'extra', '--tenant', 't'], "idv: unexpected argument 'extra'\n"],
     [['webhooks', 'list', '--tenant', 'a b'], expect.stringContaining('--tenant: tenant may contain only')],
+    [
+      ['webhooks', 'add', '--tenant', 't', '--drift-policy', 'ignore'],
+      "idv: --drift-policy must be one of repair, adopt, got 'ignore'\n",
+    ],
     [
       ['verify', '--results', 'everything'],
       "idv: --results must be one of none, data, data+attachments, got 'everything'\n",

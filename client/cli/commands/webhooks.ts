@@ -1,5 +1,6 @@
 import { WebhookRegistryClient, WebhookRegistryError } from '../../webhook-registry-client';
 import { tenantProblem } from '../../../domain/agent-tenants';
+import { driftPolicies, type DriftPolicy } from '../../../domain/webhook-registry';
 import { type WebhookListing, type WebhookView } from '../../../workflows/agent-messages';
 import { type Command, CommandFailedError, UsageError } from '../command';
 import { connectTemporal } from '../connect';
@@ -18,6 +19,11 @@ export const webhooksCommand: Command = {
     'webhooks list | add [--url URL] | enable <id> | disable <id> | delete <id> | reconcile --tenant T [--json]',
   options: {
     tenant: { type: 'string', valueName: 'T', description: 'the tenant (required)' },
+    'drift-policy': {
+      type: 'string',
+      valueName: 'P',
+      description: `repair (default) or adopt: what a registry this command starts does with changes made outside it`,
+    },
     url: {
       type: 'string',
       valueName: 'URL',
@@ -38,6 +44,9 @@ export const webhooksCommand: Command = {
     if (!tenant) throw new UsageError('idv webhooks needs --tenant T');
     const problem = tenantProblem(tenant);
     if (problem) throw new UsageError(`--tenant: ${problem}`);
+    const driftPolicy = stringOption(values, 'drift-policy');
+    if (driftPolicy !== undefined && !driftPolicies.includes(driftPolicy as DriftPolicy))
+      throw new UsageError(`--drift-policy must be one of ${driftPolicies.join(', ')}, got '${driftPolicy}'`);
     const url = stringOption(values, 'url');
     if (url !== undefined && action !== 'add') throw new UsageError('--url goes with add only');
     const connected = await connectTemporal(io.env);
@@ -45,6 +54,7 @@ export const webhooksCommand: Command = {
       const registry = new WebhookRegistryClient({
         client: connected.idv.client,
         taskQueue: connected.idv.taskQueue,
+        ...(driftPolicy ? { settings: { driftPolicy: driftPolicy as DriftPolicy } } : {}),
       });
       const answer = await perform(registry, action as Action, tenant, id ?? '', url).catch(
         (error: unknown) => {

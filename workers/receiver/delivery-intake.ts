@@ -114,9 +114,13 @@ export class DeliveryIntake {
       }
     }
     const wasEmpty = this.#spool.depth === 0;
-    await this.#spool.append(event);
+    try {
+      await this.#spool.append(event);
+    } finally {
+      // Also when the write failed: later entries waited behind it and may go now.
+      this.#notify();
+    }
     if (wasEmpty) this.#log(`Temporal is not taking deliveries (${reason}): spooling them until it does`);
-    this.#notify();
     return 'spooled';
   }
 

@@ -3,6 +3,7 @@ import { ApplicationFailure } from '@temporalio/common';
 import { type AgentClient } from '../api/agent/agent-client';
 import { NotFoundError } from '../api/http/errors';
 import { type ObservedWebhook } from '../domain/webhook-registry';
+import { sameWebhookUrl } from '../domain/webhook-rules';
 import { type ActivityDeps } from './deps';
 import { classified } from './failures';
 
@@ -49,7 +50,7 @@ export function agentActivities(deps: ActivityDeps) {
       const client = clientFor(request.tenant);
       return await classified(async () => {
         const existing = (await client.listWebhooks({ signal: signal() })).find(
-          (webhook) => webhook.url === request.url && webhook.type === request.type,
+          (webhook) => sameWebhookUrl(webhook.url, request.url) && webhook.type === request.type,
         );
         if (existing) return observed(existing);
         return observed(

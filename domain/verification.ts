@@ -84,17 +84,20 @@ export const referenceSchema = z
   .superRefine((value, context) => {
     const problem = personalDataInReference(value);
     if (problem) context.addIssue({ code: 'custom', message: problem });
-    // `idv-<reference>` must not take the ID of another of the project's workflows.
-    if (/^(agent-webhooks|connection|redact|end)-/.test(value))
-      context.addIssue({
-        code: 'custom',
-        message: 'must not start with agent-webhooks-, connection-, redact- or end-',
-      });
   });
+
+/**
+ * The reference of a new verification: `idv-<reference>` must not take the ID of another of the
+ * project's workflows. (Lookups take any reference: older verifications may have such names.)
+ */
+export const newReferenceSchema = referenceSchema.refine(
+  (value) => !/^(agent-webhooks|connection|redact|end)-/.test(value),
+  { message: 'must not start with agent-webhooks-, connection-, redact- or end-' },
+);
 
 /** What a business service passes to start a verification (validated in the client). */
 export const verificationRequestSchema = z.strictObject({
-  reference: referenceSchema,
+  reference: newReferenceSchema,
   verificationProfileId: z.guid({ message: 'must be a uuid' }),
   provider: z.string().min(1, { message: 'is required' }),
   capabilities: z.array(z.enum(integrationCapabilities)).min(1, { message: 'needs at least one capability' }),

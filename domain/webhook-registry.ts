@@ -99,18 +99,25 @@ export function planReconcile(
   }
   const managedIds = new Set(managed.map((webhook) => webhook.id));
   plan.external = observed.filter((webhook) => !managedIds.has(webhook.id));
-  const found = receiver && plan.external.find((webhook) => webhook.url === receiver.url);
+  // This receiver's path for the tenant, whatever its token (one from before a new secret).
+  const base = receiver?.url.replace(/[^/]+\/?$/, '');
+  const found =
+    receiver &&
+    (plan.external.find((webhook) => webhook.url === receiver.url) ??
+      plan.external.find((webhook) => base !== undefined && webhook.url.startsWith(base)));
   if (receiver && found && !plan.managed.some((webhook) => webhook.receiver)) {
-    plan.drift.push({ webhookId: found.id, kind: 'found' });
-    plan.managed.push({
+    const taken: ManagedWebhook = {
       id: found.id,
       url: found.url,
       type: found.type,
       enabled: found.enabled ?? true,
       receiver: true,
       createdAt: receiver.now,
-    });
+    };
+    plan.drift.push({ webhookId: found.id, kind: 'found' });
+    plan.managed.push(taken);
     plan.external = plan.external.filter((webhook) => webhook.id !== found.id);
+    if (found.url !== receiver.url) plan.repairs.push({ kind: 'repoint', webhook: taken, url: receiver.url });
   }
   return plan;
 }

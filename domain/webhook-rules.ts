@@ -46,6 +46,11 @@ function webhookUrlProblem(value: unknown): string | undefined {
   return undefined;
 }
 
+/** Whether two webhook URLs are the same address however they are written. */
+export function sameWebhookUrl(one: string, other: string): boolean {
+  return normalized(one) === normalized(other);
+}
+
 /** The same address however it is written (host case, default port, an empty path). */
 function normalized(url: string): string {
   try {

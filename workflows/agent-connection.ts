@@ -23,7 +23,7 @@ export interface AgentConnectionInput {
   /** It continues as new past this many history events (20 to 20,000). @default 2000 */
   maxHistoryEvents?: number;
   /** Set by the workflow itself when it continues as new. */
-  carried?: { events: SeenAgentEvent[]; keys: string[]; total: number; duplicates: number };
+  carried?: { events: SeenAgentEvent[]; keys: string[]; total: number; duplicates: number; ignored?: number };
 }
 
 /**
@@ -42,6 +42,7 @@ export async function agentConnection(input: AgentConnectionInput): Promise<Conn
   const keys = new Set(input.carried?.keys ?? []);
   let total = input.carried?.total ?? 0;
   let duplicates = input.carried?.duplicates ?? 0;
+  let ignored = input.carried?.ignored ?? 0;
 
   const summary = (): ConnectionEvents => ({
     tenant: input.tenant,
@@ -49,12 +50,20 @@ export async function agentConnection(input: AgentConnectionInput): Promise<Conn
     events,
     total,
     duplicates,
+    ...(ignored > 0 ? { ignored } : {}),
   });
   setHandler(connectionEventsQuery, summary);
   setHandler(agentEventSignal, (event: AgentEvent) => {
     // Not this connection's, or not an event (a signal sent by hand): nothing to record.
-    if (event?.tenant !== input.tenant || event.connectionId !== input.connectionId) return;
-    if (!agentMessageTypes.includes(event.messageType) || typeof event.objectId !== 'string') return;
+    const ours =
+      event?.tenant === input.tenant &&
+      event.connectionId === input.connectionId &&
+      agentMessageTypes.includes(event.messageType) &&
+      typeof event.objectId === 'string';
+    if (!ours) {
+      ignored += 1;
+      return;
+    }
     const key = `${event.messageType}:${event.objectId}`;
     if (keys.has(key)) {
       duplicates += 1;
@@ -82,7 +91,7 @@ export async function agentConnection(input: AgentConnectionInput): Promise<Conn
     if (historyLarge())
       return await continueAsNew<typeof agentConnection>({
         ...input,
-        carried: { events, keys: [...keys], total, duplicates },
+        carried: { events, keys: [...keys], total, duplicates, ignored },
       });
     if (!active) return summary();
   }

@@ -78,6 +78,8 @@ export interface ConnectionEvents {
   total: number;
   /** Repeated deliveries absorbed. */
   duplicates: number;
+  /** Signals that were not an event of this connection (sent by hand, or another tenant's): ignored, counted. */
+  ignored?: number;
 }
 
 /** Signal (with start, by the receiver): an event of the connection. */

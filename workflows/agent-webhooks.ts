@@ -7,7 +7,11 @@ import {
   setHandler,
   workflowInfo,
 } from '@temporalio/workflow';
-import { webhookRegistrationProblem } from '../domain/webhook-rules';
+import {
+  MAX_NOTIFICATION_WEBHOOKS,
+  sameWebhookUrl,
+  webhookRegistrationProblem,
+} from '../domain/webhook-rules';
 import {
   looksLikeReceiverUrl,
   type ManagedWebhook,
@@ -85,7 +89,10 @@ export async function agentWebhooks(input: AgentWebhooksInput): Promise<WebhookL
     if (typeof type !== 'string') return 'type must be Notification';
     if (url === undefined && state.webhooks.some((webhook) => webhook.receiver))
       return "the receiver's webhook is registered already";
-    return webhookRegistrationProblem({ url, type }, state.known());
+    // One made outside (or by an earlier registry) is taken over: CreateWebhook finds it by URL.
+    const external = url === undefined ? [] : state.external.filter((w) => sameWebhookUrl(w.url, url));
+    const known = state.known().filter((webhook) => !external.includes(webhook as ObservedWebhook));
+    return webhookRegistrationProblem({ url, type }, known);
   };
   const managedOrRefuse = (webhookId: unknown): ManagedWebhook => {
     const webhook = typeof webhookId === 'string' ? state.managed(webhookId) : undefined;
@@ -109,7 +116,8 @@ export async function agentWebhooks(input: AgentWebhooksInput): Promise<WebhookL
           await agentCalls.setTenantWebhookEnabled({ tenant, webhookId: made.id, enabled: true });
         const webhook: ManagedWebhook = {
           id: made.id,
-          url,
+          // The platform's spelling: reconciling compares with what it lists.
+          url: made.url,
           type,
           enabled: true,
           receiver: request.url === undefined,
@@ -247,11 +255,19 @@ async function applyRepair(
       : webhook.receiver
         ? await agentCalls.receiverWebhookUrl(tenant)
         : webhook.url;
+  // Moved: the new one is made before the old one goes, so no delivery finds neither; at the
+  // platform's limit there is no room for both, so the old one (dead anyway) goes first.
+  const atLimit =
+    state.known().filter((known) => known.type === 'Notification').length >= MAX_NOTIFICATION_WEBHOOKS;
+  const removeOld = async () => {
+    await agentCalls.removeTenantWebhook({ tenant, webhookId: webhook.id });
+    state.forget(webhook.id);
+  };
+  if (repair.kind === 'repoint' && atLimit) await removeOld();
   const made = await agentCalls.ensureTenantWebhook({ tenant, url, type: webhook.type });
   if (made.enabled !== undefined && made.enabled !== webhook.enabled)
     await agentCalls.setTenantWebhookEnabled({ tenant, webhookId: made.id, enabled: webhook.enabled });
-  // Moved: the new one exists before the old one goes, so no delivery finds neither.
-  if (repair.kind === 'repoint') await agentCalls.removeTenantWebhook({ tenant, webhookId: webhook.id });
+  if (repair.kind === 'repoint' && !atLimit && made.id !== webhook.id) await removeOld();
   state.put({ ...webhook, id: made.id, url }, webhook.id);
   return `${repair.kind === 'repoint' ? 'moved to' : 'recreated as'} ${made.id}`;
 }

@@ -60,15 +60,18 @@ export class RegistryState {
     this.external = this.external.filter((webhook) => webhook.id !== webhookId);
   }
 
-  /** Adds drift found; the same finding again (a repair failing each time) only moves its time. */
+  /**
+   * Adds drift found; the same finding again (a repair failing at every comparison) replaces its
+   * earlier entry instead of pushing other history out.
+   */
   noteDrift(entries: WebhookDrift[]): void {
+    const sameFinding = (one: WebhookDrift, other: WebhookDrift) =>
+      one.webhookId === other.webhookId &&
+      one.kind === other.kind &&
+      (one.outcome === other.outcome ||
+        (one.outcome.startsWith('repair failed') && other.outcome.startsWith('repair failed')));
     let drift = this.drift;
-    for (const entry of entries) {
-      const last = drift.at(-1);
-      const same =
-        last?.webhookId === entry.webhookId && last.kind === entry.kind && last.outcome === entry.outcome;
-      drift = same ? [...drift.slice(0, -1), entry] : [...drift, entry];
-    }
+    for (const entry of entries) drift = [...drift.filter((earlier) => !sameFinding(earlier, entry)), entry];
     this.drift = drift.slice(-MAX_DRIFT_KEPT);
   }
 

@@ -32,8 +32,9 @@ describe('agentConnection: the workflow that owns a connection', () => {
     const handle = await start(connectionId, { idleTimeoutMs: 1_000 }, event(connectionId, 'o-1'));
     await handle.signal(agentEventSignal, event(connectionId, 'o-2'));
     await handle.signal(agentEventSignal, event(connectionId, 'o-1'));
+    await handle.signal(agentEventSignal, { ...event(connectionId, 'o-3'), tenant: 'another-tenant' });
     const summary = await handle.result();
-    expect(summary).toMatchObject({ tenant: 'tenant-c', connectionId, total: 2, duplicates: 1 });
+    expect(summary).toMatchObject({ tenant: 'tenant-c', connectionId, total: 2, duplicates: 1, ignored: 1 });
     expect(summary.events.map((seen) => seen.objectId)).toEqual(['o-1', 'o-2']);
   });
 

@@ -91,6 +91,23 @@ describe('agentWebhooks: one registry workflow per tenant', () => {
     expect(await stack().webhooks.disable('tenant-a', view.id)).toMatchObject({ enabled: false });
   });
 
+  it('takes over a webhook made outside it when asked to register the same URL', async () => {
+    const client = platform('tenant-b');
+    const outside = await client.createWebhook({
+      url: 'https://hooks.example/outside',
+      type: 'Notification',
+    });
+    expect((await stack().webhooks.reconcile('tenant-b')).webhooks).toEqual([
+      expect.objectContaining({ id: outside.id, managed: false }),
+    ]);
+    const creates = await calls('CreateWebhook');
+    const view = await stack().webhooks.register('tenant-b', { url: 'https://HOOKS.example/outside' });
+    expect(view).toMatchObject({ id: outside.id, managed: true });
+    expect(await calls('CreateWebhook')).toBe(creates);
+    expect(await client.listWebhooks()).toHaveLength(1);
+    await client.close();
+  });
+
   it.each([
     [{ url: '/relative/path' }, /absolute http\(s\) URL/],
     [{ url: 'ftp://hooks.example/x' }, /absolute http\(s\) URL/],

@@ -2,6 +2,8 @@ import { ambiguousTenants } from '../../domain/agent-tenants';
 import { maskedUrl, type ManagedWebhook, planReconcile } from '../../domain/webhook-registry';
 import { webhookRegistrationProblem } from '../../domain/webhook-rules';
 import { ConfigError, loadConfig } from '../../workers/config';
+import { newReferenceSchema, referenceSchema } from '../../domain/verification';
+import { RegistryState } from '../../workflows/webhook-registry-state';
 
 const receiverUrl = 'https://idv.example/agent/acme/TOKEN-NOW';
 const managed = (overrides: Partial<ManagedWebhook> = {}): ManagedWebhook => ({
@@ -60,6 +62,19 @@ describe('planReconcile', () => {
     expect(plan.external).toEqual([]);
   });
 
+  it('takes back a receiver webhook with an old token and moves it to the current URL', () => {
+    const stale = {
+      id: 'w-7',
+      url: 'https://idv.example/agent/acme/TOKEN-OLD',
+      type: 'Notification',
+      enabled: true,
+    };
+    const plan = planReconcile([], [stale], 'repair', { url: receiverUrl, now: 'now' });
+    const taken = { ...stale, receiver: true, createdAt: 'now' };
+    expect(plan.managed).toEqual([taken]);
+    expect(plan.repairs).toEqual([{ kind: 'repoint', webhook: taken, url: receiverUrl }]);
+  });
+
   it('under adopt, forgets a webhook deleted outside and keeps one toggled outside as it is now', () => {
     const kept = managed({ id: 'w-2' });
     const plan = planReconcile(
@@ -88,6 +103,31 @@ describe('webhook URLs', () => {
         { url: 'https://hooks.example/a', type: 'Notification' },
       ]),
     ).toBe('this URL is registered already');
+  });
+});
+
+describe('drift kept in list', () => {
+  it('keeps one entry per repeated finding, so alternating failures do not push history out', () => {
+    const state = new RegistryState('acme', { driftPolicy: 'repair', reconcileEveryMs: 1_000 }, undefined);
+    state.noteDrift([{ webhookId: 'old', kind: 'disabled', seenAt: 't0', outcome: 'enabled' }]);
+    for (let round = 1; round <= 15; round += 1)
+      state.noteDrift([
+        { webhookId: 'a', kind: 'deleted', seenAt: `t${round}`, outcome: `repair failed: try ${round}` },
+        { webhookId: 'b', kind: 'moved', seenAt: `t${round}`, outcome: 'repair failed: full' },
+      ]);
+    expect(state.drift.map((drift) => `${drift.webhookId}@${drift.seenAt}`)).toEqual([
+      'old@t0',
+      'a@t15',
+      'b@t15',
+    ]);
+  });
+});
+
+describe('references of new verifications', () => {
+  it('may not take the ID of another workflow, while lookups accept any reference', () => {
+    expect(newReferenceSchema.safeParse('connection-17').success).toBe(false);
+    expect(newReferenceSchema.safeParse('order-17').success).toBe(true);
+    expect(referenceSchema.safeParse('connection-17').success).toBe(true);
   });
 });
 

@@ -22,6 +22,8 @@ export const agentScenarios: Scenario[] = [
     async run({ idv, agent }) {
       const registry = new WebhookRegistryClient({ client: idv.client, taskQueue: idv.taskQueue });
       const kept = await registry.register('tenant-1', { url: 'https://hooks.example/kept' });
+      // The first run is recorded: the recorder's low history limit makes the registry continue as new.
+      const { runId } = await idv.client.workflow.getHandle(agentWebhooksWorkflowId('tenant-1')).describe();
       const deleted = await registry.register('tenant-1', { url: 'https://hooks.example/deleted' });
       await registry.register('tenant-1');
       await registry.disable('tenant-1', kept.id);
@@ -33,7 +35,7 @@ export const agentScenarios: Scenario[] = [
       await registry.remove('tenant-1', kept.id);
       const handle = idv.client.workflow.getHandle(agentWebhooksWorkflowId('tenant-1'));
       await handle.terminate('recorded');
-      return { registry: { workflowId: handle.workflowId } };
+      return { registry: { workflowId: handle.workflowId, runId } };
     },
   },
   {

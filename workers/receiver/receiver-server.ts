@@ -71,6 +71,8 @@ export async function startReceiver(options: ReceiverOptions): Promise<Receiver>
     { log },
   );
   const returning = returnRoute(options.client);
+  /** Said once per stretch of refusals, not per refused POST. */
+  let refusing = false;
   const route = async (request: IncomingMessage, response: ServerResponse) => {
     const path = (request.url ?? '/').split('?', 1)[0] ?? '/';
     const agent = AGENT_PATH.exec(path);
@@ -129,7 +131,8 @@ export async function startReceiver(options: ReceiverOptions): Promise<Receiver>
     } catch (error) {
       // Not durable anywhere: the platform must not take this for acceptance.
       if (error instanceof SpoolFullError) {
-        log(`refusing deliveries: ${error.message}`);
+        if (!refusing) log(`refusing deliveries: ${error.message}`);
+        refusing = true;
         return sendJson(
           response,
           503,
@@ -139,6 +142,7 @@ export async function startReceiver(options: ReceiverOptions): Promise<Receiver>
       }
       throw error;
     }
+    refusing = false;
     sendJson(response, outcome === 'spooled' ? 202 : 200, { status: outcome });
   };
 

@@ -50,11 +50,12 @@ export function returnRoute(client: Client, options: ReturnRouteOptions = {}) {
     // Only a verification has a return: other workflows are none of a browser's business.
     if (description.type !== 'verificationSession') return page(response, 404, 'This link is not valid.');
     if (description.status.name === 'RUNNING' && mayTell(handle.workflowId)) {
+      // Counted from now, so a burst of reloads sends one signal; forgotten if it fails.
+      told(handle.workflowId);
       await client.connection
         .withDeadline(Date.now() + timeoutMs, () => handle.signal(redirectCapturedSignal))
-        .then(() => told(handle.workflowId))
         // Ended meanwhile, or Temporal slow: the verification still learns its outcome by polling.
-        .catch(() => undefined);
+        .catch(() => signalledAt.delete(handle.workflowId));
     }
     const finalUrl = description.memo?.[FINAL_URL_MEMO];
     if (typeof finalUrl === 'string' && /^https?:\/\//i.test(finalUrl)) {

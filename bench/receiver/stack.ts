@@ -7,12 +7,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client, Connection } from '@temporalio/client';
 import { bundleWorkflowCode, NativeConnection, type Worker } from '@temporalio/worker';
-import { type Dispatcher, request } from 'undici';
 import { createAgentClient } from '../../api/agent/agent-client';
 import { createIdentityClient, type IdentityClient } from '../../api/identity/identity-client';
 import { IdvClient } from '../../client/idv-client';
 import { encryptingDataConverter, failureConverterPath } from '../../codec/data-converter';
 import { newEncryptionKeyEntry, parseEncryptionKeys } from '../../codec/encryption-keys';
+import { type EmulatorControl, emulatorControl } from '../../emulator/control-client';
 import { type EmulatorInfo } from '../../emulator/emulator';
 import { type IdvStore } from '../../stores/idv-store';
 import { openLocalStore } from '../../stores/local/local-store';
@@ -28,12 +28,8 @@ export const TENANT = 'tenant-1';
 const AGENT_KEY = 'agent_bench_tenant_1_0123456789abcdef';
 const TASK_QUEUE = 'bench-receiver';
 
-/** A call of the emulator's control API; throws on 4xx/5xx so a broken setup is not measured. */
-export type Control = (
-  method: Dispatcher.HttpMethod,
-  path: string,
-  body?: unknown,
-) => Promise<Record<string, unknown>>;
+/** A call of the emulator's control API. */
+export type Control = EmulatorControl;
 
 /** Everything the measurements use. */
 export interface BenchStack {
@@ -46,20 +42,6 @@ export interface BenchStack {
   profileId: string;
   control: Control;
   stop(): Promise<void>;
-}
-
-function controlOf(controlUrl: string): Control {
-  return async (method, path, body) => {
-    const response = await request(`${controlUrl}${path}`, {
-      method,
-      headers: body === undefined ? {} : { 'content-type': 'application/json' },
-      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-    });
-    const text = await response.body.text();
-    if (response.statusCode >= 400)
-      throw new Error(`control ${method} ${path}: ${response.statusCode} ${text}`);
-    return text ? (JSON.parse(text) as Record<string, unknown>) : {};
-  };
 }
 
 /** The production workflows bundled as the test harness does (our failure converter inside). */
@@ -122,7 +104,7 @@ export async function startStack(): Promise<BenchStack> {
     tokens,
     emulator,
     profileId: emulator.verificationProfiles[0]?.id ?? '',
-    control: controlOf(emulator.controlUrl),
+    control: emulatorControl(emulator.controlUrl),
     async stop() {
       await receiver.close();
       await identity.close();

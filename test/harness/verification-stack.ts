@@ -4,7 +4,6 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client, Connection } from '@temporalio/client';
 import { NativeConnection, type Worker } from '@temporalio/worker';
-import { request } from 'undici';
 import { createIdentityClient, type IdentityClient } from '../../api/identity/identity-client';
 import { IdvClient } from '../../client/idv-client';
 import { type VerificationInput, type VerificationRequest } from '../../domain/verification';
@@ -13,6 +12,7 @@ import { DataKeys } from '../../codec/data-keys';
 import { type IdvStore } from '../../stores/idv-store';
 import { openLocalStore } from '../../stores/local/local-store';
 import { type Emulator, type EmulatorOptions, startEmulator } from '../../emulator/emulator';
+import { emulatorControl } from '../../emulator/control-client';
 import { createVerificationWorker } from '../../workers/verification-worker';
 import { encryptingDataConverter } from '../../codec/data-converter';
 import { harnessEncryptionKeys, harnessEnv, harnessValue } from './env';
@@ -143,17 +143,7 @@ export function useVerificationStack(
         ...(options.registrySettings ? { settings: options.registrySettings } : {}),
       }),
       prepare: (request) => prepareVerificationInput(request, dataKeys),
-      async control(method, path, body) {
-        const response = await request(`${emulator.controlUrl}${path}`, {
-          method,
-          headers: body === undefined ? {} : { 'content-type': 'application/json' },
-          ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-        });
-        const text = await response.body.text();
-        if (response.statusCode >= 400)
-          throw new Error(`control ${method} ${path}: ${response.statusCode} ${text}`);
-        return text ? (JSON.parse(text) as Record<string, unknown>) : {};
-      },
+      control: emulatorControl(emulator.controlUrl),
       request(overrides = {}) {
         counter += 1;
         return testProviderRequest(`test-${process.pid}-${Date.now()}-${counter}`, profileId, overrides);

@@ -1,6 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { type AgentEvent } from '../../workflows/agent-messages';
 import { type DeliverySpool } from './delivery-spool';
+import { failureKind } from './failure-kind';
 
 /** Hands one event to Temporal (signal-with-start); rejects when Temporal did not take it. */
 export type HandOff = (event: AgentEvent) => Promise<void>;
@@ -167,17 +168,6 @@ export class DeliveryIntake {
     this.#wakeIdle = undefined;
     this.#wakeRequested = false;
   }
-}
-
-/** What kind of failure, without its message (a Temporal error's text may name workflow IDs). */
-function failureKind(error: unknown): string {
-  if (typeof error === 'object' && error !== null) {
-    const { code, name } = error as { code?: unknown; name?: unknown };
-    if (typeof code === 'number') return `gRPC status ${code}`;
-    if (typeof code === 'string') return code;
-    if (typeof name === 'string') return name;
-  }
-  return 'unknown error';
 }
 
 /** Hand-off failures are expected while Temporal is away; others (the disk) are said. */

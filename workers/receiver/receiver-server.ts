@@ -7,6 +7,7 @@ import { readBody } from '../http/read-body';
 import { closeConnection, sendJson } from '../http/respond';
 import { DeliveryIntake, type IntakeOutcome } from './delivery-intake';
 import { DeliverySpool, SpoolFullError } from './delivery-spool';
+import { failureKind } from './failure-kind';
 import { returnRoute } from './return-route';
 import { temporalHandOff } from './temporal-hand-off';
 import { type TenantTokens } from './tenant-tokens';
@@ -149,7 +150,7 @@ export async function startReceiver(options: ReceiverOptions): Promise<Receiver>
   const server = createServer((request, response) => {
     route(request, response).catch((error: unknown) => {
       // A spool that cannot be written: the platform must not take this for acceptance.
-      log(`a request failed: ${error instanceof Error ? error.name : 'unknown error'}${errorCode(error)}`);
+      log(`a request failed: ${failureKind(error)}`);
       if (!response.headersSent) sendJson(response, 500, { title: 'internal error' }, closeConnection);
       else response.destroy();
     });
@@ -174,9 +175,4 @@ export async function startReceiver(options: ReceiverOptions): Promise<Receiver>
       await spool.close();
     },
   };
-}
-
-function errorCode(error: unknown): string {
-  const code = typeof error === 'object' && error !== null ? (error as { code?: unknown }).code : undefined;
-  return typeof code === 'string' ? ` (${code})` : '';
 }

@@ -91,8 +91,10 @@ export const referenceSchema = z
  * project's workflows. (Lookups take any reference: older verifications may have such names.)
  */
 export const newReferenceSchema = referenceSchema.refine(
-  (value) => !/^(agent-webhooks|connection|redact|end)-/.test(value),
-  { message: 'must not start with agent-webhooks-, connection-, redact- or end-' },
+  (value) => !/^(agent-webhooks|connection|onboarding|migration|redact|end)-/.test(value),
+  {
+    message: 'must not start with agent-webhooks-, connection-, onboarding-, migration-, redact- or end-',
+  },
 );
 
 /** What a business service passes to start a verification (validated in the client). */

@@ -13,18 +13,21 @@ export interface TenantWebhook {
   webhookId: string;
 }
 
+/** The earlier platform's client of a tenant; a tenant without a key fails for good. */
+export function tenantAgentClient(deps: ActivityDeps, tenant: string): AgentClient {
+  const client = deps.agent?.clients.clientFor(tenant);
+  if (client) return client;
+  throw ApplicationFailure.create({
+    type: 'AgentTenantUnknown',
+    message: `this worker has no key of the earlier platform for tenant ${tenant}: set IDV_AGENT_KEYS`,
+    nonRetryable: true,
+  });
+}
+
 /** The webhook registry's calls to the earlier platform. */
 export function agentActivities(deps: ActivityDeps) {
   const signal = () => Context.current().cancellationSignal;
-  const clientFor = (tenant: string): AgentClient => {
-    const client = deps.agent?.clients.clientFor(tenant);
-    if (client) return client;
-    throw ApplicationFailure.create({
-      type: 'AgentTenantUnknown',
-      message: `this worker has no key of the earlier platform for tenant ${tenant}: set IDV_AGENT_KEYS`,
-      nonRetryable: true,
-    });
-  };
+  const clientFor = (tenant: string): AgentClient => tenantAgentClient(deps, tenant);
   const observed = (webhook: ObservedWebhook): ObservedWebhook => ({
     id: webhook.id,
     url: webhook.url,
@@ -62,14 +65,21 @@ export function agentActivities(deps: ActivityDeps) {
       });
     },
 
-    /** EnableWebhook or DisableWebhook. */
+    /**
+     * EnableWebhook or DisableWebhook, unless the platform lists the webhook in that state
+     * already: a retry after a lost answer (or a dead worker) writes nothing twice.
+     */
     async setTenantWebhookEnabled(request: TenantWebhook & { enabled: boolean }): Promise<void> {
       const client = clientFor(request.tenant);
-      await classified(() =>
-        request.enabled
+      await classified(async () => {
+        const current = (await client.listWebhooks({ signal: signal() })).find(
+          (w) => w.id === request.webhookId,
+        );
+        if (current?.enabled === request.enabled) return;
+        await (request.enabled
           ? client.enableWebhook(request.webhookId, { signal: signal() })
-          : client.disableWebhook(request.webhookId, { signal: signal() }),
-      );
+          : client.disableWebhook(request.webhookId, { signal: signal() }));
+      });
     },
 
     /** RemoveWebhook; one the platform no longer knows counts as removed. */

@@ -1,6 +1,7 @@
 import { type ActivityDeps } from './deps';
 import { agentActivities } from './agent-activities';
 import { cleanupActivities } from './cleanup-activities';
+import { migrationActivities } from './migration-activities';
 import { pollingActivities } from './polling-activities';
 import { resultActivities } from './result-activities';
 import { sessionActivities } from './session-activities';
@@ -13,6 +14,7 @@ export function createActivities(deps: ActivityDeps) {
     ...resultActivities(deps),
     ...cleanupActivities(deps),
     ...agentActivities(deps),
+    ...migrationActivities(deps),
   };
 }
 

@@ -4,3 +4,4 @@ export { sessionRedaction } from './session-redaction';
 export { orphanSweep } from './orphan-sweep';
 export { agentWebhooks } from './agent-webhooks';
 export { agentConnection } from './agent-connection';
+export { platformMigration } from './platform-migration';

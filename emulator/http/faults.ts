@@ -25,6 +25,8 @@ export interface FaultSpec {
   mergeBody?: Record<string, unknown>;
   /** The fault ends after this many affected requests. */
   count?: number;
+  /** This many requests pass untouched before the fault begins (a failure part way through). */
+  skip?: number;
   /** The fault ends this long after it was set. */
   durationMs?: number;
 }
@@ -39,6 +41,7 @@ export type FaultDecision =
 
 interface ActiveFault {
   spec: FaultSpec;
+  skipping: number;
   remaining: number;
   untilMs: number;
 }
@@ -56,6 +59,7 @@ export class FaultInjector {
   set(operation: string, spec: FaultSpec): void {
     this.#faults.set(operation, {
       spec,
+      skipping: spec.skip ?? 0,
       remaining: spec.count ?? Number.POSITIVE_INFINITY,
       untilMs: spec.durationMs === undefined ? Number.POSITIVE_INFINITY : Date.now() + spec.durationMs,
     });
@@ -78,6 +82,10 @@ export class FaultInjector {
     if (!fault) return { kind: 'none', latencyMs: 0, slowBodyMs: 0 };
     if (fault.remaining <= 0 || Date.now() >= fault.untilMs) {
       this.#faults.delete(key);
+      return { kind: 'none', latencyMs: 0, slowBodyMs: 0 };
+    }
+    if (fault.skipping > 0) {
+      fault.skipping -= 1;
       return { kind: 'none', latencyMs: 0, slowBodyMs: 0 };
     }
     fault.remaining -= 1;

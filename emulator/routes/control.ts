@@ -99,6 +99,7 @@ function parseFault(body: Record<string, unknown>): { operation: string; spec: F
     'retryAfterSeconds',
     'slowBodyMs',
     'count',
+    'skip',
     'durationMs',
   ] as const) {
     const value = nonNegative(body, name, errors);

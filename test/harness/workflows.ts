@@ -5,6 +5,7 @@ export {
   orphanSweep,
   agentWebhooks,
   agentConnection,
+  platformMigration,
 } from '../../workflows/index';
 export { sleepThenReport, greetThroughActivity } from '../fixtures/foundation-workflows';
 export { onboardingFixture } from '../fixtures/parent-workflows';

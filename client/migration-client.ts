@@ -1,0 +1,110 @@
+import {
+  type Client,
+  WorkflowFailedError,
+  type WorkflowHandle,
+  WorkflowNotFoundError,
+} from '@temporalio/client';
+import {
+  migrationInputProblems,
+  migrationWorkflowId,
+  type PlatformMigrationInput,
+} from '../domain/migration/migration-input';
+import { type MigrationReport } from '../domain/migration/migration-report';
+import { type MigrationProgress, migrationProgressQuery } from '../workflows/migration-messages';
+import { type platformMigration } from '../workflows/platform-migration';
+import { innermostMessage } from './failure-message';
+
+/** The memo field holding a migration's mode. */
+const MODE_MEMO = 'idvMigrationMode';
+
+/** Thrown for an invalid migration, one of another mode already running, or a migration that failed; the message says why. */
+export class MigrationError extends Error {
+  override readonly name = 'MigrationError';
+}
+
+/** Options of {@link MigrationClient}. */
+export interface MigrationClientOptions {
+  /** A Temporal client with the workers' data converter. */
+  client: Client;
+  /** @default 'identity-verification' */
+  taskQueue?: string;
+}
+
+/** A started (or joined) migration. */
+export interface MigrationRun {
+  handle: WorkflowHandle<typeof platformMigration>;
+  /** False when a migration of the tenant was running already and this one joined it. */
+  started: boolean;
+}
+
+/**
+ * Migrations of tenants off the earlier platform (`idv-migration-<tenant>`, one at a time per
+ * tenant). Starting while one of the same mode runs joins it (a command that lost its terminal
+ * follows the same run); one of the other mode is refused.
+ */
+export class MigrationClient {
+  readonly #client: Client;
+  readonly #taskQueue: string;
+
+  constructor(options: MigrationClientOptions) {
+    this.#client = options.client;
+    this.#taskQueue = options.taskQueue ?? 'identity-verification';
+  }
+
+  /** Starts a migration (a dry run unless `apply`), or joins the one of the same mode running. */
+  async start(input: PlatformMigrationInput): Promise<MigrationRun> {
+    const problems = migrationInputProblems(input);
+    if (problems.length > 0) throw new MigrationError(problems.join('; '));
+    const mode = input.apply === true ? 'apply' : 'dry-run';
+    const workflowId = migrationWorkflowId(input.tenant);
+    const runningBefore = await this.#runningRunId(workflowId);
+    const handle = await this.#client.workflow.start<typeof platformMigration>('platformMigration', {
+      workflowId,
+      taskQueue: this.#taskQueue,
+      args: [input],
+      // The mode is read from the memo, so the check needs no worker.
+      memo: { [MODE_MEMO]: mode },
+      workflowIdConflictPolicy: 'USE_EXISTING',
+      workflowIdReusePolicy: 'ALLOW_DUPLICATE',
+    });
+    const description = await handle.describe();
+    const running = description.memo?.[MODE_MEMO];
+    if (running !== mode)
+      throw new MigrationError(
+        `a migration of ${input.tenant} in ${String(running)} mode is running (${workflowId}): wait for it to end`,
+      );
+    return { handle, started: runningBefore !== description.runId };
+  }
+
+  /** Starts (or joins) a migration and waits for its report. */
+  async run(input: PlatformMigrationInput): Promise<MigrationReport> {
+    const { handle } = await this.start(input);
+    return await this.result(handle);
+  }
+
+  /** The report of a started migration; a migration that failed outright throws {@link MigrationError}. */
+  async result(handle: WorkflowHandle<typeof platformMigration>): Promise<MigrationReport> {
+    try {
+      return await handle.result();
+    } catch (error) {
+      if (error instanceof WorkflowFailedError)
+        throw new MigrationError(innermostMessage(error), { cause: error });
+      throw error;
+    }
+  }
+
+  /** Where the tenant's running migration is. */
+  async progress(tenant: string): Promise<MigrationProgress> {
+    return await this.#client.workflow.getHandle(migrationWorkflowId(tenant)).query(migrationProgressQuery);
+  }
+
+  async #runningRunId(workflowId: string): Promise<string | undefined> {
+    try {
+      const description = await this.#client.workflow.getHandle(workflowId).describe();
+      return description.status.name === 'RUNNING' ? description.runId : undefined;
+    } catch (error) {
+      if (error instanceof WorkflowNotFoundError) return undefined;
+      throw error;
+    }
+  }
+}

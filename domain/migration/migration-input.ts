@@ -1,0 +1,72 @@
+import { tenantProblem } from '../agent-tenants';
+import { type MigrationTarget } from './migration-plan';
+import { POLICY_PLACEHOLDER } from './redirect-uris';
+import { templateTypes } from './schema-template';
+
+/** What a migration is started with. */
+export interface PlatformMigrationInput {
+  tenant: string;
+  /** False (the default): a dry run that reads both platforms and changes nothing. */
+  apply?: boolean;
+  target: MigrationTarget;
+}
+
+function httpUrlProblem(name: string, value: unknown): string | undefined {
+  if (typeof value !== 'string' || value.length > 2_000) return `${name} must be an absolute http(s) URL`;
+  try {
+    const url = new URL(value.split(POLICY_PLACEHOLDER).join('policy'));
+    return ['http:', 'https:'].includes(url.protocol) ? undefined : `${name} must be an absolute http(s) URL`;
+  } catch {
+    return `${name} must be an absolute http(s) URL`;
+  }
+}
+
+function nameProblem(name: string, value: unknown): string | undefined {
+  return typeof value === 'string' && /^[^\s]{1,200}$/.test(value)
+    ? undefined
+    : `${name} must be 1 to 200 characters without spaces`;
+}
+
+/** What is wrong with a migration's input, one line each (empty when valid). */
+export function migrationInputProblems(input: PlatformMigrationInput): string[] {
+  if (typeof input !== 'object' || input === null) return ['the input must be {tenant, apply?, target}'];
+  const problems: string[] = [];
+  const tenant = tenantProblem(input.tenant);
+  if (tenant) problems.push(tenant);
+  if (input.apply !== undefined && typeof input.apply !== 'boolean')
+    problems.push('apply must be true or false');
+  const target = input.target as Partial<MigrationTarget> | undefined;
+  if (typeof target !== 'object' || target === null) return [...problems, 'target is required'];
+  problems.push(
+    ...[
+      httpUrlProblem('authUrl', target.authUrl),
+      httpUrlProblem('schemaBaseUrl', target.schemaBaseUrl),
+      httpUrlProblem('redirectUri', target.redirectUri),
+      nameProblem('clientId', target.clientId),
+      nameProblem('ecosystem', target.ecosystem),
+    ].filter((problem): problem is string => problem !== undefined),
+  );
+  if (target.mapping !== undefined) {
+    const mapping: unknown = target.mapping;
+    if (typeof mapping !== 'object' || mapping === null || Array.isArray(mapping))
+      problems.push('mapping must be an object of attribute name → type');
+    else {
+      const entries = Object.entries(mapping);
+      const wrong = entries.filter(([, type]) => !(templateTypes as readonly unknown[]).includes(type));
+      if (entries.length > 10_000) problems.push('mapping has more than 10000 attributes');
+      else if (wrong.length > 0)
+        problems.push(
+          `mapping: ${wrong
+            .slice(0, 3)
+            .map(([name]) => name)
+            .join(', ')} must be one of ${templateTypes.join(', ')}`,
+        );
+    }
+  }
+  return problems;
+}
+
+/** The migration workflow's ID of a tenant. */
+export function migrationWorkflowId(tenant: string): string {
+  return `idv-migration-${tenant}`;
+}

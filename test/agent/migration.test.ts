@@ -1,0 +1,192 @@
+import { createAgentClient } from '../../api/agent/agent-client';
+import { MigrationClient, MigrationError } from '../../client/migration-client';
+import { agentWebhooksWorkflowId } from '../../domain/agent-tenants';
+import { migrationWorkflowId } from '../../domain/migration/migration-input';
+import { type MigrationTarget } from '../../domain/migration/migration-plan';
+import { useVerificationStack } from '../harness/verification-stack';
+
+const TENANTS = { 'tenant-m': 'agent_key_tenant_m_0123456789' };
+const TENANT = 'tenant-m';
+const WRITES = [
+  'CreateWebhook',
+  'EnableWebhook',
+  'DisableWebhook',
+  'RemoveWebhook',
+  'AddRedirectUri',
+  'DeleteRedirectUri',
+];
+
+describe('platformMigration: dry run, apply, compensation, re-run', () => {
+  const stack = useVerificationStack({ agentKeys: TENANTS }, { receiver: true });
+  const migrations = () => new MigrationClient({ client: stack().client, taskQueue: stack().taskQueue });
+  const platform = () =>
+    createAgentClient({ baseUrl: stack().emulator.agentBaseUrl, apiKey: TENANTS[TENANT] });
+  const counters = async () =>
+    (await stack().control('GET', '/counters')).byOperation as Record<string, number>;
+  const writes = async () => {
+    const byOperation = await counters();
+    return Object.fromEntries(WRITES.map((operation) => [operation, byOperation[operation] ?? 0]));
+  };
+  const registeredUris = async () =>
+    (await stack().identity.redirectUris.list({ pageSize: 100 })).uris.map((u) => u.uri);
+  let n = 0;
+  const target = (): MigrationTarget => {
+    n += 1;
+    return {
+      authUrl: 'https://auth.example/ecosystems/acme',
+      schemaBaseUrl: 'https://schemas.example/acme',
+      clientId: 'acme-client',
+      ecosystem: 'acme',
+      redirectUri: `https://app${n}.example/verified/{policy}`,
+    };
+  };
+  /** The receiver's webhook (through the registry), one made outside it, and a disabled one. */
+  const setUp = async () => {
+    await stack().webhooks.register(TENANT);
+    const client = platform();
+    const external = await client.createWebhook({ url: 'https://hooks.example/crm', type: 'Notification' });
+    const off = await client.createWebhook({ url: 'https://hooks.example/old', type: 'Notification' });
+    await client.disableWebhook(off.id);
+    await client.close();
+    return { external: external.id, off: off.id };
+  };
+  const platformWebhooks = async () => {
+    const client = platform();
+    const webhooks = await client.listWebhooks();
+    await client.close();
+    return Object.fromEntries(webhooks.map((w) => [w.id, w.enabled]));
+  };
+
+  afterEach(async () => {
+    await stack().control('DELETE', '/faults');
+    for (const id of [agentWebhooksWorkflowId(TENANT), migrationWorkflowId(TENANT)])
+      await stack()
+        .client.workflow.getHandle(id)
+        .terminate()
+        .catch(() => undefined);
+    const client = platform();
+    for (const webhook of await client.listWebhooks()) await client.removeWebhook(webhook.id);
+    await client.close();
+  });
+
+  it('a dry run reads both platforms, reports the plan and writes nothing', async () => {
+    const { external, off } = await setUp();
+    const before = await writes();
+    const migrationTarget = target();
+    const report = await migrations().run({ tenant: TENANT, target: migrationTarget });
+    expect(await writes()).toEqual(before);
+    expect(report).toMatchObject({ tenant: TENANT, mode: 'dry-run', outcome: 'planned' });
+    expect(report.templates.map((t) => t.template.id)).toEqual([
+      'https://schemas.example/acme/Employee/1.0',
+      'https://schemas.example/acme/Membership/2.1',
+    ]);
+    const [employee] = report.authorizeRequests;
+    expect(employee?.request.query).toMatchObject({
+      response_type: 'code',
+      scope: 'openid',
+      client_id: 'acme-client',
+      'service:ecosystem': 'acme',
+      redirect_uri: migrationTarget.redirectUri.replace('{policy}', 'employee-check'),
+    });
+    expect(employee?.request.url.startsWith('https://auth.example/ecosystems/acme/authorize?')).toBe(true);
+    expect(employee?.flags.map((flag) => flag.concept).sort()).toEqual(
+      // The issuer restriction of the attributes and that of the predicate, each flagged.
+      ['accumulator-revocation', 'anoncreds-predicate', 'issuer-restriction', 'issuer-restriction'].sort(),
+    );
+    expect(report.redirectUris).toEqual([
+      { uri: migrationTarget.redirectUri.replace('{policy}', 'employee-check'), action: 'register' },
+    ]);
+    const actions = Object.fromEntries(report.webhooks.map((w) => [w.id, w.action]));
+    expect(actions[external]).toBe('disable');
+    expect(actions[off]).toBe('already-disabled');
+    expect(Object.values(actions).filter((action) => action === 'disable')).toHaveLength(2);
+    // The receiver's token is never in the report.
+    expect(JSON.stringify(report)).not.toContain(stack().tokens.tokenOf(TENANT));
+  });
+
+  it('apply registers the redirect URIs and disables the earlier webhooks; a second apply changes nothing', async () => {
+    const { external, off } = await setUp();
+    const migrationTarget = target();
+    const needed = migrationTarget.redirectUri.replace('{policy}', 'employee-check');
+    const before = await writes();
+    const report = await migrations().run({ tenant: TENANT, apply: true, target: migrationTarget });
+    expect(report).toMatchObject({ mode: 'apply', outcome: 'applied' });
+    expect(report.redirectUris).toEqual([{ uri: needed, action: 'registered' }]);
+    expect(report.webhooks.filter((w) => w.action === 'disabled')).toHaveLength(2);
+    expect((await registeredUris()).filter((uri) => uri === needed)).toHaveLength(1);
+    expect(Object.values(await platformWebhooks())).toEqual([false, false, false]);
+    const after = await writes();
+    expect((after.AddRedirectUri ?? 0) - (before.AddRedirectUri ?? 0)).toBe(1);
+    expect((after.DisableWebhook ?? 0) - (before.DisableWebhook ?? 0)).toBe(2);
+    expect(after.CreateWebhook).toBe(before.CreateWebhook);
+    // Through the registry: both are managed now, disabled, so it keeps them so.
+    const listing = await stack().webhooks.list(TENANT);
+    expect(listing.webhooks.filter((w) => w.managed && !w.enabled).map((w) => w.id)).toContain(external);
+    expect((await platformWebhooks())[off]).toBe(false);
+
+    const again = await migrations().run({ tenant: TENANT, apply: true, target: migrationTarget });
+    expect(again.outcome).toBe('unchanged');
+    expect(again.redirectUris).toEqual([{ uri: needed, action: 'exists', coveredBy: needed }]);
+    expect(again.webhooks.every((w) => w.action === 'already-disabled')).toBe(true);
+    expect(await writes()).toEqual(after);
+  });
+
+  it('honours a registered * wildcard: nothing to register', async () => {
+    const migrationTarget = target();
+    const wildcard = migrationTarget.redirectUri.replace('{policy}', '*');
+    await stack().identity.redirectUris.add(wildcard);
+    const before = await writes();
+    const report = await migrations().run({ tenant: TENANT, apply: true, target: migrationTarget });
+    expect(report.redirectUris).toEqual([
+      {
+        uri: migrationTarget.redirectUri.replace('{policy}', 'employee-check'),
+        action: 'exists',
+        coveredBy: wildcard,
+      },
+    ]);
+    expect(report.outcome).toBe('unchanged');
+    expect(await writes()).toEqual(before);
+  });
+
+  it('a failure in the middle of the cut-over enables again what it had disabled, and says why', async () => {
+    await setUp();
+    const client = platform();
+    await client.createWebhook({ url: 'https://hooks.example/erp', type: 'Notification' });
+    await client.close();
+    const enabledBefore = await platformWebhooks();
+    // The first disable goes through; the second is refused for good.
+    await stack().control('PUT', '/faults', {
+      operation: 'DisableWebhook',
+      skip: 1,
+      errorRate: 1,
+      errorStatus: 403,
+      count: 1,
+    });
+    const report = await migrations().run({ tenant: TENANT, apply: true, target: target() });
+    expect(report.outcome).toBe('rolled-back');
+    expect(report.error).toMatch(/forbidden|403/i);
+    const actions = report.webhooks.map((w) => w.action);
+    expect(actions.filter((action) => action === 're-enabled')).toHaveLength(1);
+    expect(actions.filter((action) => action === 'not-reached').length).toBeGreaterThanOrEqual(1);
+    expect(await platformWebhooks()).toEqual(enabledBefore);
+  });
+
+  it('refuses an invalid migration before starting, and one of the other mode while one runs', async () => {
+    const invalid = await migrations()
+      .run({ tenant: 'bad tenant', target: { ...target(), redirectUri: 'relative/path' } })
+      .catch((error: unknown) => error);
+    expect(invalid).toBeInstanceOf(MigrationError);
+    expect((invalid as Error).message).toMatch(/redirectUri must be an absolute http\(s\) URL/);
+    await stack().control('PUT', '/faults', { operation: 'ListRedirectUris', latencyMs: 3_000, count: 1 });
+    const { handle } = await migrations().start({ tenant: TENANT, target: target() });
+    const refused = await migrations()
+      .start({ tenant: TENANT, apply: true, target: target() })
+      .catch((error: unknown) => error);
+    expect(refused).toBeInstanceOf(MigrationError);
+    expect((refused as Error).message).toMatch(/dry-run mode is running/);
+    const joined = await migrations().start({ tenant: TENANT, target: target() });
+    expect(joined.started).toBe(false);
+    expect(joined.handle.workflowId).toBe(handle.workflowId);
+    expect((await handle.result()).outcome).toBe('planned');
+  });
+});

@@ -1,0 +1,191 @@
+import {
+  ActivityFailure,
+  ApplicationFailure,
+  CancellationScope,
+  isCancellation,
+  proxyActivities,
+  setHandler,
+  uuid4,
+} from '@temporalio/workflow';
+import type { VerificationActivities } from '../activities/index';
+import { migrationInputProblems, type PlatformMigrationInput } from '../domain/migration/migration-input';
+import { planMigration } from '../domain/migration/migration-plan';
+import {
+  type MigrationReport,
+  type RedirectUriReport,
+  reportFlagCount,
+  type WebhookReport,
+} from '../domain/migration/migration-report';
+import { coveringRedirectUri } from '../domain/migration/redirect-uris';
+import { type MigrationProgress, migrationProgressQuery } from './migration-messages';
+
+// Each call is short and heartbeats (a dead worker is noticed in seconds); the registry behind the
+// cut-over retries the platform itself. A call still failing after ten minutes fails the step,
+// which ends the migration with a report rather than leave it waiting.
+const calls = proxyActivities<VerificationActivities>({
+  startToCloseTimeout: '5 minutes',
+  heartbeatTimeout: '10 seconds',
+  scheduleToCloseTimeout: '10 minutes',
+  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '30 seconds' },
+});
+
+/**
+ * Moves one tenant off the earlier platform (`idv-migration-<tenant>`): inventory → convert →
+ * apply (redirect URIs the authorize requests need, skipping those already allowed) → cut over
+ * (the enabled earlier webhooks disabled through the tenant's registry) → report. A dry run
+ * (the default) stops after reading what is registered and changes nothing. Every write is
+ * idempotent and each step's result is in history, so a re-run or a resumed run after a crash
+ * repeats no side effect. A cut-over that fails (or is cancelled) part way enables again what
+ * it disabled, and the report says why.
+ */
+export async function platformMigration(input: PlatformMigrationInput): Promise<MigrationReport> {
+  const problems = migrationInputProblems(input);
+  if (problems.length > 0)
+    throw ApplicationFailure.create({
+      type: 'InvalidMigrationInput',
+      message: problems.join('; '),
+      nonRetryable: true,
+    });
+  const { tenant, target } = input;
+  const mode = input.apply === true ? 'apply' : 'dry-run';
+  const startedAt = new Date().toISOString();
+  const progress: MigrationProgress = {
+    tenant,
+    mode,
+    stage: 'inventory',
+    redirectUris: { needed: 0, registered: 0, skipped: 0 },
+    webhooks: { toDisable: 0, disabled: 0, reEnabled: 0 },
+    flags: 0,
+  };
+  setHandler(migrationProgressQuery, () => progress);
+  const report: MigrationReport = {
+    tenant,
+    mode,
+    outcome: 'planned',
+    startedAt,
+    finishedAt: startedAt,
+    templates: [],
+    authorizeRequests: [],
+    redirectUris: [],
+    webhooks: [],
+  };
+  const finish = (outcome: MigrationReport['outcome'], error?: unknown): MigrationReport => {
+    progress.stage = 'done';
+    report.outcome = outcome;
+    if (error !== undefined) report.error = failureText(error);
+    report.finishedAt = new Date().toISOString();
+    return report;
+  };
+
+  let inventory;
+  try {
+    inventory = await calls.inventoryEarlierPlatform(tenant);
+  } catch (error) {
+    return finish('failed', expectedFailure(error));
+  }
+
+  progress.stage = 'convert';
+  // The nonces are examples (each verification needs its own); uuid4 is replay-safe.
+  const plan = planMigration(inventory, target, () => uuid4());
+  report.templates = plan.templates;
+  report.authorizeRequests = plan.authorizeRequests;
+  progress.flags = reportFlagCount(report);
+
+  progress.stage = 'apply';
+  let registered: string[];
+  try {
+    registered = await calls.listRedirectUris();
+  } catch (error) {
+    return finish('failed', expectedFailure(error));
+  }
+  report.redirectUris = plan.redirectUris.map((uri): RedirectUriReport => {
+    const coveredBy = coveringRedirectUri(uri, registered);
+    return coveredBy ? { uri, action: 'exists', coveredBy } : { uri, action: 'register' };
+  });
+  report.webhooks = inventory.webhooks.map((webhook): WebhookReport => ({
+    ...webhook,
+    action: webhook.enabled ? 'disable' : 'already-disabled',
+  }));
+  progress.redirectUris = {
+    needed: plan.redirectUris.length,
+    registered: 0,
+    skipped: report.redirectUris.filter((uri) => uri.action === 'exists').length,
+  };
+  progress.webhooks.toDisable = plan.webhooksToDisable.length;
+  if (mode === 'dry-run') return finish('planned');
+
+  let changed = false;
+  try {
+    for (const entry of report.redirectUris) {
+      if (entry.action !== 'register') continue;
+      const done = await calls.ensureRedirectUri(entry.uri);
+      // Found rather than made: an earlier attempt (or someone else) registered it meanwhile.
+      entry.action = done.action;
+      if (done.coveredBy) entry.coveredBy = done.coveredBy;
+      if (done.action === 'registered') {
+        changed = true;
+        progress.redirectUris.registered += 1;
+      } else progress.redirectUris.skipped += 1;
+    }
+  } catch (error) {
+    return finish('failed', expectedFailure(error));
+  }
+
+  progress.stage = 'cut-over';
+  const disabled: WebhookReport[] = [];
+  try {
+    for (const entry of report.webhooks) {
+      if (entry.action !== 'disable') continue;
+      entry.action = await calls.disableEarlierWebhook({ tenant, webhookId: entry.id });
+      if (entry.action === 'disabled') {
+        changed = true;
+        disabled.push(entry);
+        progress.webhooks.disabled += 1;
+      }
+    }
+  } catch (error) {
+    // Compensation: the tenant keeps receiving events on the earlier platform, as before the
+    // cut-over began. It runs even when the migration was cancelled.
+    progress.stage = 'compensate';
+    const compensated = await CancellationScope.nonCancellable(() => reEnable(tenant, disabled, progress));
+    for (const entry of report.webhooks) if (entry.action === 'disable') entry.action = 'not-reached';
+    if (isCancellation(error)) throw error;
+    return finish(compensated ? 'rolled-back' : 'failed', expectedFailure(error));
+  }
+
+  progress.stage = 'report';
+  return finish(changed ? 'applied' : 'unchanged');
+}
+
+/** Enables each webhook again, newest first; false when any could not be. */
+async function reEnable(
+  tenant: string,
+  disabled: WebhookReport[],
+  progress: MigrationProgress,
+): Promise<boolean> {
+  let all = true;
+  for (const entry of [...disabled].reverse()) {
+    try {
+      entry.action = await calls.enableEarlierWebhook({ tenant, webhookId: entry.id });
+      progress.webhooks.reEnabled += 1;
+    } catch (error) {
+      expectedFailure(error);
+      entry.action = 're-enable-failed';
+      all = false;
+    }
+  }
+  return all;
+}
+
+/** An activity's failure (reported); anything else is a bug or a cancellation, and is thrown. */
+function expectedFailure(error: unknown): ActivityFailure {
+  if (error instanceof ActivityFailure && !isCancellation(error)) return error;
+  throw error;
+}
+
+function failureText(error: unknown): string {
+  let current: unknown = error;
+  // The innermost message says why (the platform's answer, the registry's refusal).
+  while (current instanceof Error && current.cause instanceof Error) current = current.cause;
+  return current instanceof Error ? current.message : String(error);
+}

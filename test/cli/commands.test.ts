@@ -164,6 +164,26 @@ describe('idv commands on the embedded stack', () => {
     expect(listed.out).toContain('no key of the earlier platform for tenant tenant-without-key');
   });
 
+  it('migrate: a dry run, then --apply, then --apply again changes nothing', async () => {
+    const added = await idv('webhooks', 'add', '--tenant', 'tenant-1', '--json');
+    const webhookId = String(added.json().id);
+    const dry = await idv('migrate', '--tenant', 'tenant-1');
+    expect(dry.code).toBe(0);
+    expect(dry.out).toContain('Migration of tenant-1 (dry run: nothing changed): planned');
+    expect(dry.out).toContain(`register   ${stack.info.receiverUrl}/verified/tenant-1/employee-check`);
+    expect(dry.out).toContain(`disable          ${webhookId}`);
+    const applied = await idv('migrate', '--tenant', 'tenant-1', '--apply', '--json');
+    expect(applied.code).toBe(0);
+    expect(applied.json()).toMatchObject({
+      outcome: 'applied',
+      redirectUris: [{ action: 'registered' }],
+      webhooks: [{ id: webhookId, action: 'disabled' }],
+    });
+    const again = await idv('migrate', '--tenant', 'tenant-1', '--apply');
+    expect(again.out).toContain('(applied): unchanged');
+    expect((await idv('webhooks', 'delete', webhookId, '--tenant', 'tenant-1')).code).toBe(0);
+  });
+
   it('webhooks --drift-policy sets the policy of a registry it starts', async () => {
     const listed = await idv(
       'webhooks',
@@ -178,6 +198,15 @@ describe('idv commands on the embedded stack', () => {
   });
 
   it.each([
+    [['migrate'], 'idv: idv migrate needs --tenant T\n'],
+    [
+      ['migrate', '--tenant', 't', '--redirect-uri', 'relative/{policy}'],
+      'idv: --redirect-uri must be an absolute http(s) URL\n',
+    ],
+    [
+      ['migrate', '--tenant', 't', '--mapping', '/no/such/file.json'],
+      expect.stringContaining('--mapping: cannot read'),
+    ],
     [['webhooks', 'list'], 'idv: idv webhooks needs --tenant T\n'],
     [['webhooks', 'rename', '--tenant', 't'], expect.stringContaining('idv webhooks needs list, add')],
     [['webhooks', 'enable', '--tenant', 't'], 'idv: idv webhooks enable needs <id>\n'],

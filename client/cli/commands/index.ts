@@ -9,6 +9,7 @@ import { verifyCommand } from './verify';
 import { workerCommand } from './worker';
 import { receiverCommand } from './receiver';
 import { webhooksCommand } from './webhooks';
+import { migrateCommand } from './migrate';
 
 /** Every `idv` command, in help order. */
 export const commands: readonly Command[] = [
@@ -27,4 +28,5 @@ export const commands: readonly Command[] = [
   providersCommand,
   redirectUrisCommand,
   webhooksCommand,
+  migrateCommand,
 ];

@@ -132,22 +132,34 @@ export async function platformMigration(input: PlatformMigrationInput): Promise<
   }
 
   progress.stage = 'cut-over';
-  const disabled: WebhookReport[] = [];
+  // Each disable runs to its end even when the migration is cancelled meanwhile: a disable cut
+  // short could still land at the registry after the compensation, and stay. The cancel is
+  // taken between webhooks. The one in flight when a call fails is compensated too: enabling
+  // is idempotent, and the failure may have come after the platform disabled it.
+  const attempted: WebhookReport[] = [];
+  const root = CancellationScope.current();
   try {
     for (const entry of report.webhooks) {
       if (entry.action !== 'disable') continue;
-      entry.action = await calls.disableEarlierWebhook({ tenant, webhookId: entry.id });
+      if (root.consideredCancelled) await root.cancelRequested;
+      attempted.push(entry);
+      entry.action = await CancellationScope.nonCancellable(() =>
+        calls.disableEarlierWebhook({ tenant, webhookId: entry.id }),
+      );
       if (entry.action === 'disabled') {
         changed = true;
-        disabled.push(entry);
         progress.webhooks.disabled += 1;
       }
     }
+    if (root.consideredCancelled) await root.cancelRequested;
   } catch (error) {
     // Compensation: the tenant keeps receiving events on the earlier platform, as before the
     // cut-over began. It runs even when the migration was cancelled.
     progress.stage = 'compensate';
-    const compensated = await CancellationScope.nonCancellable(() => reEnable(tenant, disabled, progress));
+    const inFlight = attempted.find((entry) => entry.action === 'disable');
+    const touched = attempted.filter((entry) => entry.action !== 'already-disabled');
+    const compensated = await CancellationScope.nonCancellable(() => reEnable(tenant, touched, progress));
+    if (inFlight?.action === 're-enabled') inFlight.action = 'failed';
     for (const entry of report.webhooks) if (entry.action === 'disable') entry.action = 'not-reached';
     if (isCancellation(error)) throw error;
     return finish(compensated ? 'rolled-back' : 'failed', expectedFailure(error));

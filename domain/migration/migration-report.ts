@@ -23,7 +23,15 @@ export interface RedirectUriReport {
 
 /** What happened (or would happen) to an earlier webhook. */
 export interface WebhookReport extends InventoryWebhook {
-  action: 'disable' | 'disabled' | 'already-disabled' | 're-enabled' | 're-enable-failed' | 'not-reached';
+  /** `failed`: its disable failed (it is enabled, as before); `not-reached`: the cut-over stopped before it. */
+  action:
+    | 'disable'
+    | 'disabled'
+    | 'already-disabled'
+    | 'failed'
+    | 're-enabled'
+    | 're-enable-failed'
+    | 'not-reached';
 }
 
 /** The migration's JSON report. */

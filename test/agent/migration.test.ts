@@ -1,8 +1,10 @@
+import { CancelledFailure, WorkflowFailedError } from '@temporalio/client';
 import { createAgentClient } from '../../api/agent/agent-client';
 import { MigrationClient, MigrationError } from '../../client/migration-client';
 import { agentWebhooksWorkflowId } from '../../domain/agent-tenants';
 import { migrationWorkflowId } from '../../domain/migration/migration-input';
 import { type MigrationTarget } from '../../domain/migration/migration-plan';
+import { eventually } from '../harness/eventually';
 import { useVerificationStack } from '../harness/verification-stack';
 
 const TENANTS = { 'tenant-m': 'agent_key_tenant_m_0123456789' };
@@ -167,7 +169,27 @@ describe('platformMigration: dry run, apply, compensation, re-run', () => {
     expect(report.error).toMatch(/forbidden|403/i);
     const actions = report.webhooks.map((w) => w.action);
     expect(actions.filter((action) => action === 're-enabled')).toHaveLength(1);
-    expect(actions.filter((action) => action === 'not-reached').length).toBeGreaterThanOrEqual(1);
+    expect(actions.filter((action) => action === 'failed')).toHaveLength(1);
+    expect(actions.filter((action) => action === 'not-reached')).toHaveLength(1);
+    expect(await platformWebhooks()).toEqual(enabledBefore);
+  });
+
+  it('cancelled during the cut-over, it enables again what it had disabled', async () => {
+    await setUp();
+    const enabledBefore = await platformWebhooks();
+    await stack().control('PUT', '/faults', { operation: 'DisableWebhook', latencyMs: 3_000 });
+    const { handle } = await migrations().start({ tenant: TENANT, apply: true, target: target() });
+    await eventually(async () => {
+      const now = await migrations().progress(TENANT);
+      return now.webhooks.disabled >= 1 ? now : undefined;
+    }, 'a webhook to be disabled');
+    await handle.cancel();
+    const ended = await handle.result().catch((error: unknown) => error);
+    expect(ended).toBeInstanceOf(WorkflowFailedError);
+    expect((ended as WorkflowFailedError).cause).toBeInstanceOf(CancelledFailure);
+    // Queued behind every change the registry has in flight: the state after the dust settles.
+    await stack().webhooks.reconcile(TENANT);
+    await stack().control('DELETE', '/faults');
     expect(await platformWebhooks()).toEqual(enabledBefore);
   });
 
@@ -184,6 +206,11 @@ describe('platformMigration: dry run, apply, compensation, re-run', () => {
       .catch((error: unknown) => error);
     expect(refused).toBeInstanceOf(MigrationError);
     expect((refused as Error).message).toMatch(/dry-run mode is running/);
+    const progress = await eventually(async () => {
+      const now = await migrations().progress(TENANT);
+      return now.stage === 'apply' ? now : undefined;
+    }, 'the migration to reach apply');
+    expect(progress).toMatchObject({ tenant: TENANT, mode: 'dry-run', webhooks: { disabled: 0 } });
     const joined = await migrations().start({ tenant: TENANT, target: target() });
     expect(joined.started).toBe(false);
     expect(joined.handle.workflowId).toBe(handle.workflowId);

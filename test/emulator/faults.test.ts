@@ -31,6 +31,13 @@ describe('emulator fault injection', () => {
     expect(statuses).toEqual([500, 500, 200]);
   });
 
+  it('lets `skip` requests through before the fault begins (a failure part way)', async () => {
+    await setFault({ errorRate: 1, skip: 2, count: 1 });
+    const statuses = [];
+    for (let i = 0; i < 4; i += 1) statuses.push((await call(emulator(), 'GET', '/api/v1/providers')).status);
+    expect(statuses).toEqual([200, 200, 500, 200]);
+  });
+
   it('drops connections, delays answers and slows bodies, as our client sees them', async () => {
     const client = createIdentityClient({
       baseUrl: emulator().baseUrl,

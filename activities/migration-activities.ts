@@ -35,6 +35,23 @@ async function heartbeating<T>(body: () => Promise<T>): Promise<T> {
   }
 }
 
+/**
+ * A webhook URL as reports show it: the receiver's token, credentials and query (where URLs
+ * of one's own often carry a secret) hidden.
+ */
+export function reportedUrl(raw: string): string {
+  const masked = maskedUrl({ url: raw, receiver: false });
+  try {
+    const url = new URL(masked);
+    url.username = '';
+    url.password = '';
+    if (url.search) url.search = '?****';
+    return url.href;
+  } catch {
+    return masked;
+  }
+}
+
 function tooMany(what: string, limit: number): never {
   throw ApplicationFailure.create({
     type: 'MigrationTooLarge',
@@ -106,7 +123,7 @@ export function migrationActivities(deps: ActivityDeps) {
         return {
           webhooks: webhooks.map((webhook) => ({
             id: webhook.id,
-            url: maskedUrl({ url: webhook.url, receiver: false }),
+            url: reportedUrl(webhook.url),
             type: webhook.type,
             // The platform's list may leave it out: only enabled webhooks are called, and one
             // never disabled is enabled.

@@ -46,7 +46,10 @@ describe('platformMigration: dry run, apply, compensation, re-run', () => {
   const setUp = async () => {
     await stack().webhooks.register(TENANT);
     const client = platform();
-    const external = await client.createWebhook({ url: 'https://hooks.example/crm', type: 'Notification' });
+    const external = await client.createWebhook({
+      url: 'https://hooks.example/crm?key=secret-123',
+      type: 'Notification',
+    });
     const off = await client.createWebhook({ url: 'https://hooks.example/old', type: 'Notification' });
     await client.disableWebhook(off.id);
     await client.close();
@@ -102,8 +105,9 @@ describe('platformMigration: dry run, apply, compensation, re-run', () => {
     expect(actions[external]).toBe('disable');
     expect(actions[off]).toBe('already-disabled');
     expect(Object.values(actions).filter((action) => action === 'disable')).toHaveLength(2);
-    // The receiver's token is never in the report.
+    // The receiver's token and a query of the business's own URL are never in the report.
     expect(JSON.stringify(report)).not.toContain(stack().tokens.tokenOf(TENANT));
+    expect(report.webhooks.find((w) => w.id === external)?.url).toBe('https://hooks.example/crm?****');
   });
 
   it('apply registers the redirect URIs and disables the earlier webhooks; a second apply changes nothing', async () => {

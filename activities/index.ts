@@ -2,6 +2,7 @@ import { type ActivityDeps } from './deps';
 import { agentActivities } from './agent-activities';
 import { cleanupActivities } from './cleanup-activities';
 import { migrationActivities } from './migration-activities';
+import { onboardingActivities } from './onboarding-activities';
 import { pollingActivities } from './polling-activities';
 import { resultActivities } from './result-activities';
 import { sessionActivities } from './session-activities';
@@ -15,6 +16,7 @@ export function createActivities(deps: ActivityDeps) {
     ...cleanupActivities(deps),
     ...agentActivities(deps),
     ...migrationActivities(deps),
+    ...onboardingActivities(deps),
   };
 }
 

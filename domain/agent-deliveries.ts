@@ -17,6 +17,9 @@ const id = z
   .max(200, { message: 'must be at most 200 characters' })
   .regex(/^[A-Za-z0-9._:-]+$/, { message: 'may contain only letters, digits, . _ : and -' });
 
+/** A connection id as the receiver accepts it (bounded, safe in a workflow ID). */
+export const connectionIdSchema = id;
+
 /**
  * A delivery POSTed to a Notification webhook: `{message_type, object_id, data: {connection_id}}`;
  * the platform also spells the connection `ConnectionId`. Other fields are ignored.
@@ -68,6 +71,11 @@ export function parseAgentDelivery(body: unknown): AgentDelivery {
 /** The workflow that owns a tenant's connection: every event of the connection goes there. */
 export function connectionWorkflowId(tenant: string, connectionId: string): string {
   return `idv-connection-${tenant}-${connectionId}`;
+}
+
+/** The onboarding of a tenant's connection (`workflows/onboarding.ts`): one per connection. */
+export function onboardingWorkflowId(tenant: string, connectionId: string): string {
+  return `idv-onboarding-${tenant}-${connectionId}`;
 }
 
 /** What makes two deliveries the same event (a repeated delivery reaches its workflow once). */

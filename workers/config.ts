@@ -27,6 +27,8 @@ export interface IdvConfig {
   receiverUrl: string | undefined;
   /** `IDV_RECEIVER_SECRET`: the tenants' path tokens derive from it. */
   receiverSecret: string | undefined;
+  /** `IDV_ONBOARDING_FILE`: the receiver's onboarding settings (JSON); absent: no tenant is onboarded. */
+  onboardingFile: string | undefined;
   /** `IDV_AUTH_URL`, `IDV_SCHEMA_BASE_URL`: the current platform's OIDC provider and template base (migrations). */
   ecosystem: { authUrl: string | undefined; schemaBaseUrl: string | undefined };
 }
@@ -48,6 +50,7 @@ const variables = {
   IDV_AGENT_BASE_URL: url,
   IDV_RECEIVER_URL: url,
   IDV_RECEIVER_SECRET: z.string().min(32, 'must be at least 32 characters (openssl rand -hex 32)'),
+  IDV_ONBOARDING_FILE: z.string().trim().min(1, 'must not be empty'),
   IDV_AUTH_URL: url,
   IDV_SCHEMA_BASE_URL: url,
   IDV_AGENT_KEYS: z.string().transform((value, context) => {
@@ -133,6 +136,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): IdvConfig {
     agent: agentKeys ? { keys: agentKeys, baseUrl: read(env, 'IDV_AGENT_BASE_URL') } : undefined,
     receiverUrl: read(env, 'IDV_RECEIVER_URL'),
     receiverSecret: read(env, 'IDV_RECEIVER_SECRET'),
+    onboardingFile: read(env, 'IDV_ONBOARDING_FILE'),
     ecosystem: { authUrl: read(env, 'IDV_AUTH_URL'), schemaBaseUrl: read(env, 'IDV_SCHEMA_BASE_URL') },
   };
 }

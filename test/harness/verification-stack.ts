@@ -22,6 +22,7 @@ import { AgentClients } from '../../api/agent/agent-clients';
 import { WebhookRegistryClient } from '../../client/webhook-registry-client';
 import { type WebhookRegistrySettings } from '../../domain/webhook-registry-input';
 import { type Receiver, startReceiver } from '../../workers/receiver/receiver-server';
+import { type OnboardingSettings } from '../../domain/onboarding-settings';
 import { TenantTokens } from '../../workers/receiver/tenant-tokens';
 
 /** Everything an end-to-end verification test needs, for one test file. */
@@ -73,6 +74,10 @@ export function useVerificationStack(
     receiver?: boolean;
     /** Settings of the registries the stack's webhook client starts. */
     registrySettings?: WebhookRegistrySettings;
+    /** The receiver's onboarding settings, made from the emulator's verification profile. */
+    onboarding?: (profileId: string) => OnboardingSettings;
+    /** The receiver's log lines. @default none */
+    receiverLog?: (line: string) => void;
   } = {},
 ): () => VerificationStack {
   let stack: VerificationStack | undefined;
@@ -99,7 +104,14 @@ export function useVerificationStack(
     const dataKeys = new DataKeys(store.dataKeys, harnessEncryptionKeys());
     const tokens = new TenantTokens(randomBytes(32).toString('hex'));
     const receiver = options.receiver
-      ? await startReceiver({ client, taskQueue, tokens, spoolDir: join(dataDir, 'receiver-spool') })
+      ? await startReceiver({
+          client,
+          taskQueue,
+          tokens,
+          spoolDir: join(dataDir, 'receiver-spool'),
+          ...(options.onboarding ? { onboarding: options.onboarding(profileId) } : {}),
+          ...(options.receiverLog ? { log: options.receiverLog } : {}),
+        })
       : undefined;
     agentClients = new AgentClients({ keys: emulator.agentKeys, baseUrl: emulator.agentBaseUrl });
     const startWorker = async () => {

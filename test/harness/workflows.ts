@@ -5,6 +5,7 @@ export {
   orphanSweep,
   agentWebhooks,
   agentConnection,
+  onboarding,
   platformMigration,
 } from '../../workflows/index';
 export { sleepThenReport, greetThroughActivity } from '../fixtures/foundation-workflows';

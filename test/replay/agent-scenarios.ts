@@ -1,8 +1,9 @@
 import { WebhookRegistryClient } from '../../client/webhook-registry-client';
 import { createAgentClient } from '../../api/agent/agent-client';
 import { agentWebhooksWorkflowId } from '../../domain/agent-tenants';
-import { connectionWorkflowId } from '../../domain/agent-deliveries';
+import { connectionWorkflowId, onboardingWorkflowId } from '../../domain/agent-deliveries';
 import { type agentConnection } from '../../workflows/agent-connection';
+import { type onboarding } from '../../workflows/onboarding';
 import { type AgentEvent, agentEventSignal } from '../../workflows/agent-messages';
 import { type Scenario } from './scenarios';
 
@@ -14,7 +15,7 @@ const event = (connectionId: string, objectId: string): AgentEvent => ({
   receivedAt: '2026-11-23T00:00:00.000Z',
 });
 
-/** The earlier platform's workflows: a tenant's registry through drift, and a connection's events. */
+/** The earlier platform's workflows: a tenant's registry through drift, a connection's events, an onboarding. */
 export const agentScenarios: Scenario[] = [
   {
     name: 'webhook-registry-drift',
@@ -57,6 +58,42 @@ export const agentScenarios: Scenario[] = [
       await handle.signal(agentEventSignal, event(connectionId, 'o-1'));
       await handle.result();
       return { connection: { workflowId: handle.workflowId } };
+    },
+  },
+  {
+    name: 'onboarding-verified',
+    roles: ['onboarding'],
+    async run({ idv, profileId }, reference) {
+      const connectionId = `conn-${reference}`;
+      const handle = await idv.client.workflow.signalWithStart<typeof onboarding, [AgentEvent]>(
+        'onboarding',
+        {
+          workflowId: onboardingWorkflowId('tenant-1', connectionId),
+          taskQueue: idv.taskQueue,
+          args: [
+            {
+              tenant: 'tenant-1',
+              connectionId,
+              waitFor: ['new_connection', 'credential_request'],
+              verification: {
+                verificationProfileId: profileId,
+                provider: 'yoti',
+                capabilities: ['DeeplinkToMobile', 'PollResult', 'RefreshStepContent'],
+                redactAfter: 'never',
+              },
+            },
+          ],
+          signal: agentEventSignal,
+          signalArgs: [{ ...event(connectionId, 'o-1'), messageType: 'new_connection' }],
+        },
+      );
+      await handle.signal(agentEventSignal, { ...event(connectionId, 'o-1'), messageType: 'new_connection' });
+      await handle.signal(agentEventSignal, {
+        ...event(connectionId, 'o-2'),
+        messageType: 'credential_request',
+      });
+      await handle.result();
+      return { onboarding: { workflowId: handle.workflowId } };
     },
   },
 ];

@@ -5,6 +5,7 @@ import { NativeConnection } from '@temporalio/worker';
 import { AgentClients } from '../../api/agent/agent-clients';
 import { encryptingDataConverter } from '../../codec/data-converter';
 import { startReceiver } from '../receiver/receiver-server';
+import { type OnboardingSettings } from '../../domain/onboarding-settings';
 import { TenantTokens } from '../receiver/tenant-tokens';
 import { createIdentityClient } from '../../api/identity/identity-client';
 import { type Emulator, startEmulator } from '../../emulator/emulator';
@@ -40,6 +41,11 @@ export interface EmbeddedStackOptions {
   worker?: boolean;
   /** A prebuilt workflow bundle for the worker (tests); bundled at start otherwise. */
   workflowBundle?: { codePath: string };
+  /**
+   * The receiver's onboarding settings; a function makes them from the emulator (its profile
+   * id). @default none: every connection goes to `agentConnection`
+   */
+  onboarding?: OnboardingSettings | ((emulator: Emulator) => OnboardingSettings);
 }
 
 /** The running embedded stack of `idv dev`. */
@@ -103,6 +109,10 @@ export async function startEmbeddedStack(options: EmbeddedStackOptions = {}): Pr
       tokens,
       spoolDir: join(dataDir, 'receiver-spool'),
       port: options.receiverPort ?? 0,
+      ...(options.onboarding && {
+        onboarding:
+          typeof options.onboarding === 'function' ? options.onboarding(emulator) : options.onboarding,
+      }),
       log: (line) => console.error(`idv receiver: ${line}`),
     });
     stoppers.push(() => receiver.close());

@@ -2,6 +2,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import { type AddressInfo } from 'node:net';
 import { type Client } from '@temporalio/client';
 import { type AgentDelivery, InvalidDeliveryError, parseAgentDelivery } from '../../domain/agent-deliveries';
+import { type OnboardingSettings } from '../../domain/onboarding-settings';
 import { tenantSchema } from '../../domain/agent-tenants';
 import { readBody } from '../http/read-body';
 import { closeConnection, sendJson } from '../http/respond';
@@ -35,6 +36,8 @@ export interface ReceiverOptions {
   log?: (line: string) => void;
   /** Deliveries the spool holds at most; past it deliveries get 503 (not accepted). @default 100000 */
   maxSpooledDeliveries?: number;
+  /** Tenants whose connections are onboarded (`onboarding` workflow) instead of `agentConnection`. @default none */
+  onboarding?: OnboardingSettings;
 }
 
 /** A running receiver. */
@@ -63,11 +66,21 @@ export async function startReceiver(options: ReceiverOptions): Promise<Receiver>
     log,
     ...(options.maxSpooledDeliveries !== undefined ? { maxEntries: options.maxSpooledDeliveries } : {}),
   });
+  /** Events of connections whose onboarding had ended: said at the first and every 100th. */
+  let afterOnboarding = 0;
   const intake = new DeliveryIntake(
     spool,
     temporalHandOff(options.client, {
       taskQueue: options.taskQueue,
       ...(options.handOffTimeoutMs !== undefined ? { timeoutMs: options.handOffTimeoutMs } : {}),
+      ...(options.onboarding ? { onboarding: options.onboarding } : {}),
+      onEndedOnboarding: () => {
+        afterOnboarding += 1;
+        if (afterOnboarding === 1 || afterOnboarding % 100 === 0)
+          log(
+            `${afterOnboarding} event(s) for connections whose onboarding had ended: acknowledged, nothing started`,
+          );
+      },
     }),
     { log },
   );

@@ -11,6 +11,7 @@ import { IdvClient } from '../../idv-client';
 import { type Command } from '../command';
 import { printJson } from '../output';
 import { openLocalStore } from '../../../stores/local/local-store';
+import { demoOnboarding, demoOnboardingSettings } from './demo-onboarding';
 
 interface DemoResult {
   scenario: string;
@@ -19,17 +20,24 @@ interface DemoResult {
   ok: boolean;
 }
 
-/** `idv demo`: success, failure, timeout→cancel and redaction on a fresh embedded stack. */
+/** `idv demo`: success, failure, timeout→cancel, redaction and an onboarding on a fresh embedded stack. */
 export const demoCommand: Command = {
   name: 'demo',
-  summary: 'Run success, failure, timeout→cancel and redaction on a fresh embedded stack, then exit',
+  summary:
+    'Run success, failure, timeout→cancel, redaction and an onboarding driven by agent events on a fresh embedded stack, then exit',
   usage: 'demo [--json]',
   options: {},
   async run({ values }, io) {
     const say = (line: string) => values.json === true || io.stderr.write(`${line}\n`);
     const dataDir = await mkdtemp(join(tmpdir(), 'idv-demo-'));
     say(`starting the embedded stack in ${dataDir} (dev server, emulator, worker)…`);
-    const stack = await startEmbeddedStack({ dataDir, temporalPort: 0, uiPort: 0, taskQueue: 'idv-demo' });
+    const stack = await startEmbeddedStack({
+      dataDir,
+      temporalPort: 0,
+      uiPort: 0,
+      taskQueue: 'idv-demo',
+      onboarding: demoOnboardingSettings,
+    });
     const connection = await Connection.connect({ address: stack.info.temporalAddress });
     const encryptionKeys = await devEncryptionKeys(dataDir);
     const dataConverter = encryptingDataConverter(encryptionKeys);
@@ -96,6 +104,7 @@ export const demoCommand: Command = {
         'redacted',
         view?.redacted && !view.identity && report ? 'redacted' : 'data still there',
       );
+      await demoOnboarding(stack, idv.client, 'idv-demo', record);
     } finally {
       await connection.close();
       await stack.stop();

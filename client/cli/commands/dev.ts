@@ -2,13 +2,14 @@ import { startEmbeddedStack } from '../../../workers/dev/embedded-stack';
 import { type Command } from '../command';
 import { commandConfig } from '../connect';
 import { parsePort, stringOption } from '../parse-values';
+import { commandOnboardingSettings, onboardingOption } from '../onboarding-option';
 
 /** `idv dev`: the embedded development stack, until Ctrl-C. */
 export const devCommand: Command = {
   name: 'dev',
   summary:
     'Start the embedded stack (Temporal dev server with web UI, emulator, receiver, worker) and print its addresses',
-  usage: 'dev [--port N] [--ui-port N] [--receiver-port N] [--data-dir DIR]',
+  usage: 'dev [--port N] [--ui-port N] [--receiver-port N] [--data-dir DIR] [--onboarding FILE]',
   options: {
     port: { type: 'string', valueName: 'N', description: 'Temporal gRPC port (default 7233)' },
     'ui-port': { type: 'string', valueName: 'N', description: 'Temporal web UI port (default 8233)' },
@@ -22,19 +23,22 @@ export const devCommand: Command = {
       valueName: 'DIR',
       description: 'data directory (default $IDV_DATA_DIR or ./.data)',
     },
+    onboarding: onboardingOption,
   },
   async run({ values }, io) {
     const temporalPort = parsePort(stringOption(values, 'port'), 'port');
     const uiPort = parsePort(stringOption(values, 'ui-port'), 'ui-port');
     const receiverPort = parsePort(stringOption(values, 'receiver-port'), 'receiver-port');
     const dataDir = stringOption(values, 'data-dir') ?? io.env.IDV_DATA_DIR ?? '.data';
-    const { storeUrl } = commandConfig(io.env);
+    const { storeUrl, onboardingFile } = commandConfig(io.env);
+    const onboarding = await commandOnboardingSettings(values, onboardingFile);
     const stack = await startEmbeddedStack({
       dataDir,
       temporalPort,
       uiPort,
       ...(receiverPort !== undefined ? { receiverPort } : {}),
       ...(storeUrl ? { storeUrl } : {}),
+      ...(onboarding ? { onboarding } : {}),
     });
     if (values.json === true) {
       // Addresses only: the emulator's keys stay in the owner-only stack.json.

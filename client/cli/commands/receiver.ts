@@ -10,6 +10,7 @@ import { temporalTarget } from '../../../workers/temporal-target';
 import { type Command, CommandFailedError } from '../command';
 import { commandConfig, commandEncryptionKeys } from '../connect';
 import { listenOptions, parsePort, stringOption } from '../parse-values';
+import { commandOnboardingSettings, onboardingOption } from '../onboarding-option';
 
 /** A fixed default: the webhook URLs registered at the platform name this port. */
 const DEFAULT_PORT = 8234;
@@ -19,7 +20,7 @@ export const receiverCommand: Command = {
   name: 'receiver',
   summary:
     'Run the receiver: the earlier platform’s webhook deliveries into Temporal (spooled to disk while Temporal is away) and users’ returns from redirect flows',
-  usage: 'receiver [--port N] [--host HOST] [--spool-dir DIR]',
+  usage: 'receiver [--port N] [--host HOST] [--spool-dir DIR] [--onboarding FILE]',
   options: {
     ...listenOptions,
     port: {
@@ -33,11 +34,13 @@ export const receiverCommand: Command = {
       description:
         'where deliveries wait while Temporal is away, one receiver per directory (default <data dir>/receiver-spool)',
     },
+    onboarding: onboardingOption,
   },
   async run({ values }, io) {
     const port = parsePort(stringOption(values, 'port'), 'port') ?? DEFAULT_PORT;
     const host = stringOption(values, 'host') ?? '127.0.0.1';
     const config = commandConfig(io.env);
+    const onboarding = await commandOnboardingSettings(values, config.onboardingFile);
     const stack = await readStackInfo(config.dataDir);
     const target = temporalTarget(config, io.env, stack);
     if (!target)
@@ -74,6 +77,7 @@ export const receiverCommand: Command = {
         spoolDir,
         port,
         host,
+        ...(onboarding ? { onboarding } : {}),
         log: (line) => io.stderr.write(`idv receiver: ${line}\n`),
       }).catch((error: unknown) => {
         if (error instanceof SpoolInUseError) throw new CommandFailedError(error.message);

@@ -1,0 +1,378 @@
+import { ApplicationFailure, WorkflowFailedError, WorkflowNotFoundError } from '@temporalio/client';
+import { onboardingActivities } from '../../activities/onboarding-activities';
+import { OnboardingClient, OnboardingError } from '../../client/onboarding-client';
+import { connectionWorkflowId, onboardingWorkflowId } from '../../domain/agent-deliveries';
+import {
+  type OnboardingInput,
+  type OnboardingVerification,
+  onboardingReference,
+} from '../../domain/onboarding';
+import { parseOnboardingSettings } from '../../domain/onboarding-settings';
+import { type AgentEvent, agentEventSignal } from '../../workflows/agent-messages';
+import { type OnboardingProgress } from '../../workflows/onboarding-messages';
+import { eventually } from '../harness/eventually';
+import { useVerificationStack } from '../harness/verification-stack';
+
+const TENANT = 'tenant-o';
+/** A tenant the receiver does not onboard: its connections stay with agentConnection. */
+const PLAIN = 'tenant-p';
+const DAY = 86_400_000;
+
+const mobile = (profileId: string): OnboardingVerification => ({
+  verificationProfileId: profileId,
+  provider: 'yoti',
+  capabilities: ['DeeplinkToMobile', 'PollResult', 'RefreshStepContent'],
+  redactAfter: 'never',
+  polling: { initialMs: 200, maxMs: 500 },
+});
+
+// The onboarding of a connection, started and driven by the platform's events through the real
+// receiver, verifying through the emulator.
+describe('onboarding: a connection waited for, verified and reported', () => {
+  const receiverLog: string[] = [];
+  const stack = useVerificationStack(
+    { agentKeys: { [TENANT]: 'agent_key_tenant_o_0123456789', [PLAIN]: 'agent_key_tenant_p_0123456789' } },
+    {
+      receiver: true,
+      receiverLog: (line) => receiverLog.push(line),
+      onboarding: (profileId) =>
+        parseOnboardingSettings({
+          tenants: [TENANT],
+          waitFor: ['new_connection', 'credential_request'],
+          verification: mobile(profileId),
+        }),
+    },
+  );
+  const onboardings = () => new OnboardingClient({ client: stack().client, taskQueue: stack().taskQueue });
+  let connections = 0;
+  const newConnection = () => `conn-${process.pid}-${(connections += 1)}`;
+  /** The platform sends an event to the tenant's webhooks (the receiver's among them). */
+  const platformEvent = async (
+    connectionId: string,
+    objectId: string,
+    messageType: string,
+    tenant = TENANT,
+  ) =>
+    (await stack().control('POST', '/agent-events', {
+      tenant,
+      message_type: messageType,
+      object_id: objectId,
+      connection_id: connectionId,
+    })) as { deliveries: Array<{ status?: number; error?: string }> };
+  const progressWhen = (
+    connectionId: string,
+    ready: (progress: OnboardingProgress) => boolean,
+    what: string,
+  ) =>
+    eventually(async () => {
+      const progress = await onboardings()
+        .progress(TENANT, connectionId)
+        .catch(() => undefined);
+      return progress && ready(progress) ? progress : undefined;
+    }, what);
+  /** The session of the onboarding's verification, once created. */
+  const verificationSession = (connectionId: string) =>
+    eventually(async () => {
+      const child = stack().client.workflow.getHandle(`idv-${onboardingReference(TENANT, connectionId)}`);
+      const progress = (await child.query('progress').catch(() => undefined)) as
+        { sessionId?: string } | undefined;
+      return progress?.sessionId;
+    }, 'the verification’s session');
+  /** Both events through the receiver; resolves with the verification's session. */
+  const driveToVerifying = async (connectionId: string) => {
+    expect((await platformEvent(connectionId, `${connectionId}-hello`, 'new_connection')).deliveries).toEqual(
+      [expect.objectContaining({ status: 200 })],
+    );
+    await platformEvent(connectionId, `${connectionId}-request`, 'credential_request');
+    return await verificationSession(connectionId);
+  };
+
+  beforeAll(async () => {
+    await stack().webhooks.register(TENANT);
+    await stack().webhooks.register(PLAIN);
+  });
+  beforeEach(async () => {
+    await stack().control('PUT', '/script', { outcome: 'manual' });
+  });
+  afterEach(async () => {
+    await stack().control('PUT', '/script', { outcome: 'by-input' });
+  });
+
+  it('is started and driven by the platform’s events through the receiver, verifies as its child, and reports without personal data', async () => {
+    const connectionId = newConnection();
+    await platformEvent(connectionId, 'obj-hello', 'new_connection');
+    await progressWhen(connectionId, (p) => p.events.total === 1, 'the first event');
+    await platformEvent(connectionId, 'obj-request', 'credential_request');
+    const sessionId = await verificationSession(connectionId);
+    const reference = onboardingReference(TENANT, connectionId);
+    const child = await stack().client.workflow.getHandle(`idv-${reference}`).describe();
+    expect(child.type).toBe('verificationSession');
+    expect(child.parentExecution?.workflowId).toBe(onboardingWorkflowId(TENANT, connectionId));
+    expect(await onboardings().progress(TENANT, connectionId)).toMatchObject({
+      stage: 'verifying',
+      waitingFor: [],
+      verification: { reference, workflowId: `idv-${reference}` },
+    });
+
+    await stack().control('POST', `/sessions/${sessionId}/complete`);
+    const summary = await onboardings().result(TENANT, connectionId);
+    expect(summary).toEqual({
+      tenant: TENANT,
+      connectionId,
+      events: { total: 2, duplicates: 0, ignored: 0, byType: { new_connection: 1, credential_request: 1 } },
+      endedBy: 'verified',
+      waitedMs: expect.any(Number),
+      verification: { reference, workflowId: `idv-${reference}`, status: 'succeeded', sessionId },
+    });
+    // The person exists at the service; the summary names none of it.
+    expect(await stack().control('GET', `/sessions/${sessionId}`)).toMatchObject({ hasIdentityData: true });
+    expect(JSON.stringify(summary)).not.toMatch(/identity|attachment|givenName|familyName/i);
+    await expect(
+      stack().client.workflow.getHandle(connectionWorkflowId(TENANT, connectionId)).describe(),
+    ).rejects.toBeInstanceOf(WorkflowNotFoundError);
+  });
+
+  it('acknowledges an event that comes after the onboarding has ended, and starts nothing', async () => {
+    const connectionId = newConnection();
+    const sessionId = await driveToVerifying(connectionId);
+    await stack().control('POST', `/sessions/${sessionId}/complete`);
+    await onboardings().result(TENANT, connectionId);
+    const handle = stack().client.workflow.getHandle(onboardingWorkflowId(TENANT, connectionId));
+    const ended = await handle.describe();
+
+    const late = await platformEvent(connectionId, 'obj-late', 'new_inbox_message');
+    expect(late.deliveries).toEqual([expect.objectContaining({ status: 200 })]);
+    const after = await handle.describe();
+    expect({ runId: after.runId, status: after.status.name }).toEqual({
+      runId: ended.runId,
+      status: 'COMPLETED',
+    });
+    expect(stack().receiver?.spoolDepth()).toBe(0);
+    expect(receiverLog.join('\n')).toMatch(/event\(s\) for connections whose onboarding had ended/);
+    expect(receiverLog.join('\n')).not.toContain(connectionId);
+    await expect(
+      stack().client.workflow.getHandle(connectionWorkflowId(TENANT, connectionId)).describe(),
+    ).rejects.toBeInstanceOf(WorkflowNotFoundError);
+  });
+
+  it('leaves the connections of a tenant not onboarded to agentConnection', async () => {
+    const connectionId = newConnection();
+    await platformEvent(connectionId, 'obj-plain', 'new_connection', PLAIN);
+    const events = await eventually(
+      () =>
+        stack()
+          .client.workflow.getHandle(connectionWorkflowId(PLAIN, connectionId))
+          .query<{ total: number }>('events')
+          .catch(() => undefined),
+      'the connection workflow',
+    );
+    expect(events.total).toBe(1);
+    await expect(
+      stack().client.workflow.getHandle(onboardingWorkflowId(PLAIN, connectionId)).describe(),
+    ).rejects.toBeInstanceOf(WorkflowNotFoundError);
+    await stack().client.workflow.getHandle(connectionWorkflowId(PLAIN, connectionId)).terminate();
+  });
+
+  it('answers progress while it waits: the types still missing, the counts, the deadline', async () => {
+    const connectionId = newConnection();
+    const before = Date.now();
+    await platformEvent(connectionId, 'obj-hello', 'new_connection');
+    const handle = stack().client.workflow.getHandle(onboardingWorkflowId(TENANT, connectionId));
+    const event = (overrides: Partial<AgentEvent>): AgentEvent => ({
+      tenant: TENANT,
+      connectionId,
+      messageType: 'new_connection',
+      objectId: 'obj-hello',
+      receivedAt: new Date().toISOString(),
+      ...overrides,
+    });
+    // A repeat that got past the receiver, and a stray signal of another connection.
+    await handle.signal(agentEventSignal, event({}));
+    await handle.signal(agentEventSignal, event({ connectionId: 'someone-else' }));
+    await handle.signal(agentEventSignal, event({ messageType: 'new_inbox_message', objectId: 'obj-msg' }));
+    const progress = await progressWhen(
+      connectionId,
+      (p) => p.events.total === 2 && p.events.duplicates === 1 && p.events.ignored === 1,
+      'every signal counted',
+    );
+    expect(progress).toEqual({
+      tenant: TENANT,
+      connectionId,
+      stage: 'waiting',
+      waitingFor: ['credential_request'],
+      events: { total: 2, duplicates: 1, ignored: 1, byType: { new_connection: 1, new_inbox_message: 1 } },
+      deadline: expect.any(String),
+    });
+    const deadline = Date.parse(progress.deadline);
+    expect(deadline).toBeGreaterThanOrEqual(before + 7 * DAY - 60_000);
+    expect(deadline).toBeLessThanOrEqual(Date.now() + 7 * DAY);
+
+    await onboardings().cancel(TENANT, connectionId);
+    await expect(onboardings().result(TENANT, connectionId)).rejects.toMatchObject({
+      name: 'OnboardingError',
+      code: 'OnboardingCancelled',
+    });
+  });
+
+  it('cancelled while it verifies: its verification is cancelled, the session at the service too, before it ends cancelled', async () => {
+    const connectionId = newConnection();
+    const sessionId = await driveToVerifying(connectionId);
+    await onboardings().cancel(TENANT, connectionId);
+    const error: unknown = await onboardings()
+      .result(TENANT, connectionId)
+      .catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(OnboardingError);
+    expect((error as OnboardingError).code).toBe('OnboardingCancelled');
+    // Already so when the onboarding has ended: it waited for its child's clean-up.
+    expect(await stack().control('GET', `/sessions/${sessionId}`)).toMatchObject({
+      outcome: { done: true, success: false, errorCode: 'Canceled' },
+    });
+    const child = await stack()
+      .client.workflow.getHandle(`idv-${onboardingReference(TENANT, connectionId)}`)
+      .describe();
+    expect(child.status.name).toBe('CANCELLED');
+  });
+
+  it('is started again by hand once it has ended, joins a running one, but never verifies a connection twice', async () => {
+    const connectionId = newConnection();
+    const sessionId = await driveToVerifying(connectionId);
+    await stack().control('POST', `/sessions/${sessionId}/complete`);
+    await onboardings().result(TENANT, connectionId);
+    const input = { tenant: TENANT, connectionId, verification: mobile(stack().profileId) };
+    const again = await onboardings().start(input);
+    expect((await onboardings().start(input)).runId).toBe(again.runId);
+    await stack().client.workflow.getHandle(again.workflowId).signal(agentEventSignal, {
+      tenant: TENANT,
+      connectionId,
+      messageType: 'new_connection',
+      objectId: 'obj-again',
+      receivedAt: new Date().toISOString(),
+    });
+    const error: unknown = await onboardings()
+      .result(TENANT, connectionId)
+      .catch((e: unknown) => e);
+    expect(error).toMatchObject({ name: 'OnboardingError', code: 'OnboardingFailed' });
+    expect((error as Error).message).toContain("this connection's verification has run already");
+  });
+
+  it('continues as new while it waits before its history grows large, carrying what it has seen', async () => {
+    const connectionId = newConnection();
+    const started = await onboardings().start({
+      tenant: TENANT,
+      connectionId,
+      waitFor: ['new_connection', 'credential_request'],
+      maxHistoryEvents: 20,
+      verification: mobile(stack().profileId),
+    });
+    const handle = stack().client.workflow.getHandle(started.workflowId);
+    const first = await progressWhen(connectionId, () => true, 'the first run');
+    const event = (objectId: string): AgentEvent => ({
+      tenant: TENANT,
+      connectionId,
+      messageType: 'new_inbox_message',
+      objectId,
+      receivedAt: new Date().toISOString(),
+    });
+    for (let n = 0; n < 15; n += 1) await handle.signal(agentEventSignal, event(`msg-${n}`));
+    await eventually(
+      async () => ((await handle.describe()).runId !== started.runId ? true : undefined),
+      'a new run',
+    );
+    await handle.signal(agentEventSignal, event('msg-3'));
+    const carried = await progressWhen(
+      connectionId,
+      (p) => p.events.total === 15 && p.events.duplicates === 1,
+      'every event once, the repeat absorbed',
+    );
+    expect(carried).toMatchObject({ stage: 'waiting', deadline: first.deadline });
+    await onboardings().cancel(TENANT, connectionId);
+  });
+
+  it('refuses invalid input naming each problem, before anything starts', async () => {
+    const error: unknown = await onboardings()
+      .start({
+        tenant: 'no tenant',
+        connectionId: 'conn/1',
+        waitFor: [],
+        timeoutMs: 1_000,
+        verification: { ...mobile('not-a-uuid'), providerInput: { name: 'Ada' } } as OnboardingVerification,
+      })
+      .catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(OnboardingError);
+    expect((error as OnboardingError).code).toBe('InvalidOnboardingInput');
+    const message = (error as Error).message;
+    for (const problem of [
+      'tenant may contain only letters, digits, . _ and -',
+      'connectionId may contain only letters, digits, . _ : and -',
+      'waitFor needs at least one message type',
+      'timeoutMs must be at least 1m',
+      'verification.verificationProfileId must be a uuid',
+      'verification has unknown fields: providerInput',
+    ])
+      expect(message).toContain(problem);
+    const long = await onboardings()
+      .start({ tenant: TENANT, connectionId: 'c'.repeat(180), verification: mobile(stack().profileId) })
+      .catch((e: unknown) => e);
+    expect((long as Error).message).toMatch(
+      /connectionId makes an invalid verification reference: must be at most 200/,
+    );
+  });
+
+  it('refuses invalid input in the workflow itself at once (a start that bypassed the client)', async () => {
+    const connectionId = newConnection();
+    const input: OnboardingInput = {
+      tenant: TENANT,
+      connectionId,
+      waitFor: ['new_connection', 'new_connection'],
+      verification: { ...mobile(stack().profileId), timeout: 'soon' },
+    };
+    const error: unknown = await stack()
+      .client.workflow.execute('onboarding', {
+        taskQueue: stack().taskQueue,
+        workflowId: onboardingWorkflowId(TENANT, connectionId),
+        args: [input],
+      })
+      .catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(WorkflowFailedError);
+    const cause = (error as WorkflowFailedError).cause;
+    expect(cause).toBeInstanceOf(ApplicationFailure);
+    expect(cause).toMatchObject({ type: 'InvalidOnboardingInput', nonRetryable: true });
+    expect(cause?.message).toBe(
+      'invalid onboarding input: waitFor must not repeat a type; verification.timeout timeout must be a duration such as 30m, 1h or 30 days',
+    );
+  });
+
+  it('prepares the verification as a client start would, and refuses invalid settings for good', async () => {
+    const activities = onboardingActivities({
+      identity: stack().identity,
+      vault: stack().store.vault,
+      blobs: stack().store.blobs,
+      dataKeys: stack().dataKeys,
+    });
+    const prepared = await activities.prepareOnboardingVerification({
+      tenant: TENANT,
+      connectionId: 'conn-prepared',
+      verification: mobile(stack().profileId),
+    });
+    expect(prepared).toMatchObject({
+      reference: `onboarding-verification:${TENANT}-conn-prepared`,
+      results: 'none',
+      timeout: 3_600_000,
+      redactAfter: 'never',
+    });
+    expect(await stack().store.dataKeys.get(prepared.dataKeyId)).toMatchObject({ state: 'live' });
+    const refused: unknown = await activities
+      .prepareOnboardingVerification({
+        tenant: TENANT,
+        connectionId: 'conn-refused',
+        verification: { ...mobile(stack().profileId), capabilities: [] },
+      })
+      .catch((e: unknown) => e);
+    expect(refused).toBeInstanceOf(ApplicationFailure);
+    expect(refused).toMatchObject({
+      type: 'InvalidOnboardingInput',
+      nonRetryable: true,
+      message: 'invalid onboarding input: verification.capabilities needs at least one capability',
+    });
+  });
+});

@@ -11,6 +11,7 @@ import { IdvClient } from '../../idv-client';
 import { type Command } from '../command';
 import { printJson } from '../output';
 import { openLocalStore } from '../../../stores/local/local-store';
+import { demoMigration } from './demo-migration';
 import { demoOnboarding, demoOnboardingSettings } from './demo-onboarding';
 
 interface DemoResult {
@@ -20,11 +21,11 @@ interface DemoResult {
   ok: boolean;
 }
 
-/** `idv demo`: success, failure, timeout→cancel, redaction and an onboarding on a fresh embedded stack. */
+/** `idv demo`: success, failure, timeout→cancel, redaction, an onboarding and a migration on a fresh embedded stack. */
 export const demoCommand: Command = {
   name: 'demo',
   summary:
-    'Run success, failure, timeout→cancel, redaction and an onboarding driven by agent events on a fresh embedded stack, then exit',
+    'Run success, failure, timeout→cancel, redaction, an onboarding driven by agent events and a migration (dry run, apply, again) on a fresh embedded stack, then exit',
   usage: 'demo [--json]',
   options: {},
   async run({ values }, io) {
@@ -105,6 +106,7 @@ export const demoCommand: Command = {
         view?.redacted && !view.identity && report ? 'redacted' : 'data still there',
       );
       await demoOnboarding(stack, idv.client, 'idv-demo', record);
+      await demoMigration(stack, idv.client, 'idv-demo', record);
     } finally {
       await connection.close();
       await stack.stop();

@@ -15,6 +15,7 @@ import { encryptingDataConverter } from '../../codec/data-converter';
 import { replayFixtureKeys } from './fixture-keys';
 import { scenarios } from './scenarios';
 import { agentScenarios } from './agent-scenarios';
+import { migrationScenarios } from './migration-scenarios';
 import { AgentClients } from '../../api/agent/agent-clients';
 import { openLocalStore } from '../../stores/local/local-store';
 
@@ -65,7 +66,7 @@ async function main(): Promise<void> {
     const directory = join(__dirname, 'histories');
     for (const file of await readdir(directory)) if (file.endsWith('.json')) await rm(join(directory, file));
     await worker.runUntil(async () => {
-      for (const scenario of [...scenarios, ...agentScenarios]) {
+      for (const scenario of [...scenarios, ...agentScenarios, ...migrationScenarios]) {
         const runs = await scenario.run(
           { idv, profileId: emulator.verificationProfiles[0]?.id ?? '', control, agent },
           `replay-${scenario.name}-${Date.now()}`,

@@ -7,6 +7,7 @@ import { harnessEnv, harnessValue } from '../harness/env';
 import { encryptingDataConverter } from '../../codec/data-converter';
 import { replayFixtureKeys } from './fixture-keys';
 import { agentScenarios } from './agent-scenarios';
+import { migrationScenarios } from './migration-scenarios';
 import { historyFiles, scenarios } from './scenarios';
 
 const directory = join(__dirname, 'histories');
@@ -24,7 +25,9 @@ const legacyFiles = readdirSync(legacyDirectory).filter((name) => name.endsWith(
 // change that would break running workflows fails here.
 describe('replay of recorded histories', () => {
   it('has exactly the histories the scenarios declare (one per recorded run, by name)', () => {
-    expect([...files].sort()).toEqual(historyFiles([...scenarios, ...agentScenarios]).sort());
+    expect([...files].sort()).toEqual(
+      historyFiles([...scenarios, ...agentScenarios, ...migrationScenarios]).sort(),
+    );
   });
 
   it.each([

@@ -46,7 +46,10 @@ export interface AuthorizeTarget {
   redirectUri: string;
   /** Fresh per verification: the one passed here is an example. */
   nonce: string;
-  /** Earlier schema ids and the credential templates they became (restrictions to a schema follow it). */
+  /**
+   * Earlier schema ids, and `<name> <version>`s, with the credential templates they became
+   * (restrictions to a schema, by id or by name and version, follow it).
+   */
   templates?: Readonly<Record<string, string>>;
 }
 
@@ -128,7 +131,9 @@ export function convertPolicy(policy: EarlierPolicy, target: AuthorizeTarget): P
           concept: 'duplicate-attribute',
           group: group.policyName,
           attribute,
-          note: 'requested by an earlier group too; disclosed once',
+          note: attributes.includes(attribute)
+            ? 'listed twice in this group; disclosed once'
+            : 'requested by an earlier group too; disclosed once',
         });
         continue;
       }
@@ -222,7 +227,8 @@ function restrictionFlags(
         ? `${restriction.schemaName}${restriction.schemaVersion ? ` ${restriction.schemaVersion}` : ''}`
         : undefined);
     if (schema) {
-      const template = restriction.schemaId ? target.templates?.[restriction.schemaId] : undefined;
+      const template =
+        target.templates && Object.hasOwn(target.templates, schema) ? target.templates[schema] : undefined;
       if (template) {
         if (!templates.includes(template)) templates.push(template);
       } else

@@ -86,7 +86,18 @@ export function planMigration(
     });
     return { schemaId: schema.id, template, flags };
   });
-  const templateIds = Object.fromEntries(templates.map((t) => [t.schemaId, t.template.id]));
+  // Restrictions name a schema by its id, or by its name and version.
+  const templateIds = Object.fromEntries(
+    inventory.schemas.flatMap(({ id, name, version }, i) => {
+      const template = templates[i]?.template.id;
+      return template
+        ? [
+            [id, template],
+            [`${name} ${version}`, template],
+          ]
+        : [];
+    }),
+  );
   const authorizeRequests = inventory.policies.map((policy) => {
     const { request, flags } = convertPolicy(policy, {
       authUrl: target.authUrl,

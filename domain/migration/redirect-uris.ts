@@ -38,7 +38,7 @@ export function coveringRedirectUri(needed: string, registered: readonly string[
   const target = normalised(needed);
   return registered.find((uri) => {
     if (!uri.includes('*')) return normalised(uri) === target;
-    const pattern = lowerOrigin(uri)
+    const pattern = lowerOrigin(normalised(uri))
       .split('*')
       .map((part) => part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'))
       .join('.*');

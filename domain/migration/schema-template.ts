@@ -38,12 +38,22 @@ export interface ConvertSchemaOptions {
   mapping?: Readonly<Record<string, TemplateType>>;
 }
 
-// Name patterns that say the type without doubt; anything else stays a string.
+// Name patterns that say the type without doubt; anything else stays a string. Words between
+// underscores in any case; camelCase words case-sensitively (`issueDate`, `isActive`), or
+// `issuer`, `canton`, `format` and `update` would read as booleans and dates.
 const inferred: ReadonlyArray<[TemplateType, RegExp]> = [
-  ['datetime', /(^|_)(date|dob|birthdate|date_of_birth|expiry|expires|issued)($|_)|(Date|At)$|_at$/i],
-  ['boolean', /^(is|has|can)(_|[A-Z])|(^|_)(verified|active|enabled|consent)$/i],
+  ['datetime', /(^|_)(date|dob|birthdate|date_of_birth|expiry|expires|issued)($|_)|_at$/i],
+  ['datetime', /[a-z0-9](Date|At)$/],
+  ['boolean', /^(is|has|can)_|(^|_)(verified|active|enabled|consent)$/i],
+  ['boolean', /^([iI]s|[hH]as|[cC]an)[A-Z]/],
   ['number', /(^|_)(age|count|amount|score|height|weight|quantity|number_of)($|_)/i],
 ];
+
+/** The one type a name suggests; none when it suggests none or several (`has_expiry`). */
+function inferredType(attribute: string): TemplateType | undefined {
+  const types = new Set(inferred.filter(([, pattern]) => pattern.test(attribute)).map(([type]) => type));
+  return types.size === 1 ? [...types][0] : undefined;
+}
 
 const PLAIN_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 
@@ -61,7 +71,8 @@ export function convertSchema(schema: EarlierSchema, options: ConvertSchemaOptio
       note: 'the earlier credential definition has no equivalent: the template is published at its URL',
     },
   ];
-  const properties: CredentialTemplate['properties'] = {};
+  // No prototype: `__proto__` is kept as an attribute, `constructor` is not found as one.
+  const properties = Object.create(null) as CredentialTemplate['properties'];
   for (const attribute of schema.attr_names) {
     if (Object.hasOwn(properties, attribute)) {
       flags.push({ attribute, concept: 'duplicate-attribute', note: 'listed twice; kept once' });
@@ -73,8 +84,9 @@ export function convertSchema(schema: EarlierSchema, options: ConvertSchemaOptio
         concept: 'odd-attribute-name',
         note: 'kept as written: check the holders’ wallets accept it',
       });
-    const mapped = options.mapping?.[attribute];
-    const guessed = inferred.find(([, pattern]) => pattern.test(attribute))?.[0];
+    const mapped =
+      options.mapping && Object.hasOwn(options.mapping, attribute) ? options.mapping[attribute] : undefined;
+    const guessed = inferredType(attribute);
     const type = mapped ?? guessed ?? 'string';
     if (!mapped && guessed)
       flags.push({

@@ -2,16 +2,36 @@ import { Context } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
 import { paginateRedirectUris } from '../api/identity/pagination';
 import { WebhookRegistryClient, WebhookRegistryError } from '../client/webhook-registry-client';
-import { type EarlierInventory } from '../domain/migration/migration-plan';
+import { randomUUID } from 'node:crypto';
+import {
+  type EarlierInventory,
+  type InventoryWebhook,
+  type MigrationPlan,
+  type MigrationTarget,
+  planMigration,
+} from '../domain/migration/migration-plan';
+import { type RedirectUriReport } from '../domain/migration/migration-report';
 import { coveringRedirectUri } from '../domain/migration/redirect-uris';
 import { maskedUrl } from '../domain/webhook-registry';
+import { sameWebhookUrl } from '../domain/webhook-rules';
 import { type WebhookListing, type WebhookView } from '../workflows/agent-messages';
 import { tenantAgentClient } from './agent-activities';
 import { type ActivityDeps } from './deps';
 import { classified } from './failures';
 
-/** Bounds of what one migration reads (its report is one Temporal payload). */
-export const migrationLimits = { schemas: 500, policies: 500, redirectUris: 10_000 };
+/**
+ * Bounds of one migration: its plan and report are Temporal payloads (at most 2 MB each), so a
+ * plan larger than `planBytes` is refused before anything is changed.
+ */
+export const migrationLimits = { schemas: 500, policies: 500, redirectUris: 10_000, planBytes: 800_000 };
+
+/** A tenant's plan, as the migration workflow gets it. */
+export interface TenantPlan {
+  plan: MigrationPlan;
+  webhooks: InventoryWebhook[];
+  /** What stops an apply (reported by a dry run): nothing is changed while any remains. */
+  blockers: string[];
+}
 
 /** Where a webhook call of the cut-over goes. */
 export interface CutOverWebhook {
@@ -107,55 +127,94 @@ export function migrationActivities(deps: ActivityDeps) {
     );
   };
 
+  const inventoryOf = async (
+    tenant: string,
+  ): Promise<{ inventory: EarlierInventory; blockers: string[] }> => {
+    const client = tenantAgentClient(deps, tenant);
+    const options = { signal: signal() };
+    const [webhooks, schemas, policies] = await classified(() =>
+      Promise.all([
+        client.listWebhooks(options),
+        client.listSchemas(options),
+        client.listVerificationPolicies(options),
+      ]),
+    );
+    if (schemas.length > migrationLimits.schemas) tooMany('schemas', migrationLimits.schemas);
+    if (policies.length > migrationLimits.policies) tooMany('policies', migrationLimits.policies);
+    // Two earlier webhooks of one URL: the registry tells webhooks apart by URL, so it could take
+    // the wrong one over. Said before anything changes.
+    const blockers = webhooks.flatMap((webhook, index) =>
+      webhooks
+        .slice(index + 1)
+        .filter((other) => sameWebhookUrl(other.url, webhook.url))
+        .map(
+          (other) =>
+            `webhooks ${webhook.id} and ${other.id} have the same URL: delete one (idv webhooks delete) before migrating`,
+        ),
+    );
+    const inventory: EarlierInventory = {
+      webhooks: webhooks.map((webhook) => ({
+        id: webhook.id,
+        url: reportedUrl(webhook.url),
+        type: webhook.type,
+        // The platform's list may leave it out: only enabled webhooks are called, and one never
+        // disabled is enabled.
+        enabled: webhook.enabled ?? true,
+      })),
+      schemas: schemas.map(({ id, name, version, attributeNames }) => ({
+        id,
+        name,
+        version,
+        attr_names: attributeNames,
+      })),
+      policies: policies.map(
+        ({ policyId, name, version, attributes, predicates, revocationRequirement }) => ({
+          policyId,
+          name,
+          version,
+          attributes: attributes.map(({ policyName, attributeNames, restrictions }) => ({
+            policyName,
+            attributeNames,
+            restrictions: restrictions ?? [],
+          })),
+          predicates,
+          ...(revocationRequirement ? { revocationRequirement } : {}),
+        }),
+      ),
+    };
+    return { inventory, blockers };
+  };
+
   return {
-    /** A tenant's webhooks (the receiver's token hidden), schemas and policies on the earlier platform. */
-    async inventoryEarlierPlatform(tenant: string): Promise<EarlierInventory> {
-      const client = tenantAgentClient(deps, tenant);
-      return await classified(async () => {
-        const options = { signal: signal() };
-        const [webhooks, schemas, policies] = await Promise.all([
-          client.listWebhooks(options),
-          client.listSchemas(options),
-          client.listVerificationPolicies(options),
-        ]);
-        if (schemas.length > migrationLimits.schemas) tooMany('schemas', migrationLimits.schemas);
-        if (policies.length > migrationLimits.policies) tooMany('policies', migrationLimits.policies);
-        return {
-          webhooks: webhooks.map((webhook) => ({
-            id: webhook.id,
-            url: reportedUrl(webhook.url),
-            type: webhook.type,
-            // The platform's list may leave it out: only enabled webhooks are called, and one
-            // never disabled is enabled.
-            enabled: webhook.enabled ?? true,
-          })),
-          schemas: schemas.map(({ id, name, version, attributeNames }) => ({
-            id,
-            name,
-            version,
-            attr_names: attributeNames,
-          })),
-          policies: policies.map(
-            ({ policyId, name, version, attributes, predicates, revocationRequirement }) => ({
-              policyId,
-              name,
-              version,
-              attributes: attributes.map(({ policyName, attributeNames, restrictions }) => ({
-                policyName,
-                attributeNames,
-                restrictions: restrictions ?? [],
-              })),
-              predicates,
-              ...(revocationRequirement ? { revocationRequirement } : {}),
-            }),
-          ),
-        };
-      });
+    /**
+     * Reads the tenant's webhooks, schemas and policies from the earlier platform and converts
+     * them into the plan. In an activity, not the workflow: the plan is recorded in history, so
+     * a converter changed by a deploy never changes what a running migration does.
+     */
+    async planTenantMigration(request: { tenant: string; target: MigrationTarget }): Promise<TenantPlan> {
+      const inventory = await inventoryOf(request.tenant);
+      const plan = planMigration(inventory.inventory, request.target, () => randomUUID());
+      const bytes = Buffer.byteLength(JSON.stringify(plan));
+      if (bytes > migrationLimits.planBytes)
+        throw ApplicationFailure.create({
+          type: 'MigrationTooLarge',
+          message: `the plan would be ${bytes} bytes (at most ${migrationLimits.planBytes}): migrate this tenant in parts`,
+          nonRetryable: true,
+        });
+      return { plan, webhooks: inventory.inventory.webhooks, blockers: inventory.blockers };
     },
 
-    /** The redirect URIs registered on the current API (every page). */
-    async listRedirectUris(): Promise<string[]> {
-      return await classified(() => heartbeating(registeredUris));
+    /** Which of `uris` a registered redirect URI already allows (read here, so the decision is in history). */
+    async classifyRedirectUris(uris: string[]): Promise<RedirectUriReport[]> {
+      return await classified(() =>
+        heartbeating(async () => {
+          const registered = await registeredUris();
+          return uris.map((uri): RedirectUriReport => {
+            const coveredBy = coveringRedirectUri(uri, registered);
+            return coveredBy ? { uri, action: 'exists', coveredBy } : { uri, action: 'register' };
+          });
+        }),
+      );
     },
 
     /**
@@ -176,12 +235,14 @@ export function migrationActivities(deps: ActivityDeps) {
     /**
      * Disables an earlier webhook through the tenant's registry: one made outside it is taken
      * over first (found by its URL, never made twice). One already disabled is left alone, so a
-     * retry changes nothing twice.
+     * retry changes nothing twice; a retry (an earlier attempt's answer lost) that finds it
+     * disabled counts it as its own.
      */
     async disableEarlierWebhook(request: CutOverWebhook): Promise<'disabled' | 'already-disabled'> {
+      const retried = Context.current().info.attempt > 1;
       return await throughRegistry(async (): Promise<'disabled' | 'already-disabled'> => {
         let view = await findView(request);
-        if (!view.enabled) return 'already-disabled';
+        if (!view.enabled) return retried ? 'disabled' : 'already-disabled';
         if (!view.managed) {
           const client = tenantAgentClient(deps, request.tenant);
           const webhook = (await classified(() => client.listWebhooks({ signal: signal() }))).find(
@@ -195,11 +256,15 @@ export function migrationActivities(deps: ActivityDeps) {
       });
     },
 
-    /** Enables again a webhook the cut-over disabled (compensation); one enabled already is left alone. */
+    /**
+     * Enables again a webhook the cut-over touched (compensation). A managed one is always sent
+     * the update: it queues behind a disable the registry may still be carrying out, which a
+     * look at its state would miss (the registry writes nothing already done).
+     */
     async enableEarlierWebhook(request: CutOverWebhook): Promise<'re-enabled'> {
       return await throughRegistry(async (): Promise<'re-enabled'> => {
         const view = await findView(request);
-        if (!view.enabled) await registry().enable(request.tenant, view.id);
+        if (view.managed || !view.enabled) await registry().enable(request.tenant, view.id);
         return 're-enabled';
       });
     },

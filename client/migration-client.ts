@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import {
   type Client,
   WorkflowFailedError,
@@ -14,8 +15,27 @@ import { type MigrationProgress, migrationProgressQuery } from '../workflows/mig
 import { type platformMigration } from '../workflows/platform-migration';
 import { innermostMessage } from './failure-message';
 
-/** The memo field holding a migration's mode. */
+/** The memo fields holding a migration's mode and a digest of its whole input. */
 const MODE_MEMO = 'idvMigrationMode';
+const INPUT_MEMO = 'idvMigrationInput';
+
+/** A digest of the input, the same whatever order its keys were written in. */
+function inputDigest(input: PlatformMigrationInput): string {
+  const { target } = input;
+  const canonical = {
+    tenant: input.tenant,
+    apply: input.apply === true,
+    target: {
+      authUrl: target.authUrl,
+      schemaBaseUrl: target.schemaBaseUrl,
+      clientId: target.clientId,
+      ecosystem: target.ecosystem,
+      redirectUri: target.redirectUri,
+      mapping: Object.entries(target.mapping ?? {}).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)),
+    },
+  };
+  return createHash('sha256').update(JSON.stringify(canonical)).digest('hex');
+}
 
 /** Thrown for an invalid migration, one of another mode already running, or a migration that failed; the message says why. */
 export class MigrationError extends Error {
@@ -39,8 +59,8 @@ export interface MigrationRun {
 
 /**
  * Migrations of tenants off the earlier platform (`idv-migration-<tenant>`, one at a time per
- * tenant). Starting while one of the same mode runs joins it (a command that lost its terminal
- * follows the same run); one of the other mode is refused.
+ * tenant). Starting while one with the same input runs joins it (a command that lost its
+ * terminal follows the same run); one of another mode or other settings is refused.
  */
 export class MigrationClient {
   readonly #client: Client;
@@ -62,8 +82,8 @@ export class MigrationClient {
       workflowId,
       taskQueue: this.#taskQueue,
       args: [input],
-      // The mode is read from the memo, so the check needs no worker.
-      memo: { [MODE_MEMO]: mode },
+      // Read from the memo, so the check needs no worker.
+      memo: { [MODE_MEMO]: mode, [INPUT_MEMO]: inputDigest(input) },
       workflowIdConflictPolicy: 'USE_EXISTING',
       workflowIdReusePolicy: 'ALLOW_DUPLICATE',
     });
@@ -72,6 +92,10 @@ export class MigrationClient {
     if (running !== mode)
       throw new MigrationError(
         `a migration of ${input.tenant} in ${String(running)} mode is running (${workflowId}): wait for it to end`,
+      );
+    if (description.memo?.[INPUT_MEMO] !== inputDigest(input))
+      throw new MigrationError(
+        `a migration of ${input.tenant} with other settings is running (${workflowId}): wait for it to end`,
       );
     return { handle, started: runningBefore !== description.runId };
   }
@@ -95,7 +119,13 @@ export class MigrationClient {
 
   /** Where the tenant's running migration is. */
   async progress(tenant: string): Promise<MigrationProgress> {
-    return await this.#client.workflow.getHandle(migrationWorkflowId(tenant)).query(migrationProgressQuery);
+    try {
+      return await this.#client.workflow.getHandle(migrationWorkflowId(tenant)).query(migrationProgressQuery);
+    } catch (error) {
+      if (error instanceof WorkflowNotFoundError)
+        throw new MigrationError(`no migration of ${tenant} has run`, { cause: error });
+      throw error;
+    }
   }
 
   async #runningRunId(workflowId: string): Promise<string | undefined> {

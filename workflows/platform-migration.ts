@@ -5,18 +5,15 @@ import {
   isCancellation,
   proxyActivities,
   setHandler,
-  uuid4,
 } from '@temporalio/workflow';
 import type { VerificationActivities } from '../activities/index';
+import type { TenantPlan } from '../activities/migration-activities';
 import { migrationInputProblems, type PlatformMigrationInput } from '../domain/migration/migration-input';
-import { planMigration } from '../domain/migration/migration-plan';
 import {
   type MigrationReport,
-  type RedirectUriReport,
   reportFlagCount,
   type WebhookReport,
 } from '../domain/migration/migration-report';
-import { coveringRedirectUri } from '../domain/migration/redirect-uris';
 import { type MigrationProgress, migrationProgressQuery } from './migration-messages';
 
 // Each call is short and heartbeats (a dead worker is noticed in seconds); the registry behind the
@@ -77,32 +74,28 @@ export async function platformMigration(input: PlatformMigrationInput): Promise<
     return report;
   };
 
-  let inventory;
+  // Read and converted in one activity: the plan is in history, so a converter changed by a
+  // deploy never changes what a running migration does.
+  let tenantPlan: TenantPlan;
   try {
-    inventory = await calls.inventoryEarlierPlatform(tenant);
+    tenantPlan = await calls.planTenantMigration({ tenant, target });
   } catch (error) {
     return finish('failed', expectedFailure(error));
   }
-
   progress.stage = 'convert';
-  // The nonces are examples (each verification needs its own); uuid4 is replay-safe.
-  const plan = planMigration(inventory, target, () => uuid4());
+  const { plan, webhooks, blockers } = tenantPlan;
   report.templates = plan.templates;
   report.authorizeRequests = plan.authorizeRequests;
+  if (blockers.length > 0) report.blockers = blockers;
   progress.flags = reportFlagCount(report);
 
   progress.stage = 'apply';
-  let registered: string[];
   try {
-    registered = await calls.listRedirectUris();
+    report.redirectUris = await calls.classifyRedirectUris(plan.redirectUris);
   } catch (error) {
     return finish('failed', expectedFailure(error));
   }
-  report.redirectUris = plan.redirectUris.map((uri): RedirectUriReport => {
-    const coveredBy = coveringRedirectUri(uri, registered);
-    return coveredBy ? { uri, action: 'exists', coveredBy } : { uri, action: 'register' };
-  });
-  report.webhooks = inventory.webhooks.map((webhook): WebhookReport => ({
+  report.webhooks = webhooks.map((webhook): WebhookReport => ({
     ...webhook,
     action: webhook.enabled ? 'disable' : 'already-disabled',
   }));
@@ -113,6 +106,7 @@ export async function platformMigration(input: PlatformMigrationInput): Promise<
   };
   progress.webhooks.toDisable = plan.webhooksToDisable.length;
   if (mode === 'dry-run') return finish('planned');
+  if (blockers.length > 0) return finish('failed', new Error(`nothing changed: ${blockers.join('; ')}`));
 
   let changed = false;
   try {
@@ -156,6 +150,8 @@ export async function platformMigration(input: PlatformMigrationInput): Promise<
     // Compensation: the tenant keeps receiving events on the earlier platform, as before the
     // cut-over began. It runs even when the migration was cancelled.
     progress.stage = 'compensate';
+    // Each webhook it disabled, and the one in flight; not one found disabled already by a first
+    // attempt (someone else's doing; a retry after a lost answer reports its own as disabled).
     const inFlight = attempted.find((entry) => entry.action === 'disable');
     const touched = attempted.filter((entry) => entry.action !== 'already-disabled');
     const compensated = await CancellationScope.nonCancellable(() => reEnable(tenant, touched, progress));

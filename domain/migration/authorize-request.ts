@@ -208,7 +208,8 @@ function restrictionFlags(
   };
   const at = group ? { group } : {};
   for (const restriction of restrictions) {
-    const issuer = restriction.issuerDid ?? restriction.issuerID ?? restriction.schemaIssuerDid;
+    // `||`: an empty spelling does not hide the other one.
+    const issuer = restriction.issuerDid || restriction.issuerID || restriction.schemaIssuerDid;
     if (issuer)
       add({
         concept: 'issuer-restriction',
@@ -231,6 +232,12 @@ function restrictionFlags(
         target.templates && Object.hasOwn(target.templates, schema) ? target.templates[schema] : undefined;
       if (template) {
         if (!templates.includes(template)) templates.push(template);
+        // Listed in `disclose`, but the request itself cannot require it: never silently lost.
+        add({
+          concept: 'schema-restriction',
+          ...at,
+          note: `restricted to schema ${schema} (template ${template}): the authorize request cannot require a template; check the presented credential's template in your service`,
+        });
       } else
         add({
           concept: 'schema-restriction',

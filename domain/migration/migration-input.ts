@@ -11,14 +11,28 @@ export interface PlatformMigrationInput {
   target: MigrationTarget;
 }
 
-function httpUrlProblem(name: string, value: unknown): string | undefined {
-  if (typeof value !== 'string' || value.length > 2_000) return `${name} must be an absolute http(s) URL`;
+const LOOPBACK = new Set(['localhost', '127.0.0.1', '[::1]']);
+
+/**
+ * An address holders' browsers and wallets are sent to: absolute https (http only on this
+ * machine), no credentials, no fragment (RFC 6749 §3.1.2), no `*` (a wildcard belongs in what
+ * is registered, never in a request: registering it would widen where the provider redirects).
+ */
+function urlProblem(name: string, value: unknown): string | undefined {
+  const wrong = `${name} must be an absolute https URL (http only for localhost)`;
+  if (typeof value !== 'string' || value.length > 2_000) return wrong;
+  let url: URL;
   try {
-    const url = new URL(value.split(POLICY_PLACEHOLDER).join('policy'));
-    return ['http:', 'https:'].includes(url.protocol) ? undefined : `${name} must be an absolute http(s) URL`;
+    url = new URL(value.split(POLICY_PLACEHOLDER).join('policy'));
   } catch {
-    return `${name} must be an absolute http(s) URL`;
+    return wrong;
   }
+  if (url.protocol !== 'https:' && !(url.protocol === 'http:' && LOOPBACK.has(url.hostname))) return wrong;
+  if (url.username || url.password) return `${name} must not carry credentials`;
+  if (value.includes('#')) return `${name} must not have a fragment (#)`;
+  if (value.includes('*'))
+    return `${name} must not contain * (register a wildcard with idv redirect-uris add)`;
+  return undefined;
 }
 
 function nameProblem(name: string, value: unknown): string | undefined {
@@ -39,9 +53,9 @@ export function migrationInputProblems(input: PlatformMigrationInput): string[] 
   if (typeof target !== 'object' || target === null) return [...problems, 'target is required'];
   problems.push(
     ...[
-      httpUrlProblem('authUrl', target.authUrl),
-      httpUrlProblem('schemaBaseUrl', target.schemaBaseUrl),
-      httpUrlProblem('redirectUri', target.redirectUri),
+      urlProblem('authUrl', target.authUrl),
+      urlProblem('schemaBaseUrl', target.schemaBaseUrl),
+      urlProblem('redirectUri', target.redirectUri),
       nameProblem('clientId', target.clientId),
       nameProblem('ecosystem', target.ecosystem),
     ].filter((problem): problem is string => problem !== undefined),

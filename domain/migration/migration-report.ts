@@ -46,6 +46,8 @@ export interface MigrationReport {
   authorizeRequests: AuthorizePlan[];
   redirectUris: RedirectUriReport[];
   webhooks: WebhookReport[];
+  /** What stops an apply (a dry run reports them; an apply with any changes nothing). */
+  blockers?: string[];
   /** Why it failed or rolled back. */
   error?: string;
 }
@@ -67,6 +69,7 @@ export function summariseMigration(report: MigrationReport): string {
     `Migration of ${report.tenant} (${dry ? 'dry run: nothing changed' : 'applied'}): ${report.outcome}`,
   ];
   if (report.error) lines.push(`  error: ${report.error}`);
+  for (const blocker of report.blockers ?? []) lines.push(`  blocks --apply: ${blocker}`);
   lines.push(`  credential templates: ${report.templates.length} (publish each at its URL)`);
   for (const { schemaId, template, flags } of report.templates)
     lines.push(`    ${schemaId} → ${template.id}${flags.length ? ` (${flags.length} flagged)` : ''}`);

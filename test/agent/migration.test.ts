@@ -95,8 +95,15 @@ describe('platformMigration: dry run, apply, compensation, re-run', () => {
     });
     expect(employee?.request.url.startsWith('https://auth.example/ecosystems/acme/authorize?')).toBe(true);
     expect(employee?.flags.map((flag) => flag.concept).sort()).toEqual(
-      // The issuer restriction of the attributes and that of the predicate, each flagged.
-      ['accumulator-revocation', 'anoncreds-predicate', 'issuer-restriction', 'issuer-restriction'].sort(),
+      // The issuer restriction of the attributes and that of the predicate, each flagged; the
+      // schema restriction followed to its template, and flagged as the request cannot require it.
+      [
+        'accumulator-revocation',
+        'anoncreds-predicate',
+        'issuer-restriction',
+        'issuer-restriction',
+        'schema-restriction',
+      ].sort(),
     );
     expect(report.redirectUris).toEqual([
       { uri: migrationTarget.redirectUri.replace('{policy}', 'employee-check'), action: 'register' },
@@ -197,14 +204,58 @@ describe('platformMigration: dry run, apply, compensation, re-run', () => {
     expect(await platformWebhooks()).toEqual(enabledBefore);
   });
 
+  it('says what blocks an apply in the dry run, and an apply with a blocker changes nothing', async () => {
+    const client = platform();
+    const first = await client.createWebhook({ url: 'https://hooks.example/same', type: 'Notification' });
+    const second = await client.createWebhook({ url: 'https://hooks.example/same', type: 'Notification' });
+    await client.close();
+    const migrationTarget = target();
+    const dry = await migrations().run({ tenant: TENANT, target: migrationTarget });
+    expect(dry.outcome).toBe('planned');
+    expect(dry.blockers).toEqual([
+      `webhooks ${first.id} and ${second.id} have the same URL: delete one (idv webhooks delete) before migrating`,
+    ]);
+    const before = await writes();
+    const applied = await migrations().run({ tenant: TENANT, apply: true, target: migrationTarget });
+    expect(applied.outcome).toBe('failed');
+    expect(applied.error).toMatch(/^nothing changed: webhooks .* have the same URL/);
+    expect(await writes()).toEqual(before);
+  });
+
+  it('refuses a plan too large for one report before changing anything', async () => {
+    const definitions = stack().emulator.store.agentDefinitions.get(TENANT);
+    if (!definitions) throw new Error('the emulator has no definitions for the tenant');
+    const saved = definitions.schemas;
+    definitions.schemas = Array.from({ length: 400 }, (_, n) => ({
+      id: `did:sov:Big:2:Schema ${n}:1.0`,
+      name: `Schema ${n}`,
+      version: '1.0',
+      attributeNames: Array.from({ length: 60 }, (_, a) => `attribute_with_a_long_name_${a}`),
+    }));
+    try {
+      await setUp();
+      const before = await writes();
+      const report = await migrations().run({ tenant: TENANT, apply: true, target: target() });
+      expect(report.outcome).toBe('failed');
+      expect(report.error).toMatch(
+        /^the plan would be \d+ bytes \(at most 800000\): migrate this tenant in parts$/,
+      );
+      expect(report.templates).toEqual([]);
+      expect(await writes()).toEqual(before);
+    } finally {
+      definitions.schemas = saved;
+    }
+  });
+
   it('refuses an invalid migration before starting, and one of the other mode while one runs', async () => {
     const invalid = await migrations()
       .run({ tenant: 'bad tenant', target: { ...target(), redirectUri: 'relative/path' } })
       .catch((error: unknown) => error);
     expect(invalid).toBeInstanceOf(MigrationError);
-    expect((invalid as Error).message).toMatch(/redirectUri must be an absolute http\(s\) URL/);
+    expect((invalid as Error).message).toMatch(/redirectUri must be an absolute https URL/);
     await stack().control('PUT', '/faults', { operation: 'ListRedirectUris', latencyMs: 3_000, count: 1 });
-    const { handle } = await migrations().start({ tenant: TENANT, target: target() });
+    const running = target();
+    const { handle } = await migrations().start({ tenant: TENANT, target: running });
     const refused = await migrations()
       .start({ tenant: TENANT, apply: true, target: target() })
       .catch((error: unknown) => error);
@@ -215,9 +266,14 @@ describe('platformMigration: dry run, apply, compensation, re-run', () => {
       return now.stage === 'apply' ? now : undefined;
     }, 'the migration to reach apply');
     expect(progress).toMatchObject({ tenant: TENANT, mode: 'dry-run', webhooks: { disabled: 0 } });
-    const joined = await migrations().start({ tenant: TENANT, target: target() });
+    const other = await migrations()
+      .start({ tenant: TENANT, target: target() })
+      .catch((error: unknown) => error);
+    expect((other as Error).message).toMatch(/with other settings is running/);
+    const joined = await migrations().start({ tenant: TENANT, target: { ...running } });
     expect(joined.started).toBe(false);
     expect(joined.handle.workflowId).toBe(handle.workflowId);
     expect((await handle.result()).outcome).toBe('planned');
+    await expect(migrations().progress('tenant-none')).rejects.toThrow(/no migration of tenant-none has run/);
   });
 });

@@ -1,4 +1,4 @@
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { commands } from '../../client/cli/commands/index';
@@ -181,6 +181,13 @@ describe('idv commands on the embedded stack', () => {
     });
     const again = await idv('migrate', '--tenant', 'tenant-1', '--apply');
     expect(again.out).toContain('(applied): unchanged');
+    const mappingFile = join(stack.dataDir, 'bad-mapping.json');
+    await writeFile(mappingFile, JSON.stringify({ birthdate: 'date' }));
+    const badMapping = await idv('migrate', '--tenant', 'tenant-1', '--mapping', mappingFile);
+    expect(badMapping).toMatchObject({
+      code: 2,
+      err: `idv: --mapping: ${mappingFile} must be an object of attribute name → string | number | boolean | datetime\n`,
+    });
     expect((await idv('webhooks', 'delete', webhookId, '--tenant', 'tenant-1')).code).toBe(0);
   });
 
@@ -201,7 +208,7 @@ describe('idv commands on the embedded stack', () => {
     [['migrate'], 'idv: idv migrate needs --tenant T\n'],
     [
       ['migrate', '--tenant', 't', '--redirect-uri', 'relative/{policy}'],
-      'idv: --redirect-uri must be an absolute http(s) URL\n',
+      'idv: --redirect-uri must be an absolute https URL (http only for localhost)\n',
     ],
     [
       ['migrate', '--tenant', 't', '--mapping', '/no/such/file.json'],

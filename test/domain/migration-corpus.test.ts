@@ -256,10 +256,21 @@ describe('planMigration', () => {
         templates: ['https://schemas.example.org/templates/Membership/2.1'],
       },
     ]);
-    expect(employee?.flags).toStrictEqual([]);
-    expect(member?.flags).toStrictEqual([]);
-    expect(employeeV2?.flags.map(({ concept, group }) => ({ concept, group }))).toStrictEqual([
-      { concept: 'schema-restriction', group: 'employee' },
+    // Followed, and still flagged: the authorize request itself cannot require a template.
+    expect(employee?.flags.map(({ concept, group, note }) => ({ concept, group, note }))).toStrictEqual([
+      {
+        concept: 'schema-restriction',
+        group: 'employee',
+        note: expect.stringContaining(
+          '(template https://schemas.example.org/templates/Employee%20Badge/2.3): the authorize request cannot require a template',
+        ),
+      },
+    ]);
+    expect(member?.flags.map(({ note }) => note)).toStrictEqual([
+      expect.stringContaining('(template https://schemas.example.org/templates/Membership/2.1)'),
+    ]);
+    expect(employeeV2?.flags.map(({ concept, group, note }) => ({ concept, group, note }))).toStrictEqual([
+      { concept: 'schema-restriction', group: 'employee', note: expect.stringContaining('did not convert') },
     ]);
   });
 

@@ -1,15 +1,18 @@
 import { readFile } from 'node:fs/promises';
+import { z } from 'zod';
 import { MigrationClient, MigrationError } from '../../migration-client';
 import { tenantProblem } from '../../../domain/agent-tenants';
 import { migrationInputProblems } from '../../../domain/migration/migration-input';
 import { type MigrationTarget } from '../../../domain/migration/migration-plan';
 import { summariseMigration } from '../../../domain/migration/migration-report';
-import { type TemplateType } from '../../../domain/migration/schema-template';
+import { type TemplateType, templateTypes } from '../../../domain/migration/schema-template';
 import { readStackInfo, type StackInfo } from '../../../workers/dev/stack-file';
 import { type Command, type CommandArgs, CommandFailedError, UsageError } from '../command';
 import { commandConfig, connectTemporal } from '../connect';
 import { printJson } from '../output';
 import { stringOption } from '../parse-values';
+
+const mappingSchema = z.record(z.string(), z.enum(templateTypes));
 
 /** A mapping file larger than this is not a mapping file. */
 const MAX_MAPPING_BYTES = 1_048_576;
@@ -151,9 +154,16 @@ async function readMapping(file: string): Promise<Record<string, TemplateType>> 
   }
   if (Buffer.byteLength(text) > MAX_MAPPING_BYTES)
     throw new UsageError(`--mapping: ${file} is larger than 1 MiB`);
+  let json: unknown;
   try {
-    return JSON.parse(text) as Record<string, TemplateType>;
+    json = JSON.parse(text);
   } catch {
     throw new UsageError(`--mapping: ${file} is not JSON`);
   }
+  const parsed = mappingSchema.safeParse(json);
+  if (!parsed.success)
+    throw new UsageError(
+      `--mapping: ${file} must be an object of attribute name → ${templateTypes.join(' | ')}`,
+    );
+  return parsed.data;
 }

@@ -111,6 +111,11 @@ export const disclosurePolicies: PolicyCase[] = [
       ],
       flags: [
         {
+          concept: 'schema-restriction',
+          group: 'person',
+          note: 'restricted to schema did:sov:BankKyc5yqGQ2pZrT8Ls:2:KYC:2.0 (template https://schemas.example.org/templates/KYC/2.0): the authorize request cannot require a template',
+        },
+        {
           concept: 'duplicate-attribute',
           group: 'address',
           attribute: 'first_name',
@@ -396,6 +401,11 @@ export const disclosurePolicies: PolicyCase[] = [
           concept: 'issuer-restriction',
           group: 'card',
           note: /issued by did:sov:HealthIns3Wd8rKmPq1: .*is a member of Health Net EU/,
+        },
+        {
+          concept: 'schema-restriction',
+          group: 'card',
+          note: 'restricted to schema did:sov:HealthIns3Wd8rKmPq1:2:Health Insurance Card:3.0.1 (template https://schemas.example.org/templates/Health%20Insurance%20Card/3.0.1): the authorize request cannot require a template',
         },
         { concept: 'accumulator-revocation', note: 'replaced by status lists' },
       ],

@@ -58,6 +58,11 @@ export const restrictionPolicies: PolicyCase[] = [
         {
           concept: 'schema-restriction',
           group: 'badge',
+          note: 'restricted to schema did:sov:7Tqg6BwSSWapxgUDm9KKgg:2:Employee Badge:2.3 (template https://schemas.example.org/templates/Employee%20Badge/2.3): the authorize request cannot require a template',
+        },
+        {
+          concept: 'schema-restriction',
+          group: 'badge',
           note: 'restricted to schema did:sov:Partner6cN2xLw0Qe7:2:Contractor Pass:1.0, which this migration did not convert',
         },
         {
@@ -121,12 +126,17 @@ export const restrictionPolicies: PolicyCase[] = [
           group: 'degree',
           note: 'restricted to credential definition did:sov:UniRegistrar9VtHv3ZcY4:3:CL:88:default',
         },
+        {
+          concept: 'schema-restriction',
+          group: 'degree',
+          note: 'restricted to schema did:sov:UniRegistrar9VtHv3ZcY4:2:University Degree:1.0 (template https://schemas.example.org/templates/University%20Degree/1.0): the authorize request cannot require a template',
+        },
       ],
     },
   },
   {
     description:
-      'alternative schemas (either degree version) become alternative templates, each once; per group; nothing flagged',
+      'alternative schemas (either degree version) become alternative templates, each once; per group; each flagged as not required by the request',
     input: {
       policy: {
         name: 'Degree, any version',
@@ -175,7 +185,23 @@ export const restrictionPolicies: PolicyCase[] = [
           templates: ['https://schemas.example.org/templates/University%20Degree/2.0'],
         },
       ],
-      flags: [],
+      flags: [
+        {
+          concept: 'schema-restriction',
+          group: 'degree',
+          note: 'restricted to schema did:sov:UniRegistrar9VtHv3ZcY4:2:University Degree:1.0 (template https://schemas.example.org/templates/University%20Degree/1.0): the authorize request cannot require a template',
+        },
+        {
+          concept: 'schema-restriction',
+          group: 'degree',
+          note: 'restricted to schema did:sov:UniRegistrar9VtHv3ZcY4:2:University Degree:2.0 (template https://schemas.example.org/templates/University%20Degree/2.0): the authorize request cannot require a template',
+        },
+        {
+          concept: 'schema-restriction',
+          group: 'graduate',
+          note: 'restricted to schema did:sov:UniRegistrar9VtHv3ZcY4:2:University Degree:2.0 (template https://schemas.example.org/templates/University%20Degree/2.0): the authorize request cannot require a template',
+        },
+      ],
     },
   },
   {
@@ -254,7 +280,13 @@ export const restrictionPolicies: PolicyCase[] = [
           templates: ['https://schemas.example.org/templates/Membership/2.1'],
         },
       ],
-      flags: [],
+      flags: [
+        {
+          concept: 'schema-restriction',
+          group: 'member',
+          note: 'restricted to schema Membership 2.1 (template https://schemas.example.org/templates/Membership/2.1): the authorize request cannot require a template',
+        },
+      ],
     },
   },
   {
@@ -342,6 +374,11 @@ export const restrictionPolicies: PolicyCase[] = [
           concept: 'issuer-restriction',
           group: 'adult',
           note: 'only credentials issued by did:sov:BankKyc5yqGQ2pZrT8Ls',
+        },
+        {
+          concept: 'schema-restriction',
+          group: 'adult',
+          note: 'restricted to schema did:sov:BankKyc5yqGQ2pZrT8Ls:2:KYC:2.0 (template https://schemas.example.org/templates/KYC/2.0): the authorize request cannot require a template',
         },
         { concept: 'accumulator-revocation', note: 'replaced by status lists' },
         { concept: 'nothing-to-disclose', note: 'the policy asks for no attribute to be disclosed' },

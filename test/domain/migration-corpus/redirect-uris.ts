@@ -112,6 +112,18 @@ export const coveringCases: CoveringCase[] = [
     expected: undefined,
   },
   {
+    description: 'not: `*` in the host for two labels (read narrowly: one label)',
+    needed: 'https://eu.verifier.acme.example/callback',
+    registered: ['https://*.acme.example/callback'],
+    expected: undefined,
+  },
+  {
+    description: 'not: `*` in the path for a query (read narrowly: the path only)',
+    needed: 'https://app.health.example/cb?tenant=7',
+    registered: ['https://app.health.example/*'],
+    expected: undefined,
+  },
+  {
     description: '`*` with the host in capitals and the default port written out',
     needed: 'https://verifier.acme.example/callback/kyc',
     registered: ['https://*.ACME.example:443/callback/*'],

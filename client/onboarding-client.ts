@@ -4,7 +4,7 @@ import {
   type WorkflowHandle,
   WorkflowNotFoundError,
 } from '@temporalio/client';
-import { CancelledFailure } from '@temporalio/common';
+import { ApplicationFailure, CancelledFailure } from '@temporalio/common';
 import { connectionIdSchema, onboardingWorkflowId } from '../domain/agent-deliveries';
 import { tenantProblem } from '../domain/agent-tenants';
 import { type OnboardingInput, onboardingInputProblems } from '../domain/onboarding';
@@ -24,6 +24,8 @@ export const onboardingErrorCodes = {
   notFound: 'OnboardingNotFound',
   /** The onboarding was cancelled (its verification, if any, too). */
   cancelled: 'OnboardingCancelled',
+  /** Started again by hand, but the connection's verification has run already (one per connection, ever). */
+  alreadyVerified: 'OnboardingAlreadyVerified',
   /** The onboarding failed (terminated, or a failure of its own); the message says why. */
   failed: 'OnboardingFailed',
 } as const;
@@ -131,6 +133,14 @@ export class OnboardingClient {
       });
     if (error instanceof WorkflowFailedError && error.cause instanceof CancelledFailure)
       return new OnboardingError(onboardingErrorCodes.cancelled, `onboarding ${workflowId} was cancelled`, {
+        cause: error,
+      });
+    if (
+      error instanceof WorkflowFailedError &&
+      error.cause instanceof ApplicationFailure &&
+      error.cause.type === onboardingErrorCodes.alreadyVerified
+    )
+      return new OnboardingError(onboardingErrorCodes.alreadyVerified, innermostMessage(error), {
         cause: error,
       });
     if (error instanceof WorkflowFailedError)

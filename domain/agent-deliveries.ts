@@ -73,9 +73,12 @@ export function connectionWorkflowId(tenant: string, connectionId: string): stri
   return `idv-connection-${tenant}-${connectionId}`;
 }
 
-/** The onboarding of a tenant's connection (`workflows/onboarding.ts`): one per connection. */
+/**
+ * The onboarding of a tenant's connection (`workflows/onboarding.ts`): one per connection. A `:`
+ * between tenant and connection (tenants have none), so two tenants' connections never share it.
+ */
 export function onboardingWorkflowId(tenant: string, connectionId: string): string {
-  return `idv-onboarding-${tenant}-${connectionId}`;
+  return `idv-onboarding-${tenant}:${connectionId}`;
 }
 
 /** What makes two deliveries the same event (a repeated delivery reaches its workflow once). */

@@ -36,7 +36,7 @@ export const onboardingSettingsSchema = z.strictObject({
     .transform((value, context) => {
       const ms = parseDuration(value);
       const { minMs, maxMs } = onboardingLimits.timeout;
-      if (ms === undefined || ms < minMs || ms > maxMs) {
+      if (ms === undefined || !Number.isInteger(ms) || ms < minMs || ms > maxMs) {
         context.addIssue({
           code: 'custom',
           message: `must be a duration from ${formatDuration(minMs)} to ${formatDuration(maxMs)}, such as 7d or 36h`,

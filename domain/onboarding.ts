@@ -4,7 +4,6 @@ import { tenantSchema } from './agent-tenants';
 import { formatDuration } from './durations';
 import {
   type ParsedVerificationRequest,
-  referenceSchema,
   resultModes,
   verificationRequestSchema,
 } from './verification';
@@ -23,13 +22,22 @@ export const onboardingLimits = {
 
 /**
  * The reference of an onboarding's verification (its workflow ID is `idv-<reference>`). Not
- * `onboarding-<tenant>-<connectionId>`: that ID is the onboarding's own. The `:` after
- * `verification` keeps it apart from every onboarding's ID (tenants have no `:`), and the
- * `onboarding-` prefix from every new reference a business may start.
+ * `onboarding-<tenant>:<connectionId>`: that ID is the onboarding's own. The `onboarding-` prefix
+ * keeps it apart from every new reference a business may start.
  */
 export function onboardingReference(tenant: string, connectionId: string): string {
-  return `onboarding-verification:${tenant}-${connectionId}`;
+  return `onboarding-verification:${tenant}:${connectionId}`;
 }
+
+/**
+ * An onboarding reference is made of platform ids, not anyone's data: checked for its shape
+ * and length only (the personal-data heuristic of business references would refuse ids that
+ * merely look like dates).
+ */
+const onboardingReferenceSchema = z
+  .string()
+  .max(200, { message: 'must be at most 200 characters' })
+  .regex(/^[A-Za-z0-9][A-Za-z0-9._:-]*$/, { message: 'may contain only letters, digits, . _ : and -' });
 
 /**
  * The verification an onboarding runs: a verification request without `reference` (the
@@ -73,6 +81,20 @@ export interface CarriedOnboarding {
   keys: string[];
 }
 
+const count = z.number().int().min(0);
+/** What a run carries into the next (set by the workflow itself; checked all the same). */
+const carriedSchema: z.ZodType<CarriedOnboarding, CarriedOnboarding> = z.strictObject({
+  startedAt: count,
+  deadline: count.max(8.64e15),
+  events: z.strictObject({
+    total: count,
+    duplicates: count,
+    ignored: count,
+    byType: z.partialRecord(z.enum(agentMessageTypes), count),
+  }),
+  keys: z.array(z.string().max(500)).max(2_000),
+});
+
 const bounded = (bounds: { min: number; max: number }, unit: (n: number) => string) =>
   z
     .number()
@@ -96,11 +118,11 @@ export const onboardingInputSchema = z
     maxHistoryEvents: bounded(onboardingLimits.maxHistoryEvents, String).optional(),
     verification: onboardingVerificationSchema,
     /** Set by the workflow itself when it continues as new. */
-    carried: z.custom<CarriedOnboarding>().optional(),
+    carried: carriedSchema.optional(),
   })
   .superRefine((input, context) => {
     // A connection id can be long enough for the reference to pass its 200 characters.
-    const reference = referenceSchema.safeParse(onboardingReference(input.tenant, input.connectionId));
+    const reference = onboardingReferenceSchema.safeParse(onboardingReference(input.tenant, input.connectionId));
     if (!reference.success)
       context.addIssue({
         code: 'custom',
@@ -135,7 +157,7 @@ export function onboardingVerificationRequest(
   verification: OnboardingVerification,
 ): Omit<ParsedVerificationRequest, 'providerInput'> {
   const parsed = onboardingVerificationSchema.safeParse(verification, { error: requiredMessage });
-  const reference = referenceSchema.safeParse(onboardingReference(tenant, connectionId));
+  const reference = onboardingReferenceSchema.safeParse(onboardingReference(tenant, connectionId));
   const problems = [
     ...problemsOf(parsed, 'verification'),
     ...(reference.success ? [] : [`reference ${reference.error.issues[0]?.message ?? 'is invalid'}`]),

@@ -1,6 +1,9 @@
 import {
   allHandlersFinished,
   ApplicationFailure,
+  CancellationScope,
+  CancelledFailure,
+  ChildWorkflowFailure,
   condition,
   continueAsNew,
   proxyActivities,
@@ -163,6 +166,14 @@ export async function onboarding(input: OnboardingInput): Promise<OnboardingSumm
   try {
     outcome = await runVerification(prepared);
   } catch (error) {
+    // Its verification cancelled on its own (by hand, in the web UI) while the onboarding was not:
+    // an outcome like any other, reported.
+    if (
+      error instanceof ChildWorkflowFailure &&
+      error.cause instanceof CancelledFailure &&
+      !CancellationScope.current().consideredCancelled
+    )
+      return await summary('verified', { status: 'cancelled' });
     // Started again by hand after it verified: a reference has one verification, ever.
     if (error instanceof WorkflowExecutionAlreadyStartedError)
       throw ApplicationFailure.create({

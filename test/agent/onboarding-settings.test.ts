@@ -79,6 +79,12 @@ describe('onboarding settings', () => {
     ]);
   });
 
+  it('refuses a timeout that is not whole milliseconds (the workflow would refuse every connection)', () => {
+    expect(() => parseOnboardingSettings({ tenants: ['acme'], timeout: 90_000.5, verification })).toThrow(
+      /timeout must be a duration from 1m to 90d/,
+    );
+  });
+
   it('reads a file, naming the file in every refusal', async () => {
     const good = await file('good.json', JSON.stringify({ tenants: '*', verification }));
     await expect(readOnboardingSettings(good)).resolves.toMatchObject({ tenants: '*' });

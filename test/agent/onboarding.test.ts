@@ -132,7 +132,17 @@ describe('onboarding: a connection waited for, verified and reported', () => {
     ).rejects.toBeInstanceOf(WorkflowNotFoundError);
   });
 
-  it('acknowledges an event that comes after the onboarding has ended, and starts nothing', async () => {
+  /** The events the connection's agentConnection has recorded, once it has `total`. */
+  const connectionEvents = (connectionId: string, total: number) =>
+    eventually(async () => {
+      const events = await stack()
+        .client.workflow.getHandle(connectionWorkflowId(TENANT, connectionId))
+        .query<{ total: number }>('events')
+        .catch(() => undefined);
+      return events && events.total >= total ? events : undefined;
+    }, 'the connection workflow');
+
+  it('gives the events after its onboarding has ended to the connection’s agentConnection, and starts no second onboarding', async () => {
     const connectionId = newConnection();
     const sessionId = await driveToVerifying(connectionId);
     await stack().control('POST', `/sessions/${sessionId}/complete`);
@@ -142,17 +152,50 @@ describe('onboarding: a connection waited for, verified and reported', () => {
 
     const late = await platformEvent(connectionId, 'obj-late', 'new_inbox_message');
     expect(late.deliveries).toEqual([expect.objectContaining({ status: 200 })]);
+    const again = await platformEvent(connectionId, 'obj-hello-again', 'new_connection');
+    expect(again.deliveries).toEqual([expect.objectContaining({ status: 200 })]);
     const after = await handle.describe();
     expect({ runId: after.runId, status: after.status.name }).toEqual({
       runId: ended.runId,
       status: 'COMPLETED',
     });
+    // Nothing lost: both are with the connection's own workflow.
+    expect((await connectionEvents(connectionId, 2)).total).toBe(2);
     expect(stack().receiver?.spoolDepth()).toBe(0);
     expect(receiverLog.join('\n')).toMatch(/event\(s\) for connections whose onboarding had ended/);
     expect(receiverLog.join('\n')).not.toContain(connectionId);
+    await stack().client.workflow.getHandle(connectionWorkflowId(TENANT, connectionId)).terminate();
+  });
+
+  it('starts an onboarding on new_connection only: a connection from before onboarding began stays with agentConnection', async () => {
+    const connectionId = newConnection();
+    await platformEvent(connectionId, 'obj-inbox', 'new_inbox_message');
+    expect((await connectionEvents(connectionId, 1)).total).toBe(1);
     await expect(
-      stack().client.workflow.getHandle(connectionWorkflowId(TENANT, connectionId)).describe(),
+      stack().client.workflow.getHandle(onboardingWorkflowId(TENANT, connectionId)).describe(),
     ).rejects.toBeInstanceOf(WorkflowNotFoundError);
+    await stack().client.workflow.getHandle(connectionWorkflowId(TENANT, connectionId)).terminate();
+  });
+
+  it('gives a connection the settings make no valid onboarding for (ids too long) to agentConnection', async () => {
+    const connectionId = `c${'x'.repeat(190)}`;
+    await platformEvent(connectionId, 'obj-long', 'new_connection');
+    expect((await connectionEvents(connectionId, 1)).total).toBe(1);
+    await expect(
+      stack().client.workflow.getHandle(onboardingWorkflowId(TENANT, connectionId)).describe(),
+    ).rejects.toBeInstanceOf(WorkflowNotFoundError);
+    expect(receiverLog.join('\n')).toMatch(/make no valid input for/);
+    await stack().client.workflow.getHandle(connectionWorkflowId(TENANT, connectionId)).terminate();
+  });
+
+  it('onboards a connection whose id looks like a date (platform ids are not anyone’s data)', async () => {
+    const connectionId = `19900131-aaaa-bbbb-cccc-${String(process.pid).padStart(12, '0')}`;
+    // Its verification runs (the reference is checked for shape only), then is cancelled with it.
+    expect(await driveToVerifying(connectionId)).toMatch(/^[0-9a-f-]{36}$/);
+    await onboardings().cancel(TENANT, connectionId);
+    await expect(onboardings().result(TENANT, connectionId)).rejects.toMatchObject({
+      code: 'OnboardingCancelled',
+    });
   });
 
   it('leaves the connections of a tenant not onboarded to agentConnection', async () => {
@@ -233,6 +276,18 @@ describe('onboarding: a connection waited for, verified and reported', () => {
     expect(child.status.name).toBe('CANCELLED');
   });
 
+  it('reports a verification cancelled on its own (not with the onboarding) in its summary', async () => {
+    const connectionId = newConnection();
+    await driveToVerifying(connectionId);
+    const reference = onboardingReference(TENANT, connectionId);
+    await stack().client.workflow.getHandle(`idv-${reference}`).cancel();
+    const summary = await onboardings().result(TENANT, connectionId);
+    expect(summary).toMatchObject({
+      endedBy: 'verified',
+      verification: { reference, workflowId: `idv-${reference}`, status: 'cancelled' },
+    });
+  });
+
   it('is started again by hand once it has ended, joins a running one, but never verifies a connection twice', async () => {
     const connectionId = newConnection();
     const sessionId = await driveToVerifying(connectionId);
@@ -251,7 +306,7 @@ describe('onboarding: a connection waited for, verified and reported', () => {
     const error: unknown = await onboardings()
       .result(TENANT, connectionId)
       .catch((e: unknown) => e);
-    expect(error).toMatchObject({ name: 'OnboardingError', code: 'OnboardingFailed' });
+    expect(error).toMatchObject({ name: 'OnboardingError', code: 'OnboardingAlreadyVerified' });
     expect((error as Error).message).toContain("this connection's verification has run already");
   });
 
@@ -355,7 +410,7 @@ describe('onboarding: a connection waited for, verified and reported', () => {
       verification: mobile(stack().profileId),
     });
     expect(prepared).toMatchObject({
-      reference: `onboarding-verification:${TENANT}-conn-prepared`,
+      reference: `onboarding-verification:${TENANT}:conn-prepared`,
       results: 'none',
       timeout: 3_600_000,
       redactAfter: 'never',

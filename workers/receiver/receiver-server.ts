@@ -66,19 +66,22 @@ export async function startReceiver(options: ReceiverOptions): Promise<Receiver>
     log,
     ...(options.maxSpooledDeliveries !== undefined ? { maxEntries: options.maxSpooledDeliveries } : {}),
   });
-  /** Events of connections whose onboarding had ended: said at the first and every 100th. */
-  let afterOnboarding = 0;
+  /** Events of onboarded tenants that no onboarding took, by reason: said at the first and every 100th. */
+  const notOnboarded = { ended: 0, invalid: 0 };
   const intake = new DeliveryIntake(
     spool,
     temporalHandOff(options.client, {
       taskQueue: options.taskQueue,
       ...(options.handOffTimeoutMs !== undefined ? { timeoutMs: options.handOffTimeoutMs } : {}),
       ...(options.onboarding ? { onboarding: options.onboarding } : {}),
-      onEndedOnboarding: () => {
-        afterOnboarding += 1;
-        if (afterOnboarding === 1 || afterOnboarding % 100 === 0)
+      onNotOnboarded: (reason) => {
+        notOnboarded[reason] += 1;
+        const count = notOnboarded[reason];
+        if (count === 1 || count % 100 === 0)
           log(
-            `${afterOnboarding} event(s) for connections whose onboarding had ended: acknowledged, nothing started`,
+            reason === 'ended'
+              ? `${count} event(s) for connections whose onboarding had ended (or took no more): given to their agentConnection`
+              : `${count} event(s) for connections the onboarding settings make no valid input for (ids too long?): given to their agentConnection`,
           );
       },
     }),

@@ -1,5 +1,12 @@
-import { type Client, WorkflowExecutionAlreadyStartedError } from '@temporalio/client';
+import {
+  type Client,
+  isGrpcServiceError,
+  ServiceError,
+  WorkflowExecutionAlreadyStartedError,
+  WorkflowNotFoundError,
+} from '@temporalio/client';
 import { connectionWorkflowId, onboardingWorkflowId } from '../../domain/agent-deliveries';
+import { onboardingInputProblems } from '../../domain/onboarding';
 import { onboardingInputFor, type OnboardingSettings } from '../../domain/onboarding-settings';
 import { type agentConnection } from '../../workflows/agent-connection';
 import { type AgentEvent, agentEventSignal } from '../../workflows/agent-messages';
@@ -12,48 +19,80 @@ export interface TemporalHandOffOptions {
   taskQueue: string;
   /** How long Temporal may take to accept one event before it is spooled instead. @default 5000 */
   timeoutMs?: number;
-  /** Tenants whose connections are onboarded: their events go to `onboarding`, not `agentConnection`. */
+  /** Tenants whose connections are onboarded: their `new_connection` starts an `onboarding`. */
   onboarding?: OnboardingSettings;
-  /** Called for an event of a connection whose onboarding has ended: acknowledged, nothing started. */
-  onEndedOnboarding?: () => void;
+  /**
+   * An event of an onboarded tenant went to `agentConnection` instead: `ended` (its onboarding
+   * is over, or refuses more events), `invalid` (the settings make no valid onboarding input for
+   * this connection, e.g. ids too long for its reference).
+   */
+  onNotOnboarded?: (reason: 'ended' | 'invalid') => void;
+}
+
+// gRPC codes of a signal that can never be taken (the run's signal or history limits reached).
+const INVALID_ARGUMENT = 3;
+const FAILED_PRECONDITION = 9;
+
+/** The onboarding no longer takes signals: not running, or refusing them for good. */
+function takesNoMore(error: unknown): boolean {
+  if (error instanceof WorkflowNotFoundError) return true;
+  const cause = error instanceof ServiceError ? error.cause : error;
+  return isGrpcServiceError(cause) && (cause.code === INVALID_ARGUMENT || cause.code === FAILED_PRECONDITION);
 }
 
 /**
- * Signal-with-start on the workflow that owns the event's connection: started if it is not
- * running, signalled either way, in one call that Temporal acknowledges once it is durable.
- * A connection of an onboarded tenant is owned by its onboarding instead, started once only.
+ * Hands each event to the workflow that owns its connection, in one call that Temporal
+ * acknowledges once it is durable. Normally that is `agentConnection` (signal-with-start).
+ * For an onboarded tenant, a `new_connection` signal-with-starts the connection's `onboarding`
+ * (once: `REJECT_DUPLICATE`), and its later events signal it while it runs. An event no
+ * onboarding takes (it has ended, never started, or cannot take more; or the settings make no
+ * valid input for the connection) goes to `agentConnection`: never dropped, never spooled
+ * forever.
  */
 export function temporalHandOff(client: Client, options: TemporalHandOffOptions): HandOff {
   const timeoutMs = options.timeoutMs ?? 5_000;
-  return async (event) => {
-    const onboardingInput =
+  const toConnection = (event: AgentEvent) =>
+    client.workflow.signalWithStart<typeof agentConnection, [AgentEvent]>('agentConnection', {
+      workflowId: connectionWorkflowId(event.tenant, event.connectionId),
+      taskQueue: options.taskQueue,
+      args: [{ tenant: event.tenant, connectionId: event.connectionId }],
+      signal: agentEventSignal,
+      signalArgs: [event],
+    });
+  const toOnboarding = async (event: AgentEvent): Promise<boolean> => {
+    const input =
       options.onboarding && onboardingInputFor(options.onboarding, event.tenant, event.connectionId);
-    await client.connection.withDeadline(Date.now() + timeoutMs, async () => {
-      if (!onboardingInput) {
-        await client.workflow.signalWithStart<typeof agentConnection, [AgentEvent]>('agentConnection', {
-          workflowId: connectionWorkflowId(event.tenant, event.connectionId),
-          taskQueue: options.taskQueue,
-          args: [{ tenant: event.tenant, connectionId: event.connectionId }],
-          signal: agentEventSignal,
-          signalArgs: [event],
-        });
-        return;
-      }
-      try {
+    if (!input) return false;
+    // Checked here as the workflow would: a run that fails at once would swallow the event and
+    // block the connection's onboarding for good.
+    if (onboardingInputProblems(input).length > 0) {
+      options.onNotOnboarded?.('invalid');
+      return false;
+    }
+    const workflowId = onboardingWorkflowId(event.tenant, event.connectionId);
+    try {
+      if (event.messageType === 'new_connection')
         await client.workflow.signalWithStart<typeof onboarding, [AgentEvent]>('onboarding', {
-          workflowId: onboardingWorkflowId(event.tenant, event.connectionId),
+          workflowId,
           taskQueue: options.taskQueue,
-          args: [onboardingInput],
+          args: [input],
           signal: agentEventSignal,
           signalArgs: [event],
-          // One onboarding per connection: an event after it has ended must not start another.
+          // One onboarding per connection: a repeated new_connection after it ended starts none.
           workflowIdReusePolicy: 'REJECT_DUPLICATE',
         });
-      } catch (error) {
-        // Handled, not failed: spooling it would retry forever what can never be taken.
-        if (!(error instanceof WorkflowExecutionAlreadyStartedError)) throw error;
-        options.onEndedOnboarding?.();
-      }
+      else await client.workflow.getHandle(workflowId).signal(agentEventSignal, event);
+      return true;
+    } catch (error) {
+      if (!(error instanceof WorkflowExecutionAlreadyStartedError) && !takesNoMore(error)) throw error;
+      if (event.messageType === 'new_connection' || !(error instanceof WorkflowNotFoundError))
+        options.onNotOnboarded?.('ended');
+      return false;
+    }
+  };
+  return async (event) => {
+    await client.connection.withDeadline(Date.now() + timeoutMs, async () => {
+      if (!(await toOnboarding(event))) await toConnection(event);
     });
   };
 }

@@ -1,4 +1,5 @@
 import {
+  type AuthorizeQuery,
   type AuthorizeTarget,
   type Disclosure,
   type EarlierPolicy,
@@ -30,14 +31,7 @@ export interface SchemaCase {
 }
 
 /** The query of `GET {auth_url}/authorize` without the claims (interface, part 4). */
-export interface ExpectedQuery {
-  response_type: 'code';
-  scope: 'openid';
-  client_id: string;
-  'service:ecosystem': string;
-  redirect_uri: string;
-  nonce: string;
-}
+export type ExpectedQuery = Omit<AuthorizeQuery, 'claims'>;
 
 /** An earlier policy and the authorize request it must become, written out by hand. */
 export interface PolicyCase {

@@ -2,11 +2,7 @@ import { z } from 'zod';
 import { type AgentMessageType, agentMessageTypes, connectionIdSchema } from './agent-deliveries';
 import { tenantSchema } from './agent-tenants';
 import { formatDuration } from './durations';
-import {
-  type ParsedVerificationRequest,
-  resultModes,
-  verificationRequestSchema,
-} from './verification';
+import { type ParsedVerificationRequest, resultModes, verificationRequestSchema } from './verification';
 
 const DAY = 86_400_000;
 
@@ -122,7 +118,9 @@ export const onboardingInputSchema = z
   })
   .superRefine((input, context) => {
     // A connection id can be long enough for the reference to pass its 200 characters.
-    const reference = onboardingReferenceSchema.safeParse(onboardingReference(input.tenant, input.connectionId));
+    const reference = onboardingReferenceSchema.safeParse(
+      onboardingReference(input.tenant, input.connectionId),
+    );
     if (!reference.success)
       context.addIssue({
         code: 'custom',

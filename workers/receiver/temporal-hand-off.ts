@@ -37,7 +37,9 @@ const FAILED_PRECONDITION = 9;
 function takesNoMore(error: unknown): boolean {
   if (error instanceof WorkflowNotFoundError) return true;
   const cause = error instanceof ServiceError ? error.cause : error;
-  return isGrpcServiceError(cause) && (cause.code === INVALID_ARGUMENT || cause.code === FAILED_PRECONDITION);
+  if (!isGrpcServiceError(cause)) return false;
+  const code = Number(cause.code);
+  return code === INVALID_ARGUMENT || code === FAILED_PRECONDITION;
 }
 
 /**

@@ -12,7 +12,7 @@ import {
 } from '../domain/verification';
 import { type NextStepAnswer, nextStepUpdate } from '../workflows/messages';
 import { verificationWorkflowId } from '../workflows/run-verification';
-import { innermostMessage } from './failure-message';
+import { innermostMessage } from '../domain/failure-message';
 import { IdvProfileId, IdvProvider } from '../workflows/search-attributes';
 import { verificationSession } from '../workflows/verification-session';
 import { type RedactionReport, redactionWorkflowId, sessionRedaction } from '../workflows/session-redaction';

@@ -13,7 +13,7 @@ import {
 import { type MigrationReport } from '../domain/migration/migration-report';
 import { type MigrationProgress, migrationProgressQuery } from '../workflows/migration-messages';
 import { type platformMigration } from '../workflows/platform-migration';
-import { innermostMessage } from './failure-message';
+import { innermostMessage } from '../domain/failure-message';
 
 /** The memo fields holding a migration's mode and a digest of its whole input. */
 const MODE_MEMO = 'idvMigrationMode';

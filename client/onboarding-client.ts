@@ -14,7 +14,7 @@ import {
   onboardingProgressQuery,
   type OnboardingSummary,
 } from '../workflows/onboarding-messages';
-import { innermostMessage } from './failure-message';
+import { innermostMessage } from '../domain/failure-message';
 
 /** Why an {@link OnboardingError} was thrown. */
 export const onboardingErrorCodes = {

@@ -19,7 +19,7 @@ import {
   type WebhookListing,
   type WebhookView,
 } from '../workflows/agent-messages';
-import { innermostMessage } from './failure-message';
+import { innermostMessage } from '../domain/failure-message';
 
 /** Thrown when the registry refused a change (invalid, a sixth webhook, unknown id) or the platform did; the message says why. */
 export class WebhookRegistryError extends Error {

@@ -8,6 +8,7 @@ import {
 } from '@temporalio/workflow';
 import type { VerificationActivities } from '../activities/index';
 import type { TenantPlan } from '../activities/migration-activities';
+import { innermostMessage } from '../domain/failure-message';
 import { migrationInputProblems, type PlatformMigrationInput } from '../domain/migration/migration-input';
 import {
   type MigrationReport,
@@ -66,10 +67,11 @@ export async function platformMigration(input: PlatformMigrationInput): Promise<
     redirectUris: [],
     webhooks: [],
   };
-  const finish = (outcome: MigrationReport['outcome'], error?: unknown): MigrationReport => {
+  const finish = (outcome: MigrationReport['outcome'], error?: Error): MigrationReport => {
     progress.stage = 'done';
     report.outcome = outcome;
-    if (error !== undefined) report.error = failureText(error);
+    // The innermost message says why (the platform's answer, the registry's refusal).
+    if (error !== undefined) report.error = innermostMessage(error);
     report.finishedAt = new Date().toISOString();
     return report;
   };
@@ -189,11 +191,4 @@ async function reEnable(
 function expectedFailure(error: unknown): ActivityFailure {
   if (error instanceof ActivityFailure && !isCancellation(error)) return error;
   throw error;
-}
-
-function failureText(error: unknown): string {
-  let current: unknown = error;
-  // The innermost message says why (the platform's answer, the registry's refusal).
-  while (current instanceof Error && current.cause instanceof Error) current = current.cause;
-  return current instanceof Error ? current.message : String(error);
 }

@@ -62,6 +62,25 @@ export default tseslint.config(
     },
   },
   {
+    // client/ is the small library business services import: no worker, emulator, dev server or
+    // command line comes with it (the command line in cli/ is the composition root).
+    files: ['client/**/*.ts'],
+    rules: {
+      '@typescript-eslint/no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              group: ['**/cli', '**/cli/*', '**/workers/*', '**/emulator/*', '**/activities/*', 'undici'],
+              allowTypeImports: true,
+              message: 'client/ is a library: no worker, emulator, activities or command line.',
+            },
+          ],
+        },
+      ],
+    },
+  },
+  {
     // Tests read raw JSON answers field by field (the OpenAPI contract checks their shapes) and
     // use jest's asymmetric matchers, which are typed `any`.
     files: ['test/**/*.ts'],
@@ -78,7 +97,13 @@ export default tseslint.config(
     ...tseslint.configs.disableTypeChecked,
     languageOptions: {
       parserOptions: { projectService: false, program: null },
-      globals: { process: 'readonly', console: 'readonly', require: 'readonly', module: 'writable' },
+      globals: {
+        process: 'readonly',
+        console: 'readonly',
+        require: 'readonly',
+        module: 'writable',
+        __dirname: 'readonly',
+      },
     },
     rules: { ...tseslint.configs.disableTypeChecked.rules, '@typescript-eslint/no-require-imports': 'off' },
   },

@@ -1,8 +1,8 @@
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { commands } from '../../client/cli/commands/index';
-import { runCli } from '../../client/cli/run-cli';
+import { commands } from '../../cli/commands/index';
+import { runCli } from '../../cli/run-cli';
 import {
   onboardingInputFor,
   OnboardingSettingsError,

@@ -1,4 +1,4 @@
-import { type CommandIo } from '../../client/cli/command';
+import { type CommandIo } from '../../cli/command';
 
 /** A {@link CommandIo} that records what a command prints. */
 export interface CapturedIo extends CommandIo {

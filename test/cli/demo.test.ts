@@ -1,13 +1,12 @@
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { join } from 'node:path';
-
-const idvBin = join(__dirname, '..', '..', 'bin', 'idv.js');
+import { idvArgs } from '../harness/idv-command';
 
 // `idv demo` as a user runs it: its own embedded stack, every scenario, exit 0.
 describe('idv demo', () => {
   it('runs every scenario (verifications, onboarding, migration) and passes', async () => {
-    const child = spawn(process.execPath, [idvBin, 'demo', '--json'], {
+    const child = spawn(process.execPath, idvArgs('demo', '--json'), {
       env: { ...process.env, IDV_DATA_DIR: join(__dirname, 'no-such-dir') },
       stdio: ['ignore', 'pipe', 'pipe'],
     });

@@ -1,5 +1,5 @@
-import { commands } from '../../client/cli/commands/index';
-import { runCli } from '../../client/cli/run-cli';
+import { commands } from '../../cli/commands/index';
+import { runCli } from '../../cli/run-cli';
 import { captureIo } from './capture-io';
 
 describe('idv command line', () => {

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { defaultPayloadConverter, type Payload } from '@temporalio/common';
 import { request } from 'undici';
-import { codecServerCommand } from '../../client/cli/commands/codec-server';
+import { codecServerCommand } from '../../cli/commands/codec-server';
 import { AesGcmPayloadCodec } from '../../codec/aes-gcm-codec';
 import { payloadFromJson, payloadToJson, type PayloadJson } from '../../codec/codec-payload-json';
 import { type CodecServer, startCodecServer } from '../../codec/codec-server';

@@ -1,12 +1,10 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { join } from 'node:path';
 import { createInterface } from 'node:readline';
-
-const idv = join(__dirname, '..', '..', 'bin', 'idv.js');
+import { idvArgs } from '../harness/idv-command';
 
 async function startCli(args: string[]): Promise<{ child: ChildProcess; info: Record<string, unknown> }> {
-  const child = spawn(process.execPath, [idv, 'emulator', ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, idvArgs('emulator', ...args), { stdio: ['ignore', 'pipe', 'pipe'] });
   const lines = createInterface({ input: child.stdout });
   const [line] = (await once(lines, 'line')) as [string];
   lines.close();
@@ -67,7 +65,7 @@ describe('idv emulator start-up contract', () => {
   });
 
   it('rejects a malformed --agent-key with exit 2 and one line', async () => {
-    const child = spawn(process.execPath, [idv, 'emulator', '--agent-key', 'nokey'], {
+    const child = spawn(process.execPath, idvArgs('emulator', '--agent-key', 'nokey'), {
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let stderr = '';

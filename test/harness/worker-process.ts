@@ -1,10 +1,8 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { join } from 'node:path';
 import { type Emulator } from '../../emulator/emulator';
 import { harnessEnv, harnessValue } from './env';
-
-const idvBin = join(__dirname, '..', '..', 'bin', 'idv.js');
+import { idvArgs } from './idv-command';
 
 /** The environment of an `idv worker` on the run's dev server and keys, against `emulator`. */
 export function workerProcessEnv(
@@ -44,7 +42,7 @@ export async function startIdvProcess(
   env: NodeJS.ProcessEnv,
   readyText: string,
 ): Promise<WorkerProcess> {
-  const child = spawn(process.execPath, [idvBin, ...args], {
+  const child = spawn(process.execPath, idvArgs(...args), {
     env: { ...process.env, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });

@@ -7,8 +7,7 @@ import { harnessIdvClient, useVerificationStack } from '../harness/verification-
 import { openLocalStore } from '../../stores/local/local-store';
 import { uniqueTaskQueue } from '../harness/worker';
 import { startWorkerProcess, workerProcessEnv } from '../harness/worker-process';
-
-const idvBin = join(__dirname, '..', '..', 'bin', 'idv.js');
+import { idvArgs } from '../harness/idv-command';
 
 describe('the idv worker process', () => {
   const stack = useVerificationStack();
@@ -45,7 +44,7 @@ describe('the idv worker process', () => {
   }, 90_000);
 
   it('stops at start with one line naming an invalid variable', async () => {
-    const child = spawn(process.execPath, [idvBin, 'worker'], {
+    const child = spawn(process.execPath, idvArgs('worker'), {
       env: { ...process.env, ...env, IDV_TASK_QUEUE: 'has spaces' },
       stdio: ['ignore', 'ignore', 'pipe'],
     });

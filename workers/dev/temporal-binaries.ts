@@ -1,6 +1,7 @@
 import { existsSync, readFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { z } from 'zod';
+import { packageRoot } from '../package-root';
 
 /** Paths of the Temporal CLI (dev server) and the time-skipping test server. */
 export interface TemporalBinaries {
@@ -16,10 +17,11 @@ export class TemporalBinariesMissingError extends Error {
 }
 
 /**
- * Locates the binaries that `scripts/install-temporal.mjs` provided (it runs on `npm install`
- * and before `npm test`). `TEMPORAL_CLI_PATH` and `TEMPORAL_TEST_SERVER_PATH` override it.
+ * Locates the binaries that `scripts/install-temporal.mjs` provided into the package's `.tools/`
+ * (in a clone it runs on `npm install` and before `npm test`; an installed package runs it on
+ * demand). `TEMPORAL_CLI_PATH` and `TEMPORAL_TEST_SERVER_PATH` override it.
  */
-export function resolveTemporalBinaries(projectRoot = resolve(__dirname, '..', '..')): TemporalBinaries {
+export function resolveTemporalBinaries(projectRoot = packageRoot()): TemporalBinaries {
   const manifestPath = join(projectRoot, '.tools', 'temporal-binaries.json');
   const fromEnv = { cli: process.env.TEMPORAL_CLI_PATH, testServer: process.env.TEMPORAL_TEST_SERVER_PATH };
   let manifest: Partial<TemporalBinaries> = {};
@@ -31,8 +33,8 @@ export function resolveTemporalBinaries(projectRoot = resolve(__dirname, '..', '
   const testServer = fromEnv.testServer ?? manifest.testServer;
   if (!cli || !testServer || !existsSync(cli) || !existsSync(testServer)) {
     throw new TemporalBinariesMissingError(
-      'Temporal binaries not found: run `npm install` (or `node scripts/install-temporal.mjs`), ' +
-        'or set TEMPORAL_CLI_PATH and TEMPORAL_TEST_SERVER_PATH',
+      `Temporal binaries not found: run \`node ${join(projectRoot, 'scripts', 'install-temporal.mjs')}\` ` +
+        '(`npm install` does it in a clone of the repository), or set TEMPORAL_CLI_PATH and TEMPORAL_TEST_SERVER_PATH',
     );
   }
   return { cli, testServer };

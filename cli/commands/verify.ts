@@ -1,8 +1,8 @@
 import { randomBytes } from 'node:crypto';
-import { integrationCapabilities, type IntegrationCapability } from '../../../domain/identity-enums';
-import { resultModes, type ResultMode, type VerificationRequest } from '../../../domain/verification';
-import { InvalidVerificationRequestError } from '../../parse-request';
-import { VerificationNotStartedError } from '../../idv-client';
+import { integrationCapabilities, type IntegrationCapability } from '../../domain/identity-enums';
+import { resultModes, type ResultMode, type VerificationRequest } from '../../domain/verification';
+import { InvalidVerificationRequestError } from '../../client/parse-request';
+import { VerificationNotStartedError } from '../../client/idv-client';
 import { type Command, CommandFailedError, UsageError } from '../command';
 import { connectTemporal } from '../connect';
 import { outcomeLines, printJson } from '../output';

@@ -1,4 +1,4 @@
-import { type VerificationOutcome, type VerificationProgress } from '../../domain/verification';
+import { type VerificationOutcome, type VerificationProgress } from '../domain/verification';
 import { type CommandIo } from './command';
 
 /** Writes one JSON object on one line. */

@@ -1,14 +1,14 @@
 import { Client, Connection } from '@temporalio/client';
-import { createIdentityClient, type IdentityClient } from '../../api/identity/identity-client';
-import { type EncryptionKey } from '../../codec/encryption-keys';
-import { ConfigError, type IdvConfig, loadConfig } from '../../workers/config';
-import { encryptingDataConverter } from '../../codec/data-converter';
-import { readStackInfo, type StackInfo } from '../../workers/dev/stack-file';
-import { requireEncryptionKeys } from '../../workers/encryption-keys-source';
-import { temporalTarget } from '../../workers/temporal-target';
-import { type IdvStore } from '../../stores/idv-store';
-import { openStore, StoreUnavailableError } from '../../stores/open-store';
-import { IdvClient } from '../idv-client';
+import { createIdentityClient, type IdentityClient } from '../api/identity/identity-client';
+import { type EncryptionKey } from '../codec/encryption-keys';
+import { ConfigError, type IdvConfig, loadConfig } from '../workers/config';
+import { encryptingDataConverter } from '../codec/data-converter';
+import { readStackInfo, type StackInfo } from '../workers/dev/stack-file';
+import { requireEncryptionKeys } from '../workers/encryption-keys-source';
+import { temporalTarget } from '../workers/temporal-target';
+import { type IdvStore } from '../stores/idv-store';
+import { openStore, StoreUnavailableError } from '../stores/open-store';
+import { IdvClient } from '../client/idv-client';
 import { CommandFailedError } from './command';
 
 /** What commands that talk to Temporal or the service get. */

@@ -1,4 +1,4 @@
-import { startEmbeddedStack } from '../../../workers/dev/embedded-stack';
+import { startEmbeddedStack } from '../../workers/dev/embedded-stack';
 import { type Command } from '../command';
 import { commandConfig } from '../connect';
 import { parsePort, stringOption } from '../parse-values';

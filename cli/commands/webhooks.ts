@@ -1,7 +1,7 @@
-import { WebhookRegistryClient, WebhookRegistryError } from '../../webhook-registry-client';
-import { tenantProblem } from '../../../domain/agent-tenants';
-import { driftPolicies, type DriftPolicy } from '../../../domain/webhook-registry';
-import { type WebhookListing, type WebhookView } from '../../../workflows/agent-messages';
+import { WebhookRegistryClient, WebhookRegistryError } from '../../client/webhook-registry-client';
+import { tenantProblem } from '../../domain/agent-tenants';
+import { driftPolicies, type DriftPolicy } from '../../domain/webhook-registry';
+import { type WebhookListing, type WebhookView } from '../../workflows/agent-messages';
 import { type Command, CommandFailedError, UsageError } from '../command';
 import { connectTemporal } from '../connect';
 import { printJson } from '../output';

@@ -1,6 +1,6 @@
 import { WorkflowNotFoundError } from '@temporalio/client';
-import { NoSessionError } from '../../idv-client';
-import { VerificationEndedError } from '../../verification-handle';
+import { NoSessionError } from '../../client/idv-client';
+import { VerificationEndedError } from '../../client/verification-handle';
 import { type Command, CommandFailedError } from '../command';
 import { connectTemporal } from '../connect';
 import { followProgress } from '../follow';

@@ -1,5 +1,5 @@
-import { CodecServerConfigError, startCodecServer } from '../../../codec/codec-server';
-import { readStackInfo } from '../../../workers/dev/stack-file';
+import { CodecServerConfigError, startCodecServer } from '../../codec/codec-server';
+import { readStackInfo } from '../../workers/dev/stack-file';
 import { type Command, CommandFailedError, UsageError } from '../command';
 import { commandConfig, commandEncryptionKeys, commandStore } from '../connect';
 import { listenOptions, parsePort, stringListOption, stringOption } from '../parse-values';

@@ -1,5 +1,5 @@
 import { Runtime } from '@temporalio/worker';
-import { runtimeOptions } from '../../workers/logging';
+import { runtimeOptions } from '../workers/logging';
 import { type CommandIo } from './command';
 import { commands } from './commands/index';
 import { runCli } from './run-cli';

@@ -1,9 +1,9 @@
 import { NativeConnection } from '@temporalio/worker';
-import { createIdentityClient } from '../../../api/identity/identity-client';
-import { readStackInfo } from '../../../workers/dev/stack-file';
-import { temporalTarget } from '../../../workers/temporal-target';
-import { agentPlatformOf } from '../../../workers/agent-platform';
-import { createVerificationWorker } from '../../../workers/verification-worker';
+import { createIdentityClient } from '../../api/identity/identity-client';
+import { readStackInfo } from '../../workers/dev/stack-file';
+import { temporalTarget } from '../../workers/temporal-target';
+import { agentPlatformOf } from '../../workers/agent-platform';
+import { createVerificationWorker } from '../../workers/verification-worker';
 import { type Command, CommandFailedError } from '../command';
 import { commandConfig, commandEncryptionKeys, commandStore } from '../connect';
 

@@ -1,5 +1,5 @@
-import { ApiError } from '../../../api/http/errors';
-import { paginateRedirectUris } from '../../../api/identity/pagination';
+import { ApiError } from '../../api/http/errors';
+import { paginateRedirectUris } from '../../api/identity/pagination';
 import { type Command, CommandFailedError, type CommandIo, UsageError } from '../command';
 import { connectIdentity, connectTemporal } from '../connect';
 import { printJson } from '../output';

@@ -1,5 +1,5 @@
-import { startEmulator, emulatorInfo } from '../../../emulator/emulator';
-import { type FaultSpec } from '../../../emulator/http/faults';
+import { startEmulator, emulatorInfo } from '../../emulator/emulator';
+import { type FaultSpec } from '../../emulator/http/faults';
 import { type Command, UsageError } from '../command';
 import { listenOptions, parseNonNegative, parsePort, stringListOption, stringOption } from '../parse-values';
 

@@ -1,0 +1,21 @@
+// `idv-temporal/worker`: everything needed to run the verification worker inside your own
+// process (your NativeConnection, task queue, store and keys), as `idv worker` does.
+export { createVerificationWorker } from './verification-worker';
+export type { VerificationWorkerOptions } from './verification-worker';
+export { ConfigError, loadConfig } from './config';
+export type { IdvConfig } from './config';
+export { temporalTarget } from './temporal-target';
+export type { TemporalTarget } from './temporal-target';
+export { runtimeOptions } from './logging';
+export { createIdentityClient } from '../api/identity/identity-client';
+export type { IdentityClient, IdentityClientOptions } from '../api/identity/identity-client';
+export { defaultResultLimits } from '../activities/result-limits';
+export type { ResultLimits } from '../activities/result-limits';
+export { encryptingDataConverter, failureConverterPath } from '../codec/data-converter';
+export { EncryptionKeysError, newEncryptionKeyEntry, parseEncryptionKeys } from '../codec/encryption-keys';
+export type { EncryptionKey } from '../codec/encryption-keys';
+export { openStore, StoreUnavailableError } from '../stores/open-store';
+export type { StoreLocation } from '../stores/open-store';
+export type { IdvStore } from '../stores/idv-store';
+/** The workflow bundle's entry, for `bundleWorkflowCode({ workflowsPath, failureConverterPath })`. */
+export const workflowsPath = require.resolve('../workflows/index');

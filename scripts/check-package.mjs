@@ -144,7 +144,7 @@ async function main(): Promise<void> {
     const idv = new IdvClient({ client, store, encryptionKeys, taskQueue });
     const { handle, nextStep } = await idv.startVerification({
       reference: 'consumer-' + Date.now(),
-      verificationProfileId: env.IDV_PROFILE_ID!,
+      verificationProfileId: env.VERIFICATION_PROFILE_ID!,
       provider: 'trinsic-test-database-lookup',
       capabilities: ['PollResult'],
       providerInput: {
@@ -192,7 +192,7 @@ function runScript(info) {
     TEMPORAL_ADDRESS: info.temporalAddress,
     IDV_API_BASE_URL: info.emulator.baseUrl,
     IDV_API_KEY: info.emulator.apiKey,
-    IDV_PROFILE_ID: info.emulator.verificationProfileId,
+    VERIFICATION_PROFILE_ID: info.emulator.verificationProfileId,
     IDV_ENCRYPTION_KEYS: `check:${Buffer.alloc(32, 7).toString('base64')}`,
   };
   delete env.IDV_STORE_URL;

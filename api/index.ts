@@ -44,3 +44,4 @@ export {
   ValidationError,
 } from './http/errors';
 export type { ApiErrorCode, ApiErrorDetails } from './http/errors';
+export type { ApiCall } from './http/http-core';

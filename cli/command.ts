@@ -1,3 +1,5 @@
+import { type MetricsAddress } from '../workers/telemetry/runtime';
+
 /** One option of a command, as parsed by `node:util` parseArgs and shown by `--help`. */
 export interface OptionSpec {
   type: 'string' | 'boolean';
@@ -15,6 +17,11 @@ export interface CommandIo {
   env: NodeJS.ProcessEnv;
   /** Resolves when the user asks a long-running command to stop (SIGINT/SIGTERM). */
   stopRequested: Promise<string>;
+  /**
+   * Installs the process's Temporal runtime before the command runs (once; the `idv` binary
+   * does it, tests' processes have theirs already).
+   */
+  installRuntime?: (settings: { metrics?: MetricsAddress }) => void;
 }
 
 /** Parsed arguments handed to {@link Command.run}. */
@@ -30,6 +37,8 @@ export interface Command {
   /** Usage line after `idv `, e.g. `dev [--port N]`. */
   usage: string;
   options: Record<string, OptionSpec>;
+  /** The Prometheus endpoint the command asks of the runtime (`--metrics-port`); none by default. */
+  metrics?(args: CommandArgs, env: NodeJS.ProcessEnv): MetricsAddress | undefined;
   /** Resolves to the exit code: 0 success, 1 failure. Usage mistakes throw {@link UsageError}. */
   run(args: CommandArgs, io: CommandIo): Promise<number>;
 }

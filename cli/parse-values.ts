@@ -1,3 +1,4 @@
+import { type MetricsAddress } from '../workers/telemetry/runtime';
 import { type CommandArgs, type OptionSpec, UsageError } from './command';
 
 /** Parses a TCP port option (0 means "pick a free one"). */
@@ -50,3 +51,33 @@ export const listenOptions: Record<'port' | 'host', OptionSpec> = {
   port: { type: 'string', valueName: 'N', description: 'port to listen on; 0 picks a free one (default 0)' },
   host: { type: 'string', valueName: 'HOST', description: 'address to bind (default 127.0.0.1)' },
 };
+
+/** `--metrics-port` and `--metrics-host` of the commands that run a worker or the receiver. */
+export const metricsOptions: Record<'metrics-port' | 'metrics-host', OptionSpec> = {
+  'metrics-port': {
+    type: 'string',
+    valueName: 'N',
+    description: 'serve Prometheus metrics on this port at /metrics (default $IDV_METRICS_PORT, else off)',
+  },
+  'metrics-host': {
+    type: 'string',
+    valueName: 'HOST',
+    description: 'address of the metrics endpoint (default $IDV_METRICS_HOST or 127.0.0.1)',
+  },
+};
+
+/** The metrics endpoint asked for by `--metrics-port` / `IDV_METRICS_PORT`; undefined when off. */
+export function metricsAddress(
+  values: CommandArgs['values'],
+  env: NodeJS.ProcessEnv,
+): MetricsAddress | undefined {
+  const fromOption = stringOption(values, 'metrics-port');
+  const port = parsePort(
+    fromOption ?? env.IDV_METRICS_PORT,
+    fromOption ? 'metrics-port' : 'metrics-port (IDV_METRICS_PORT)',
+  );
+  if (port === undefined) return undefined;
+  if (port === 0) throw new UsageError('--metrics-port must be a port number from 1 to 65535, got 0');
+  const host = stringOption(values, 'metrics-host') ?? env.IDV_METRICS_HOST;
+  return host ? { port, host } : { port };
+}

@@ -27,6 +27,8 @@ export async function runCli(
       io.stdout.write(commandHelp(command));
       return exitCodes.ok;
     }
+    const metrics = command.metrics?.(parsed, io.env);
+    io.installRuntime?.(metrics ? { metrics } : {});
     return await command.run(parsed, io);
   } catch (error) {
     return report(error, io);

@@ -14,6 +14,7 @@ import { type VerificationInput } from '../domain/verification';
 import { endAtService } from './end-at-service';
 import { orphanSweep, orphanSweepWorkflowId } from './orphan-sweep';
 import { IdvStatus } from './search-attributes';
+import { recordVerificationEnd } from './verification-metrics';
 import { type RedactionArgs, redactionWorkflowId, sessionRedaction } from './session-redaction';
 import { sessionCalls } from './activity-proxies';
 import { patches } from './patches';
@@ -80,6 +81,7 @@ export async function cleanUp(
   state.closing = true;
   await endAtService(state, unfinished);
   upsertSearchAttributes([{ key: IdvStatus, value: state.progress.status }]);
+  recordVerificationEnd(state.progress);
   const sessionId = state.sessionId;
   const redact = input.redactAfter !== 'never';
   const keyed = patched(patches.dataKeys) && input.dataKeyId !== undefined;

@@ -22,6 +22,20 @@ export interface HttpCoreOptions {
   maxBodyBytes?: number;
   /** @default 'idv-temporal' */
   userAgent?: string;
+  /**
+   * Told of every request once its status is known (or it failed without one): the operation and
+   * the status or failure kind only, never a body or a path (paths carry session ids). For
+   * metrics; it must not throw.
+   */
+  onCall?: (call: ApiCall) => void;
+}
+
+/** What {@link HttpCoreOptions.onCall} learns of one request. */
+export interface ApiCall {
+  /** Operation name of the interface document, e.g. `GetSession`. */
+  operation: string;
+  /** The HTTP status, or `network` / `timeout` / `aborted` when there was none. */
+  status: number | 'network' | 'timeout' | 'aborted';
 }
 
 /** One request of an operation. */
@@ -78,8 +92,10 @@ export class HttpCore {
   readonly #headersTimeout: number;
   readonly #bodyTimeout: number;
   readonly #maxBodyBytes: number;
+  readonly #onCall: ((call: ApiCall) => void) | undefined;
 
   constructor(options: HttpCoreOptions) {
+    this.#onCall = options.onCall;
     const base = new URL(options.baseUrl);
     this.#origin = base.origin;
     this.#prefix = base.pathname.replace(/\/+$/, '');
@@ -180,8 +196,12 @@ export class HttpCore {
         bodyTimeout: this.#bodyTimeout,
       });
     } catch (error) {
-      throw transportError(spec.operation, error, spec.signal);
+      const failure = transportError(spec.operation, error, spec.signal);
+      const kind = spec.signal?.aborted ? 'aborted' : failure instanceof TimeoutError ? 'timeout' : 'network';
+      this.#onCall?.({ operation: spec.operation, status: kind });
+      throw failure;
     }
+    this.#onCall?.({ operation: spec.operation, status: response.statusCode });
     const contentType = header(response.headers['content-type']);
     if (response.statusCode >= 400) {
       const bodyText = await readText(spec, response, 'error body', this.#maxBodyBytes);

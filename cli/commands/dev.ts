@@ -1,7 +1,7 @@
 import { startEmbeddedStack } from '../../workers/dev/embedded-stack';
 import { type Command } from '../command';
 import { commandConfig } from '../connect';
-import { parsePort, stringOption } from '../parse-values';
+import { metricsAddress, metricsOptions, parsePort, stringOption } from '../parse-values';
 import { commandOnboardingSettings, onboardingOption } from '../onboarding-option';
 
 /** `idv dev`: the embedded development stack, until Ctrl-C. */
@@ -9,7 +9,8 @@ export const devCommand: Command = {
   name: 'dev',
   summary:
     'Start the embedded stack (Temporal dev server with web UI, emulator, receiver, worker) and print its addresses',
-  usage: 'dev [--port N] [--ui-port N] [--receiver-port N] [--data-dir DIR] [--onboarding FILE]',
+  usage:
+    'dev [--port N] [--ui-port N] [--receiver-port N] [--data-dir DIR] [--onboarding FILE] [--metrics-port N]',
   options: {
     port: { type: 'string', valueName: 'N', description: 'Temporal gRPC port (default 7233)' },
     'ui-port': { type: 'string', valueName: 'N', description: 'Temporal web UI port (default 8233)' },
@@ -24,7 +25,9 @@ export const devCommand: Command = {
       description: 'data directory (default $IDV_DATA_DIR or ./.data)',
     },
     onboarding: onboardingOption,
+    ...metricsOptions,
   },
+  metrics: ({ values }, env) => metricsAddress(values, env),
   async run({ values }, io) {
     const temporalPort = parsePort(stringOption(values, 'port'), 'port');
     const uiPort = parsePort(stringOption(values, 'ui-port'), 'ui-port');

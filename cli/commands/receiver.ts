@@ -1,5 +1,6 @@
 import { join } from 'node:path';
 import { Client, Connection } from '@temporalio/client';
+import { Runtime } from '@temporalio/worker';
 import { encryptingDataConverter } from '../../codec/data-converter';
 import { readStackInfo } from '../../workers/dev/stack-file';
 import { devReceiverSecret } from '../../workers/encryption-keys-source';
@@ -9,7 +10,7 @@ import { ReceiverSecretError, TenantTokens } from '../../workers/receiver/tenant
 import { temporalTarget } from '../../workers/temporal-target';
 import { type Command, CommandFailedError } from '../command';
 import { commandConfig, commandEncryptionKeys } from '../connect';
-import { listenOptions, parsePort, stringOption } from '../parse-values';
+import { listenOptions, metricsAddress, metricsOptions, parsePort, stringOption } from '../parse-values';
 import { commandOnboardingSettings, onboardingOption } from '../onboarding-option';
 
 /** A fixed default: the webhook URLs registered at the platform name this port. */
@@ -20,9 +21,10 @@ export const receiverCommand: Command = {
   name: 'receiver',
   summary:
     'Run the receiver: the earlier platform’s webhook deliveries into Temporal (spooled to disk while Temporal is away) and users’ returns from redirect flows',
-  usage: 'receiver [--port N] [--host HOST] [--spool-dir DIR] [--onboarding FILE]',
+  usage: 'receiver [--port N] [--host HOST] [--spool-dir DIR] [--onboarding FILE] [--metrics-port N]',
   options: {
     ...listenOptions,
+    ...metricsOptions,
     port: {
       type: 'string',
       valueName: 'N',
@@ -36,6 +38,7 @@ export const receiverCommand: Command = {
     },
     onboarding: onboardingOption,
   },
+  metrics: ({ values }, env) => metricsAddress(values, env),
   async run({ values }, io) {
     const port = parsePort(stringOption(values, 'port'), 'port') ?? DEFAULT_PORT;
     const host = stringOption(values, 'host') ?? '127.0.0.1';
@@ -79,6 +82,7 @@ export const receiverCommand: Command = {
         host,
         ...(onboarding ? { onboarding } : {}),
         log: (line) => io.stderr.write(`idv receiver: ${line}\n`),
+        meter: Runtime.instance().metricMeter,
       }).catch((error: unknown) => {
         if (error instanceof SpoolInUseError) throw new CommandFailedError(error.message);
         throw error;

@@ -4,7 +4,9 @@ import { readStackInfo } from '../../workers/dev/stack-file';
 import { temporalTarget } from '../../workers/temporal-target';
 import { agentPlatformOf } from '../../workers/agent-platform';
 import { createVerificationWorker } from '../../workers/verification-worker';
+import { apiCallMetrics } from '../../workers/telemetry/api-metrics';
 import { type Command, CommandFailedError } from '../command';
+import { metricsAddress, metricsOptions } from '../parse-values';
 import { commandConfig, commandEncryptionKeys, commandStore } from '../connect';
 
 /** `idv worker`: the worker process; stops gracefully on SIGINT/SIGTERM. */
@@ -12,8 +14,9 @@ export const workerCommand: Command = {
   name: 'worker',
   summary:
     'Run a worker of the verification workflows (Temporal and service from the environment, or the embedded stack)',
-  usage: 'worker',
-  options: {},
+  usage: 'worker [--metrics-port N] [--metrics-host HOST]',
+  options: { ...metricsOptions },
+  metrics: ({ values }, env) => metricsAddress(values, env),
   async run(_args, io) {
     const config = commandConfig(io.env);
     const stack = await readStackInfo(config.dataDir);
@@ -38,7 +41,7 @@ export const workerCommand: Command = {
       },
     );
     const { namespace } = target;
-    const identity = createIdentityClient(identityOptions);
+    const identity = createIdentityClient({ ...identityOptions, onCall: apiCallMetrics() });
     const agent = await agentPlatformOf(config, stack);
     try {
       const worker = await createVerificationWorker({

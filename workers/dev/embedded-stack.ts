@@ -1,7 +1,7 @@
 import { chmod, mkdir } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { Client, Connection } from '@temporalio/client';
-import { NativeConnection } from '@temporalio/worker';
+import { NativeConnection, Runtime } from '@temporalio/worker';
 import { AgentClients } from '../../api/agent/agent-clients';
 import { encryptingDataConverter } from '../../codec/data-converter';
 import { startReceiver } from '../receiver/receiver-server';
@@ -15,6 +15,7 @@ import { startCodecServer } from '../../codec/codec-server';
 import { devCodecToken, devEncryptionKeys, devReceiverSecret } from '../encryption-keys-source';
 import { freePort } from './free-port';
 import { createVerificationWorker } from '../verification-worker';
+import { apiCallMetrics } from '../telemetry/api-metrics';
 import { type DevServer, startDevServer } from './temporal-dev-server';
 import { removeStackInfo, type StackInfo, writeStackInfo } from './stack-file';
 
@@ -114,6 +115,7 @@ export async function startEmbeddedStack(options: EmbeddedStackOptions = {}): Pr
           typeof options.onboarding === 'function' ? options.onboarding(emulator) : options.onboarding,
       }),
       log: (line) => console.error(`idv receiver: ${line}`),
+      meter: Runtime.instance().metricMeter,
     });
     stoppers.push(() => receiver.close());
     const profile = emulator.verificationProfiles[0];
@@ -139,6 +141,7 @@ export async function startEmbeddedStack(options: EmbeddedStackOptions = {}): Pr
       const identity = createIdentityClient({
         baseUrl: emulator.baseUrl,
         apiKey: info.emulator?.apiKey ?? '',
+        onCall: apiCallMetrics(),
       });
       const agentClients = new AgentClients({ keys: emulator.agentKeys, baseUrl: emulator.agentBaseUrl });
       const worker = await createVerificationWorker({

@@ -1,6 +1,7 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { type AddressInfo } from 'node:net';
 import { type Client } from '@temporalio/client';
+import { type MetricMeter } from '@temporalio/common';
 import { type AgentDelivery, InvalidDeliveryError, parseAgentDelivery } from '../../domain/agent-deliveries';
 import { type OnboardingSettings } from '../../domain/onboarding-settings';
 import { tenantSchema } from '../../domain/agent-tenants';
@@ -38,6 +39,11 @@ export interface ReceiverOptions {
   maxSpooledDeliveries?: number;
   /** Tenants whose connections are onboarded (`onboarding` workflow) instead of `agentConnection`. @default none */
   onboarding?: OnboardingSettings;
+  /**
+   * Where `idv_receiver_deliveries{result}` and `idv_receiver_spool_depth` go (the Temporal
+   * runtime's meter, so they share the worker's Prometheus endpoint). @default none
+   */
+  meter?: MetricMeter;
 }
 
 /** A running receiver. */
@@ -87,6 +93,7 @@ export async function startReceiver(options: ReceiverOptions): Promise<Receiver>
     }),
     { log },
   );
+  const metrics = receiverMetrics(options.meter, () => spool.depth);
   const returning = returnRoute(options.client);
   /** Said once per stretch of refusals, not per refused POST. */
   let refusing = false;
@@ -119,19 +126,25 @@ export async function startReceiver(options: ReceiverOptions): Promise<Receiver>
     // An unknown tenant and a wrong token get the same answer, in the same time.
     const token = decodeSegment(credentials.token);
     const valid = options.tokens.matches(tenant.success ? tenant.data : '', token) && tenant.success;
-    if (!valid) return sendJson(response, 401, { title: 'unauthorized' }, closeConnection);
+    if (!valid) {
+      metrics.delivery('unauthorized');
+      return sendJson(response, 401, { title: 'unauthorized' }, closeConnection);
+    }
     const body = await readBody(request, maxBodyBytes);
-    if (!body)
+    if (!body) {
+      metrics.delivery('too-large');
       return sendJson(
         response,
         413,
         { title: 'payload too large', detail: `at most ${maxBodyBytes} bytes` },
         closeConnection,
       );
+    }
     let delivery: AgentDelivery;
     try {
       delivery = parseAgentDelivery(JSON.parse(body.toString('utf8')));
     } catch (error) {
+      if (error instanceof SyntaxError || error instanceof InvalidDeliveryError) metrics.delivery('invalid');
       if (error instanceof SyntaxError)
         return sendJson(response, 400, { title: 'bad request', detail: 'the body is not JSON' });
       if (error instanceof InvalidDeliveryError)
@@ -149,6 +162,7 @@ export async function startReceiver(options: ReceiverOptions): Promise<Receiver>
       // Not durable anywhere: the platform must not take this for acceptance.
       if (error instanceof SpoolFullError) {
         if (!refusing) log(`refusing deliveries: ${error.message}`);
+        metrics.delivery('refused');
         refusing = true;
         return sendJson(
           response,
@@ -160,6 +174,7 @@ export async function startReceiver(options: ReceiverOptions): Promise<Receiver>
       throw error;
     }
     refusing = false;
+    metrics.delivery(outcome);
     sendJson(response, outcome === 'spooled' ? 202 : 200, { status: outcome });
   };
 
@@ -167,6 +182,7 @@ export async function startReceiver(options: ReceiverOptions): Promise<Receiver>
     route(request, response).catch((error: unknown) => {
       // A spool that cannot be written: the platform must not take this for acceptance.
       log(`a request failed: ${failureKind(error)}`);
+      metrics.delivery('error');
       if (!response.headersSent) sendJson(response, 500, { title: 'internal error' }, closeConnection);
       else response.destroy();
     });
@@ -184,11 +200,38 @@ export async function startReceiver(options: ReceiverOptions): Promise<Receiver>
     url: `http://${host.includes(':') ? `[${host}]` : host}:${port}`,
     spoolDepth: () => spool.depth,
     close: async () => {
+      metrics.stop();
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeAllConnections();
       await closed;
       await intake.close();
       await spool.close();
     },
+  };
+}
+
+/** Deliveries by result, and the spool's depth sampled every 5 s and after each delivery. */
+function receiverMetrics(meter: MetricMeter | undefined, depth: () => number) {
+  if (!meter) return { delivery: (_result: string) => undefined, stop: () => undefined };
+  const deliveries = meter.createCounter(
+    'idv_receiver_deliveries',
+    'deliveries',
+    'Agent deliveries by result',
+  );
+  const spoolDepth = meter.createGauge(
+    'idv_receiver_spool_depth',
+    'int',
+    'deliveries',
+    'Deliveries waiting in the spool',
+  );
+  spoolDepth.set(depth());
+  const sampler = setInterval(() => spoolDepth.set(depth()), 5_000);
+  sampler.unref();
+  return {
+    delivery(result: string) {
+      deliveries.add(1, { result });
+      spoolDepth.set(depth());
+    },
+    stop: () => clearInterval(sampler),
   };
 }

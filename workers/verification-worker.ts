@@ -7,6 +7,7 @@ import { type ResultLimits } from '../activities/result-limits';
 import { type IdentityClient } from '../api/identity/identity-client';
 import { encryptingDataConverter } from '../codec/data-converter';
 import { type EncryptionKey } from '../codec/encryption-keys';
+import { type TracingOptions, workerTracing } from './telemetry/tracing';
 
 /** Options of {@link createVerificationWorker}. */
 export interface VerificationWorkerOptions {
@@ -30,6 +31,13 @@ export interface VerificationWorkerOptions {
    * the workflows are bundled at start when absent.
    */
   workflowBundle?: { codePath: string };
+  /**
+   * OpenTelemetry tracing (needs the optional packages `@temporalio/interceptors-opentelemetry`,
+   * `@opentelemetry/sdk-trace-base` and `@opentelemetry/resources`). Activities are traced;
+   * workflows too when bundled at start (a prebuilt bundle needs `workflowInterceptorModules`
+   * with `@temporalio/interceptors-opentelemetry/lib/workflow-interceptors`). @default off
+   */
+  tracing?: TracingOptions;
 }
 
 /** A worker for the verification workflows, the webhook registries and connection workflows, and their activities. */
@@ -42,7 +50,9 @@ export async function createVerificationWorker(options: VerificationWorkerOption
     ...(options.resultLimits ? { resultLimits: options.resultLimits } : {}),
     ...(options.agent ? { agent: options.agent } : {}),
   });
+  const tracing = options.tracing ? workerTracing(options.tracing, !options.workflowBundle) : {};
   return await Worker.create({
+    ...tracing,
     connection: options.connection,
     namespace: options.namespace ?? 'default',
     ...(options.workerIdentity ? { identity: options.workerIdentity } : {}),

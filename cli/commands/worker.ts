@@ -5,6 +5,8 @@ import { temporalTarget } from '../../workers/temporal-target';
 import { agentPlatformOf } from '../../workers/agent-platform';
 import { createVerificationWorker } from '../../workers/verification-worker';
 import { apiCallMetrics } from '../../workers/telemetry/api-metrics';
+import { tracingFromEnvironment } from '../../workers/telemetry/otlp-tracing';
+import { type TracingOptions } from '../../workers/telemetry/tracing';
 import { type Command, CommandFailedError } from '../command';
 import { metricsAddress, metricsOptions } from '../parse-values';
 import { commandConfig, commandEncryptionKeys, commandStore } from '../connect';
@@ -19,6 +21,7 @@ export const workerCommand: Command = {
   metrics: ({ values }, env) => metricsAddress(values, env),
   async run(_args, io) {
     const config = commandConfig(io.env);
+    const tracing = commandTracing(io.env);
     const stack = await readStackInfo(config.dataDir);
     const identityOptions =
       config.identity ??
@@ -52,6 +55,7 @@ export const workerCommand: Command = {
         encryptionKeys,
         ...(agent ? { agent } : {}),
         ...(namespace ? { namespace } : {}),
+        ...(tracing ? { tracing } : {}),
       });
       io.stderr.write(
         `idv worker: polling task queue ${config.taskQueue}, store: ${store.description} (Ctrl-C to stop)\n`,
@@ -63,6 +67,7 @@ export const workerCommand: Command = {
       io.stderr.write('idv worker: stopped\n');
       return 0;
     } finally {
+      await tracing?.spanProcessor.shutdown();
       await agent?.clients.close();
       await identity.close();
       await connection.close();
@@ -70,3 +75,18 @@ export const workerCommand: Command = {
     }
   },
 };
+
+/** Tracing from the OpenTelemetry variables; the optional packages missing is one line. */
+function commandTracing(env: NodeJS.ProcessEnv): TracingOptions | undefined {
+  try {
+    return tracingFromEnvironment(env);
+  } catch (error) {
+    if (error instanceof Error && 'code' in error && error.code === 'MODULE_NOT_FOUND')
+      throw new CommandFailedError(
+        'OTEL_EXPORTER_OTLP_ENDPOINT is set but the tracing packages are not installed: npm install ' +
+          '@temporalio/interceptors-opentelemetry @opentelemetry/sdk-trace-base @opentelemetry/resources ' +
+          '@opentelemetry/exporter-trace-otlp-http',
+      );
+    throw error;
+  }
+}

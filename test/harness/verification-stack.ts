@@ -24,6 +24,7 @@ import { type WebhookRegistrySettings } from '../../domain/webhook-registry-inpu
 import { type Receiver, startReceiver } from '../../workers/receiver/receiver-server';
 import { type OnboardingSettings } from '../../domain/onboarding-settings';
 import { TenantTokens } from '../../workers/receiver/tenant-tokens';
+import { type TracingOptions } from '../../workers/telemetry/tracing';
 
 /** Everything an end-to-end verification test needs, for one test file. */
 export interface VerificationStack {
@@ -78,6 +79,8 @@ export function useVerificationStack(
     onboarding?: (profileId: string) => OnboardingSettings;
     /** The receiver's log lines. @default none */
     receiverLog?: (line: string) => void;
+    /** The worker's tracing (activities only: the run's bundle has no workflow interceptors). */
+    tracing?: TracingOptions;
   } = {},
 ): () => VerificationStack {
   let stack: VerificationStack | undefined;
@@ -122,6 +125,7 @@ export function useVerificationStack(
         store,
         encryptionKeys: harnessEncryptionKeys(),
         workflowBundle: { codePath: harnessValue(harnessEnv.workflowBundle) },
+        ...(options.tracing ? { tracing: options.tracing } : {}),
         agent: {
           clients: agentClients as AgentClients,
           ...(receiver

@@ -1,3 +1,5 @@
+import { type Level } from 'pino';
+import { logLevels } from './log/logger';
 import { resolve } from 'node:path';
 import { z } from 'zod';
 import { identityBaseUrls, type IdentityRegion } from '../api/identity/base-urls';
@@ -31,6 +33,8 @@ export interface IdvConfig {
   onboardingFile: string | undefined;
   /** `IDV_AUTH_URL`, `IDV_SCHEMA_BASE_URL`: the current platform's OIDC provider and template base (migrations). */
   ecosystem: { authUrl: string | undefined; schemaBaseUrl: string | undefined };
+  /** The JSON logs' level (`IDV_LOG_LEVEL`); the Temporal runtime's own lines stay at WARN. */
+  logLevel: Level;
 }
 
 const url = z.string().refine((value) => {
@@ -87,6 +91,10 @@ const variables = {
       return false;
     }
   }, 'must be a postgres://user:password@host:port/database URL'),
+  IDV_LOG_LEVEL: z
+    .string()
+    .transform((value) => value.toLowerCase())
+    .pipe(z.enum(logLevels as [Level, ...Level[]], { message: `must be one of ${logLevels.join(', ')}` })),
 } as const;
 
 /** Never quoted in messages (a store URL may hold a password). */
@@ -138,6 +146,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): IdvConfig {
     receiverSecret: read(env, 'IDV_RECEIVER_SECRET'),
     onboardingFile: read(env, 'IDV_ONBOARDING_FILE'),
     ecosystem: { authUrl: read(env, 'IDV_AUTH_URL'), schemaBaseUrl: read(env, 'IDV_SCHEMA_BASE_URL') },
+    logLevel: read(env, 'IDV_LOG_LEVEL') ?? 'info',
   };
 }
 

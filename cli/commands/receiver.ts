@@ -1,4 +1,5 @@
 import { join } from 'node:path';
+import { receiverLog } from '../../workers/log/receiver-log';
 import { Client, Connection } from '@temporalio/client';
 import { Runtime } from '@temporalio/worker';
 import { encryptingDataConverter } from '../../codec/data-converter';
@@ -81,7 +82,7 @@ export const receiverCommand: Command = {
         port,
         host,
         ...(onboarding ? { onboarding } : {}),
-        log: (line) => io.stderr.write(`idv receiver: ${line}\n`),
+        log: receiverLog(),
         meter: Runtime.instance().metricMeter,
       }).catch((error: unknown) => {
         if (error instanceof SpoolInUseError) throw new CommandFailedError(error.message);

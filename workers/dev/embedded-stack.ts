@@ -1,4 +1,5 @@
 import { chmod, mkdir } from 'node:fs/promises';
+import { receiverLog } from '../log/receiver-log';
 import { join, resolve } from 'node:path';
 import { Client, Connection } from '@temporalio/client';
 import { NativeConnection, Runtime } from '@temporalio/worker';
@@ -114,7 +115,7 @@ export async function startEmbeddedStack(options: EmbeddedStackOptions = {}): Pr
         onboarding:
           typeof options.onboarding === 'function' ? options.onboarding(emulator) : options.onboarding,
       }),
-      log: (line) => console.error(`idv receiver: ${line}`),
+      log: receiverLog(),
       meter: Runtime.instance().metricMeter,
     });
     stoppers.push(() => receiver.close());

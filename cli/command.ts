@@ -37,6 +37,11 @@ export interface Command {
   /** Usage line after `idv `, e.g. `dev [--port N]`. */
   usage: string;
   options: Record<string, OptionSpec>;
+  /**
+   * The command stops by itself on SIGINT/SIGTERM (it awaits `io.stopRequested` and shuts down
+   * what it started). Any other command is ended at the first signal, with 130 / 143.
+   */
+  stopsGracefully?: true;
   /** The Prometheus endpoint the command asks of the runtime (`--metrics-port`); none by default. */
   metrics?(args: CommandArgs, env: NodeJS.ProcessEnv): MetricsAddress | undefined;
   /** Resolves to the exit code: 0 success, 1 failure. Usage mistakes throw {@link UsageError}. */

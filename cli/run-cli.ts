@@ -5,6 +5,11 @@ import { commandHelp, overviewHelp } from './help';
 /** Exit statuses of every `idv` command. */
 export const exitCodes = { ok: 0, failed: 1, usage: 2 } as const;
 
+/** The status of a command ended by a signal: 128 + the signal's number, as shells report it. */
+export function interruptedExitCode(signal: string): number {
+  return signal === 'SIGTERM' ? 143 : 130;
+}
+
 /**
  * Runs one `idv` invocation and resolves to its exit status. Errors end as one line on stderr;
  * a stack trace is printed only for unexpected errors and only with IDV_DEBUG=1.
@@ -29,7 +34,15 @@ export async function runCli(
     }
     const metrics = command.metrics?.(parsed, io.env);
     io.installRuntime?.(metrics ? { metrics } : {});
-    return await command.run(parsed, io);
+    const running = command.run(parsed, io);
+    if (command.stopsGracefully) return await running;
+    // A Ctrl-C ends the command at once (its late failure, if any, is not reported).
+    running.catch(() => undefined);
+    const interrupted = io.stopRequested.then((signal) => {
+      io.stderr.write(`idv: interrupted (${signal})\n`);
+      return interruptedExitCode(signal);
+    });
+    return await Promise.race([running, interrupted]);
   } catch (error) {
     return report(error, io);
   }

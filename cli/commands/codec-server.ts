@@ -33,6 +33,7 @@ export const codecServerCommand: Command = {
   name: 'codec-server',
   summary:
     'Run a codec server: the Temporal web UI and CLI show payloads decrypted, personal data opened or marked redacted',
+  stopsGracefully: true,
   usage: 'codec-server [--port N] [--host HOST] [--ui-origin URL]...',
   options: {
     ...listenOptions,

@@ -9,6 +9,7 @@ export const devCommand: Command = {
   name: 'dev',
   summary:
     'Start the embedded stack (Temporal dev server with web UI, emulator, receiver, worker) and print its addresses',
+  stopsGracefully: true,
   usage:
     'dev [--port N] [--ui-port N] [--receiver-port N] [--data-dir DIR] [--onboarding FILE] [--metrics-port N]',
   options: {

@@ -17,6 +17,7 @@ function agentKeys(values: string[]): Record<string, string> {
 export const emulatorCommand: Command = {
   name: 'emulator',
   summary: 'Run the local emulator of the identity service and the earlier agent platform',
+  stopsGracefully: true,
   usage: 'emulator [--port N] [--api-key KEY]... [--agent-key TENANT=KEY]... [--seed S] [fault options]',
   options: {
     ...listenOptions,

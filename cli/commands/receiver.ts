@@ -22,6 +22,7 @@ export const receiverCommand: Command = {
   name: 'receiver',
   summary:
     'Run the receiver: the earlier platform’s webhook deliveries into Temporal (spooled to disk while Temporal is away) and users’ returns from redirect flows',
+  stopsGracefully: true,
   usage: 'receiver [--port N] [--host HOST] [--spool-dir DIR] [--onboarding FILE] [--metrics-port N]',
   options: {
     ...listenOptions,

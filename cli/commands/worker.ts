@@ -16,6 +16,7 @@ export const workerCommand: Command = {
   name: 'worker',
   summary:
     'Run a worker of the verification workflows (Temporal and service from the environment, or the embedded stack)',
+  stopsGracefully: true,
   usage: 'worker [--metrics-port N] [--metrics-host HOST]',
   options: { ...metricsOptions },
   metrics: ({ values }, env) => metricsAddress(values, env),

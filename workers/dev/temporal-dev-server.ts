@@ -82,6 +82,10 @@ export async function startDevServer(options: DevServerOptions = {}): Promise<De
     stderrTail = (stderrTail + chunk.toString('utf8')).slice(-4000);
   });
   const address = `${HOST}:${port}`;
+  // If this process exits without stopping it (a command ended by Ctrl-C), the server goes too.
+  const orphaned = () => child.kill('SIGTERM');
+  process.once('exit', orphaned);
+  child.once('exit', () => process.removeListener('exit', orphaned));
   const stop = stopper(child);
   try {
     await waitHealthy(child, address, namespace, options.startTimeoutMs ?? 60_000, () => stderrTail);

@@ -101,11 +101,13 @@ describe('unexpected service answers, end to end', () => {
       errorCode: 'ResultsUnavailable',
     });
     const history = JSON.stringify(await handle.workflow.fetchHistory());
+    // The worker logs JSON lines: the activity failure's, with its error as a field.
     const logLine = () =>
       worker
         .output()
         .slice(logged)
-        .match(/Activity failed[^]*/)?.[0];
+        .split('\n')
+        .find((line) => line.startsWith('{') && line.includes('"msg":"Activity failed"'));
     const output = await eventually(() => Promise.resolve(logLine()), 'the log line');
     // The failure was reported (so this test can see a leak)…
     expect(output).toMatch(/GetSessionResult/);

@@ -14,7 +14,7 @@ import { type IdvStore } from '../../stores/idv-store';
 import { openStore } from '../../stores/open-store';
 import { startCodecServer } from '../../codec/codec-server';
 import { devCodecToken, devEncryptionKeys, devReceiverSecret } from '../encryption-keys-source';
-import { freePort } from './free-port';
+import { assertPortFree, freePort } from './free-port';
 import { createVerificationWorker } from '../verification-worker';
 import { apiCallMetrics } from '../telemetry/api-metrics';
 import { type DevServer, startDevServer } from './temporal-dev-server';
@@ -77,6 +77,10 @@ export async function startEmbeddedStack(options: EmbeddedStackOptions = {}): Pr
     return stopping;
   };
   try {
+    // Before anything starts: a second stack on the same ports must not join the first.
+    if (options.temporalPort !== 0) await assertPortFree(options.temporalPort ?? 7233, '127.0.0.1', '--port');
+    if (options.uiPort !== 0) await assertPortFree(options.uiPort ?? 8233, '127.0.0.1', '--ui-port');
+    if (options.receiverPort) await assertPortFree(options.receiverPort, '127.0.0.1', '--receiver-port');
     const encryptionKeys = await devEncryptionKeys(dataDir);
     const store: IdvStore = await openStore({ storeUrl: options.storeUrl, dataDir });
     stoppers.push(() => store.close());

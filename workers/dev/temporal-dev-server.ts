@@ -2,7 +2,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { Connection } from '@temporalio/client';
 import { searchAttributeTypes } from '../../domain/search-attributes';
-import { freePort } from './free-port';
+import { assertPortFree, freePort } from './free-port';
 import { resolveTemporalBinaries } from './temporal-binaries';
 
 /** Options of {@link startDevServer}. */
@@ -50,6 +50,9 @@ const HOST = '127.0.0.1';
 export async function startDevServer(options: DevServerOptions = {}): Promise<DevServer> {
   const { cli } = resolveTemporalBinaries();
   const namespace = options.namespace ?? 'default';
+  if (options.port) await assertPortFree(options.port, HOST, '--port');
+  if (typeof options.uiPort === 'number' && options.uiPort > 0)
+    await assertPortFree(options.uiPort, HOST, '--ui-port');
   const port = options.port || (await freePort(HOST));
   const uiPort =
     options.uiPort === false || options.uiPort === undefined

@@ -3,7 +3,7 @@ import { createIdentityClient, type IdentityClient } from '../api/identity/ident
 import { type EncryptionKey } from '../codec/encryption-keys';
 import { ConfigError, type IdvConfig, loadConfig } from '../workers/config';
 import { encryptingDataConverter } from '../codec/data-converter';
-import { readStackInfo, type StackInfo } from '../workers/dev/stack-file';
+import { noStackReason, readStackState, type StackInfo } from '../workers/dev/stack-file';
 import { requireEncryptionKeys } from '../workers/encryption-keys-source';
 import { temporalTarget } from '../workers/temporal-target';
 import { type IdvStore } from '../stores/idv-store';
@@ -16,10 +16,6 @@ export interface Connected {
   idv: IdvClient;
   stack: StackInfo | undefined;
   close(): Promise<void>;
-}
-
-async function stackOf(dataDir: string): Promise<StackInfo | undefined> {
-  return await readStackInfo(dataDir);
 }
 
 /** The configuration of a command; invalid configuration is one line. */
@@ -61,11 +57,12 @@ export async function commandStore(settings: IdvConfig): Promise<IdvStore> {
  */
 export async function connectTemporal(env: NodeJS.ProcessEnv): Promise<Connected> {
   const settings = commandConfig(env);
-  const stack = await stackOf(settings.dataDir);
+  const state = await readStackState(settings.dataDir);
+  const stack = state.live;
   const target = temporalTarget(settings, env, stack);
   if (!target) {
     throw new CommandFailedError(
-      `no running stack in ${settings.dataDir}: start \`idv dev\`, or set TEMPORAL_ADDRESS`,
+      `${noStackReason(settings.dataDir, state)}: start \`idv dev\`, or set TEMPORAL_ADDRESS`,
     );
   }
   const encryptionKeys = await commandEncryptionKeys(settings, stack);
@@ -75,7 +72,9 @@ export async function connectTemporal(env: NodeJS.ProcessEnv): Promise<Connected
     connection = await Connection.connect(target.connectionOptions);
   } catch (error) {
     await store.close();
-    throw error;
+    throw new CommandFailedError(
+      `cannot reach Temporal at ${target.connectionOptions.address ?? 'its default address'}${stack ? ` (the stack in ${settings.dataDir})` : ''}: ${error instanceof Error ? error.message : String(error)}`,
+    );
   }
   const { namespace } = target;
   const client = new Client({
@@ -104,10 +103,11 @@ export async function connectIdentity(
 ): Promise<{ identity: IdentityClient; stack: StackInfo | undefined }> {
   const settings = commandConfig(env);
   if (settings.identity) return { identity: createIdentityClient(settings.identity), stack: undefined };
-  const stack = await stackOf(settings.dataDir);
+  const state = await readStackState(settings.dataDir);
+  const stack = state.live;
   if (!stack?.emulator) {
     throw new CommandFailedError(
-      `no running stack in ${settings.dataDir}: start \`idv dev\`, or set IDV_API_KEY`,
+      `${noStackReason(settings.dataDir, state)}: start \`idv dev\`, or set IDV_API_KEY`,
     );
   }
   return {

@@ -1,6 +1,7 @@
 import { type Level } from 'pino';
 import { logLevels } from './log/logger';
-import { resolve } from 'node:path';
+import { existsSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
 import { z } from 'zod';
 import { identityBaseUrls, type IdentityRegion } from '../api/identity/base-urls';
 import { type EncryptionKey, EncryptionKeysError, parseEncryptionKeys } from '../codec/encryption-keys';
@@ -134,7 +135,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): IdvConfig {
     );
   return {
     taskQueue: read(env, 'IDV_TASK_QUEUE') ?? 'identity-verification',
-    dataDir: resolve(read(env, 'IDV_DATA_DIR') ?? '.data'),
+    dataDir: resolve(read(env, 'IDV_DATA_DIR') ?? defaultDataDir(process.cwd())),
     temporalFromEnvironment: Boolean(
       env.TEMPORAL_ADDRESS || env.TEMPORAL_PROFILE || env.TEMPORAL_CONFIG_FILE,
     ),
@@ -157,5 +158,16 @@ function encryptionKeys(raw: string | undefined): EncryptionKey[] | undefined {
   } catch (error) {
     if (error instanceof EncryptionKeysError) throw new ConfigError(error.message);
     throw error;
+  }
+}
+
+/**
+ * `.data` of the nearest folder, from `cwd` up, that holds a stack file (so `idv status` run in a
+ * subfolder finds the stack `npm start` runs at the project's root); `./.data` when none does.
+ */
+export function defaultDataDir(cwd: string): string {
+  for (let dir = resolve(cwd); ; dir = dirname(dir)) {
+    if (existsSync(join(dir, '.data', 'stack.json'))) return join(dir, '.data');
+    if (dirname(dir) === dir) return join(resolve(cwd), '.data');
   }
 }

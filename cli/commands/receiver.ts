@@ -3,7 +3,7 @@ import { receiverLog } from '../../workers/log/receiver-log';
 import { Client, Connection } from '@temporalio/client';
 import { Runtime } from '@temporalio/worker';
 import { encryptingDataConverter } from '../../codec/data-converter';
-import { readStackInfo } from '../../workers/dev/stack-file';
+import { noStackReason, readStackState } from '../../workers/dev/stack-file';
 import { devReceiverSecret } from '../../workers/encryption-keys-source';
 import { SpoolInUseError } from '../../workers/receiver/delivery-spool';
 import { startReceiver } from '../../workers/receiver/receiver-server';
@@ -46,11 +46,12 @@ export const receiverCommand: Command = {
     const host = stringOption(values, 'host') ?? '127.0.0.1';
     const config = commandConfig(io.env);
     const onboarding = await commandOnboardingSettings(values, config.onboardingFile);
-    const stack = await readStackInfo(config.dataDir);
+    const stackState = await readStackState(config.dataDir);
+    const stack = stackState.live;
     const target = temporalTarget(config, io.env, stack);
     if (!target)
       throw new CommandFailedError(
-        `no Temporal: set TEMPORAL_ADDRESS, or start \`idv dev\` (data dir ${config.dataDir})`,
+        `no Temporal: ${noStackReason(config.dataDir, stackState)}: start \`idv dev\`, or set TEMPORAL_ADDRESS`,
       );
     const encryptionKeys = await commandEncryptionKeys(config, stack);
     let tokens: TenantTokens;

@@ -1,6 +1,6 @@
 import { NativeConnection } from '@temporalio/worker';
 import { createIdentityClient } from '../../api/identity/identity-client';
-import { readStackInfo } from '../../workers/dev/stack-file';
+import { noStackReason, readStackState } from '../../workers/dev/stack-file';
 import { temporalTarget } from '../../workers/temporal-target';
 import { agentPlatformOf } from '../../workers/agent-platform';
 import { createVerificationWorker } from '../../workers/verification-worker';
@@ -23,7 +23,8 @@ export const workerCommand: Command = {
   async run(_args, io) {
     const config = commandConfig(io.env);
     const tracing = commandTracing(io.env);
-    const stack = await readStackInfo(config.dataDir);
+    const stackState = await readStackState(config.dataDir);
+    const stack = stackState.live;
     const identityOptions =
       config.identity ??
       (stack?.emulator ? { baseUrl: stack.emulator.baseUrl, apiKey: stack.emulator.apiKey } : undefined);
@@ -34,7 +35,7 @@ export const workerCommand: Command = {
     const target = temporalTarget(config, io.env, stack);
     if (!target)
       throw new CommandFailedError(
-        `no Temporal: set TEMPORAL_ADDRESS, or start \`idv dev\` (data dir ${config.dataDir})`,
+        `no Temporal: ${noStackReason(config.dataDir, stackState)}: start \`idv dev\`, or set TEMPORAL_ADDRESS`,
       );
     const encryptionKeys = await commandEncryptionKeys(config, stack);
     const store = await commandStore(config);

@@ -50,3 +50,35 @@ export async function readStackInfo(dataDir: string): Promise<StackInfo | undefi
 export async function removeStackInfo(dataDir: string): Promise<void> {
   await rm(join(dataDir, fileName), { force: true });
 }
+
+/** The stack file of a data dir, split by whether its `idv dev` process still runs. */
+export interface StackState {
+  /** The stack, its process running. */
+  live: StackInfo | undefined;
+  /** A stack file whose process has gone (stopped without cleaning up, or killed). */
+  stale: StackInfo | undefined;
+}
+
+/** Reads the stack file and tells a running stack from a stale file (its pid gone). */
+export async function readStackState(dataDir: string): Promise<StackState> {
+  const info = await readStackInfo(dataDir);
+  if (!info) return { live: undefined, stale: undefined };
+  return processRuns(info.pid) ? { live: info, stale: undefined } : { live: undefined, stale: info };
+}
+
+/** Why there is no stack to use in `dataDir`, naming a stale file's address. */
+export function noStackReason(dataDir: string, state: StackState): string {
+  return state.stale
+    ? `the stack in ${dataDir} is not running (its stack.json names Temporal at ${state.stale.temporalAddress}, but idv dev pid ${state.stale.pid} has stopped)`
+    : `no running stack in ${dataDir}`;
+}
+
+function processRuns(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    // EPERM: it runs, as another user.
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}

@@ -1,4 +1,5 @@
 import { type MetricsAddress } from '../workers/telemetry/runtime';
+import { durationProblem, parseDuration } from '../domain/durations';
 import { type CommandArgs, type OptionSpec, UsageError } from './command';
 
 /** Parses a TCP port option (0 means "pick a free one"). */
@@ -80,4 +81,28 @@ export function metricsAddress(
   if (port === 0) throw new UsageError('--metrics-port must be a port number from 1 to 65535, got 0');
   const host = stringOption(values, 'metrics-host') ?? env.IDV_METRICS_HOST;
   return host ? { port, host } : { port };
+}
+
+/**
+ * A duration option in milliseconds: `30m`, `1h`, `7d`, `90s`, ISO 8601 (`PT30M`); a bare number
+ * is refused with a hint, a negative one too, and zero unless `zero` allows it; `never` when
+ * `never` allows it. The bounds of the setting are checked later by the request's schema.
+ */
+export function durationOption(
+  values: CommandArgs['values'],
+  name: string,
+  allow: { zero?: boolean; never?: boolean } = {},
+): number | 'never' | undefined {
+  const value = stringOption(values, name);
+  if (value === undefined) return undefined;
+  if (allow.never && value.trim() === 'never') return 'never';
+  const problem = durationProblem(value);
+  if (problem) throw new UsageError(`--${name} ${problem}`);
+  const ms = parseDuration(value);
+  if (ms === undefined)
+    throw new UsageError(
+      `--${name} must be a duration such as 30m, 1h or 7d (or ISO 8601 such as PT30M)${allow.never ? ', or never' : ''}, got '${value}'`,
+    );
+  if (ms === 0 && !allow.zero) throw new UsageError(`--${name} must be more than 0, got '${value}'`);
+  return ms;
 }

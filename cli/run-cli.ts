@@ -61,7 +61,12 @@ function parse(command: Command, args: string[]) {
     };
   }
   try {
-    return parseArgs({ args, options, allowPositionals: true, strict: true });
+    return parseArgs({
+      args: joinNegativeValues(args, command),
+      options,
+      allowPositionals: true,
+      strict: true,
+    });
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);
     throw new UsageError(`${message.split('\n')[0] ?? message} (see idv ${command.name} --help)`);
@@ -79,4 +84,22 @@ function report(error: unknown, io: CommandIo): number {
     io.stderr.write(`${error.stack ?? ''}\n`);
   }
   return exitCodes.failed;
+}
+
+/**
+ * `--timeout -5m` as `--timeout=-5m`: parseArgs calls a value starting with `-` ambiguous; a
+ * number-like one is meant as the value, and the option's own check then says what is wrong.
+ */
+function joinNegativeValues(args: string[], command: Command): string[] {
+  const joined: string[] = [];
+  for (let index = 0; index < args.length; index += 1) {
+    const arg = args[index] ?? '';
+    const next = args[index + 1];
+    const spec = arg.startsWith('--') ? command.options[arg.slice(2)] : undefined;
+    if (spec?.type === 'string' && next !== undefined && /^-\d/.test(next)) {
+      joined.push(`${arg}=${next}`);
+      index += 1;
+    } else joined.push(arg);
+  }
+  return joined;
 }

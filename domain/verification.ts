@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { integrationCapabilities } from './identity-enums';
-import { formatDuration, parseDuration } from './durations';
+import { durationProblem, formatDuration, parseDuration } from './durations';
 import { personalDataInReference } from './reference-privacy';
 import { type Sealed } from './sealed';
 import { verificationLimits } from './verification-limits';
@@ -23,14 +23,16 @@ const absoluteUrl = z.string().refine(
 );
 
 function toBoundedMs(
-  what: string,
   bounds: { minMs: number; maxMs: number },
   value: number | string,
   context: z.RefinementCtx,
 ): number {
   const ms = parseDuration(value);
   if (ms === undefined) {
-    context.addIssue({ code: 'custom', message: `${what} must be a duration such as 30m, 1h or 30 days` });
+    context.addIssue({
+      code: 'custom',
+      message: durationProblem(value) ?? 'must be a duration such as 30m, 1h or 30 days',
+    });
     return z.NEVER;
   }
   if (ms < bounds.minMs || ms > bounds.maxMs) {
@@ -38,14 +40,17 @@ function toBoundedMs(
       ms < bounds.minMs
         ? `at least ${formatDuration(bounds.minMs)}`
         : `at most ${formatDuration(bounds.maxMs)}`;
-    context.addIssue({ code: 'custom', message: `${what} must be ${bound}` });
+    context.addIssue({ code: 'custom', message: `must be ${bound}` });
     return z.NEVER;
   }
   return ms;
 }
 
-const duration = (what: string, bounds: { minMs: number; maxMs: number }) =>
-  z.union([z.number(), z.string()]).transform((value, context) => toBoundedMs(what, bounds, value, context));
+const durationValue = (what: string) =>
+  z.union([z.number(), z.string()], { message: `must be a duration such as 30m, 1h or 30 days${what}` });
+
+const duration = (bounds: { minMs: number; maxMs: number }) =>
+  durationValue('').transform((value, context) => toBoundedMs(bounds, value, context));
 
 /** A duration, or the word `never`. */
 const httpUrl = z
@@ -65,12 +70,10 @@ const httpUrl = z
 /** The memo field holding a verification's `finalUrl` (the receiver reads it without a worker). */
 export const FINAL_URL_MEMO = 'idvFinalUrl';
 
-const durationOrNever = (what: string, bounds: { minMs: number; maxMs: number }) =>
-  z
-    .union([z.number(), z.string()])
-    .transform((value, context): number | 'never' =>
-      value === 'never' ? 'never' : toBoundedMs(what, bounds, value, context),
-    );
+const durationOrNever = (bounds: { minMs: number; maxMs: number }) =>
+  durationValue(', or never').transform((value, context): number | 'never' =>
+    value === 'never' ? 'never' : toBoundedMs(bounds, value, context),
+  );
 
 /**
  * The caller's business reference: the workflow ID is `idv-<reference>`, so it must carry no
@@ -113,11 +116,11 @@ export const verificationRequestSchema = z.strictObject({
   browserLanguages: z.array(z.string()).optional(),
   providerInput: z.record(z.string(), z.unknown()).optional(),
   /** Auto-cancel when the user has not finished by then. @default '1 hour' */
-  timeout: duration('timeout', verificationLimits.timeout).default(3_600_000),
+  timeout: duration(verificationLimits.timeout).default(3_600_000),
   /** @default 'data' */
   results: z.enum(resultModes).default('data'),
   /** How long after the outcome the person's data is redacted, or `never`. @default 0 (right after delivery) */
-  redactAfter: durationOrNever('redactAfter', verificationLimits.redactAfter).default(0),
+  redactAfter: durationOrNever(verificationLimits.redactAfter).default(0),
   /** Advanced: polling bounds (the interval starts at `initialMs` and grows to `maxMs`). @default 1 s to 10 s */
   polling: z
     .strictObject({

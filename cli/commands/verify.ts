@@ -6,7 +6,7 @@ import { VerificationNotStartedError } from '../../client/idv-client';
 import { type Command, CommandFailedError, UsageError } from '../command';
 import { connectTemporal } from '../connect';
 import { outcomeLines, printJson } from '../output';
-import { stringListOption, stringOption } from '../parse-values';
+import { durationOption, stringListOption, stringOption } from '../parse-values';
 import { followProgress } from '../follow';
 
 const TEST_PROVIDER = 'trinsic-test-database-lookup';
@@ -107,6 +107,11 @@ export const verifyCommand: Command = {
     if (results !== undefined && !resultModes.includes(results as ResultMode)) {
       throw new UsageError(`--results must be one of ${resultModes.join(', ')}, got '${results}'`);
     }
+    // Everything the command line alone can check, before connecting to anything.
+    const timeout = durationOption(values, 'timeout');
+    const redactAfter = durationOption(values, 'redact-after', { zero: true, never: true });
+    const inputEntries = providerInput(stringListOption(values, 'input'));
+    const capabilityValues = stringListOption(values, 'capability');
     const connected = await connectTemporal(io.env);
     try {
       const profile = stringOption(values, 'profile') ?? connected.stack?.emulator?.verificationProfileId;
@@ -114,23 +119,20 @@ export const verifyCommand: Command = {
       const provider =
         stringOption(values, 'provider') ?? (connected.stack?.emulator ? TEST_PROVIDER : undefined);
       if (!provider) throw new UsageError('--provider is required outside the embedded stack');
-      const input =
-        providerInput(stringListOption(values, 'input')) ??
-        (provider === TEST_PROVIDER ? TEST_INPUT : undefined);
-      const redactAfter = stringOption(values, 'redact-after');
+      const input = inputEntries ?? (provider === TEST_PROVIDER ? TEST_INPUT : undefined);
       const request: VerificationRequest = {
         reference: stringOption(values, 'reference') ?? `cli-${Date.now()}-${randomBytes(3).toString('hex')}`,
         verificationProfileId: profile,
         provider,
-        capabilities: capabilities(stringListOption(values, 'capability'), provider),
+        capabilities: capabilities(capabilityValues, provider),
         ...(values.fallback === true ? { fallbackToHostedUI: true } : {}),
         ...(stringOption(values, 'redirect-url')
           ? { redirectUrl: stringOption(values, 'redirect-url') }
           : {}),
         ...(stringOption(values, 'final-url') ? { finalUrl: stringOption(values, 'final-url') } : {}),
         ...(input ? { providerInput: { [provider]: input } } : {}),
-        ...(stringOption(values, 'timeout') ? { timeout: stringOption(values, 'timeout') } : {}),
-        ...(redactAfter ? { redactAfter: redactAfter === 'never' ? 'never' : redactAfter } : {}),
+        ...(timeout !== undefined ? { timeout } : {}),
+        ...(redactAfter !== undefined ? { redactAfter } : {}),
         ...(results ? { results: results as ResultMode } : {}),
       };
       let started;

@@ -393,7 +393,7 @@ describe('onboarding: a connection waited for, verified and reported', () => {
     expect(cause).toBeInstanceOf(ApplicationFailure);
     expect(cause).toMatchObject({ type: 'InvalidOnboardingInput', nonRetryable: true });
     expect(cause?.message).toBe(
-      'invalid onboarding input: waitFor must not repeat a type; verification.timeout timeout must be a duration such as 30m, 1h or 30 days',
+      'invalid onboarding input: waitFor must not repeat a type; verification.timeout must be a duration such as 30m, 1h or 30 days',
     );
   });
 

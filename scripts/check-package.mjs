@@ -43,6 +43,7 @@ function pack() {
   const required = [
     'bin/idv.js',
     'dist/cli/main.js',
+    'dist/cli/commands.json',
     'dist/client/index.js',
     'dist/client/index.d.ts',
     'dist/workers/index.js',

@@ -12,6 +12,11 @@ export class EmulatorClock {
     return Math.floor(this.now() / 1000);
   }
 
+  /** How far the emulator's time is ahead of real time (kept across restarts). */
+  offsetMs(): number {
+    return this.#offsetMs;
+  }
+
   /** Moves the emulator's time forward (expiry, automatic redaction, step refresh). */
   advance(ms: number): void {
     this.#offsetMs += ms;

@@ -2,6 +2,7 @@ import { EmulatorHttpServer } from './server';
 import { type ProfileRecord } from './state/model';
 import { EmulatorStore } from './state/store';
 import { SeededRandom } from './rng';
+import { readSnapshot, restoreSnapshot, snapshotOf, writeSnapshot } from './state/snapshot';
 
 /** Options of {@link startEmulator}. */
 export interface EmulatorOptions {
@@ -19,6 +20,12 @@ export interface EmulatorOptions {
   redactionPeriodSeconds?: number;
   /** @default 7200 (2 hours) */
   sessionExpirationSeconds?: number;
+  /**
+   * Keep the state in this file: restored at start (keys, profiles, sessions, webhooks…; the
+   * options above then only apply to a first start), saved within a second of any request and
+   * at close. Ids stay unique across restarts as long as each start has its own seed. @default none
+   */
+  stateFile?: string;
 }
 
 /** What the emulator prints on start (the start-up contract). */
@@ -57,20 +64,28 @@ export function isoDuration(seconds: number): string {
 export async function startEmulator(options: EmulatorOptions = {}): Promise<Emulator> {
   const seed = options.seed ?? 1;
   const keySource = new SeededRandom(seed ^ 0x6b6579);
-  const apiKeys = options.apiKeys?.length ? options.apiKeys : [`idv_emulator_${keySource.token(32)}`];
+  const saved = options.stateFile ? await readSnapshot(options.stateFile) : undefined;
+  const apiKeys =
+    saved?.apiKeys ?? (options.apiKeys?.length ? options.apiKeys : [`idv_emulator_${keySource.token(32)}`]);
   const agentKeys =
-    options.agentKeys && Object.keys(options.agentKeys).length > 0
+    saved?.agentKeys ??
+    (options.agentKeys && Object.keys(options.agentKeys).length > 0
       ? options.agentKeys
-      : { 'tenant-1': `agent_emulator_${keySource.token(32)}` };
+      : { 'tenant-1': `agent_emulator_${keySource.token(32)}` });
   const store = new EmulatorStore({ seed, apiKeys, agentKeys });
   const redaction = options.redactionPeriodSeconds ?? 30 * DAY_SECONDS;
   const expiration = options.sessionExpirationSeconds ?? 7_200;
+  if (saved) restoreSnapshot(store, saved);
   const profiles: Array<ProfileRecord & { apiKey: string }> = apiKeys.map((apiKey, index) => ({
-    ...store.addProfile(`env-${index + 1}`, redaction * 1000, expiration * 1000),
+    ...(saved?.profiles.find((profile) => profile.environmentId === `env-${index + 1}`) ??
+      store.addProfile(`env-${index + 1}`, redaction * 1000, expiration * 1000)),
     apiKey,
   }));
   const http = new EmulatorHttpServer(store, seed);
   const baseUrl = await http.listen(options.port ?? 0, options.host ?? '127.0.0.1');
+  const persistence = options.stateFile
+    ? persist(options.stateFile, store, http, { apiKeys, agentKeys })
+    : undefined;
   return {
     baseUrl,
     agentBaseUrl: `${baseUrl}/credentials/v1`,
@@ -85,7 +100,38 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
     })),
     store,
     http,
-    close: () => http.close(),
+    close: async () => {
+      await http.close();
+      await persistence?.stop();
+    },
+  };
+}
+
+/** Saves the state within a second of any request, and once more when stopped. */
+function persist(
+  file: string,
+  store: EmulatorStore,
+  http: EmulatorHttpServer,
+  keys: { apiKeys: string[]; agentKeys: Record<string, string> },
+): { stop(): Promise<void> } {
+  let saved = -1;
+  let saving: Promise<void> = Promise.resolve();
+  const save = () => {
+    const requests = http.requestCount;
+    if (requests === saved) return saving;
+    saved = requests;
+    saving = saving.catch(() => undefined).then(() => writeSnapshot(file, snapshotOf(store, keys)));
+    return saving;
+  };
+  void save();
+  const timer = setInterval(() => void save().catch(() => (saved = -1)), 1_000);
+  timer.unref();
+  return {
+    async stop() {
+      clearInterval(timer);
+      saved = -1;
+      await save();
+    },
   };
 }
 

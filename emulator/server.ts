@@ -23,6 +23,7 @@ export class EmulatorHttpServer {
   readonly #router: Router;
   readonly #sockets = new Set<Socket>();
   #baseUrl = '';
+  #requests = 0;
 
   constructor(
     readonly store: EmulatorStore,
@@ -60,6 +61,11 @@ export class EmulatorHttpServer {
     return this.#baseUrl;
   }
 
+  /** Requests handled so far (any request may change the state: reads settle sessions). */
+  get requestCount(): number {
+    return this.#requests;
+  }
+
   /** Stops accepting and closes every connection. */
   async close(): Promise<void> {
     const closed = new Promise<void>((resolve) => this.server.close(() => resolve()));
@@ -68,6 +74,7 @@ export class EmulatorHttpServer {
   }
 
   async #handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
+    this.#requests += 1;
     const url = new URL(request.url ?? '/', 'http://emulator');
     const method = request.method ?? 'GET';
     const match = this.#router.match(method, url.pathname);

@@ -1,3 +1,4 @@
+import { randomInt } from 'node:crypto';
 import { startEmulator, emulatorInfo } from '../../emulator/emulator';
 import { type FaultSpec } from '../../emulator/http/faults';
 import { type Command, UsageError } from '../command';
@@ -36,7 +37,8 @@ export const emulatorCommand: Command = {
     seed: {
       type: 'string',
       valueName: 'S',
-      description: 'seed of ids, keys, user latency and faults (default 1)',
+      description:
+        'seed of ids, keys, user latency and faults, for a run to repeat (default: a new one each start)',
     },
     'user-latency-ms': {
       type: 'string',
@@ -80,7 +82,7 @@ export const emulatorCommand: Command = {
     const emulator = await startEmulator({
       port: parsePort(stringOption(values, 'port'), 'port') ?? 0,
       host: stringOption(values, 'host') ?? '127.0.0.1',
-      seed: seed ?? 1,
+      seed: seed ?? randomInt(1, 2 ** 31),
       apiKeys: stringListOption(values, 'api-key'),
       agentKeys: agentKeys(stringListOption(values, 'agent-key')),
     });

@@ -1,3 +1,4 @@
+import { randomInt } from 'node:crypto';
 import { chmod, mkdir } from 'node:fs/promises';
 import { receiverLog } from '../log/receiver-log';
 import { join, resolve } from 'node:path';
@@ -100,7 +101,13 @@ export async function startEmbeddedStack(options: EmbeddedStackOptions = {}): Pr
       uiCodecEndpoint: codec.endpoint(true),
     });
     stoppers.push(() => temporal.stop());
-    const emulator = await startEmulator({ port: options.emulatorPort ?? 0 });
+    // Its state lives in the data dir, so verifications running when the stack stopped carry on;
+    // a seed of its own per start keeps new ids from repeating earlier ones.
+    const emulator = await startEmulator({
+      port: options.emulatorPort ?? 0,
+      seed: randomInt(1, 2 ** 31),
+      stateFile: join(dataDir, 'emulator-state.json'),
+    });
     stoppers.push(() => emulator.close());
     const tokens = new TenantTokens(await devReceiverSecret(dataDir));
     const receiverConnection = await Connection.connect({ address: temporal.address });

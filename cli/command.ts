@@ -42,6 +42,8 @@ export interface Command {
    * what it started). Any other command is ended at the first signal, with 130 / 143.
    */
   stopsGracefully?: true;
+  /** The command reads positional arguments (a reference, a subcommand); others refuse any. */
+  takesArguments?: true;
   /** The Prometheus endpoint the command asks of the runtime (`--metrics-port`); none by default. */
   metrics?(args: CommandArgs, env: NodeJS.ProcessEnv): MetricsAddress | undefined;
   /** Resolves to the exit code: 0 success, 1 failure. Usage mistakes throw {@link UsageError}. */

@@ -9,6 +9,7 @@ export interface ManifestEntry {
   usage: string;
   options: Record<string, OptionSpec>;
   stopsGracefully?: true;
+  takesArguments?: true;
   /** The compiled module that defines it, relative to the manifest, and its export's name. */
   module: string;
   exportName: string;

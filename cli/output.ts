@@ -33,3 +33,15 @@ export function outcomeLines(outcome: VerificationOutcome): string[] {
     );
   return lines;
 }
+
+/** A table: a header row, then the rows, columns padded to their widest cell (the last one not). */
+export function tableLines(headers: readonly string[], rows: ReadonlyArray<readonly string[]>): string[] {
+  const widths = headers.map((header, column) =>
+    Math.max(header.length, ...rows.map((row) => (row[column] ?? '').length)),
+  );
+  const line = (cells: readonly string[]) =>
+    cells
+      .map((cell, column) => (column === cells.length - 1 ? cell : cell.padEnd(widths[column] ?? 0)))
+      .join('  ');
+  return [line(headers), ...rows.map(line)];
+}

@@ -32,6 +32,9 @@ export async function runCli(
       io.stdout.write(commandHelp(command));
       return exitCodes.ok;
     }
+    const [stray] = parsed.positionals;
+    if (stray !== undefined && !command.takesArguments)
+      throw new UsageError(`unexpected argument '${stray}' (see idv ${command.name} --help)`);
     const metrics = command.metrics?.(parsed, io.env);
     io.installRuntime?.(metrics ? { metrics } : {});
     const running = command.run(parsed, io);

@@ -214,7 +214,7 @@ export class IdvClient {
     }
   }
 
-  /** Verifications matching a filter, newest first (a visibility query on search attributes). */
+  /** Verifications matching a filter, as the server lists them: running ones first, then ended ones, newest first in each (a visibility query on search attributes). */
   async listVerifications(filter: VerificationFilter = {}): Promise<VerificationSummary[]> {
     const clauses = [`WorkflowType = 'verificationSession'`];
     const quote = (value: string) => `'${value.replace(/['\\]/g, '')}'`;

@@ -26,6 +26,7 @@ const manifest = commands.map((command) => {
     usage: command.usage,
     options: command.options,
     ...(command.stopsGracefully ? { stopsGracefully: true } : {}),
+    ...(command.takesArguments ? { takesArguments: true } : {}),
     ...found,
   };
 });

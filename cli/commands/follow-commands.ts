@@ -30,6 +30,7 @@ async function withVerification<T>(
 /** `idv status <reference>`. */
 export const statusCommand: Command = {
   name: 'status',
+  takesArguments: true,
   summary: 'Show the progress of a verification',
   usage: 'status <reference> [--json]',
   options: {},
@@ -47,6 +48,7 @@ export const statusCommand: Command = {
 /** `idv watch <reference>`. */
 export const watchCommand: Command = {
   name: 'watch',
+  takesArguments: true,
   summary: 'Follow a verification until its outcome (exit 0 only if it succeeded)',
   usage: 'watch <reference> [--json]',
   options: {},
@@ -66,6 +68,7 @@ export const watchCommand: Command = {
 /** `idv cancel <reference>`. */
 export const cancelCommand: Command = {
   name: 'cancel',
+  takesArguments: true,
   summary: 'Cancel a running verification and its session at the service',
   usage: 'cancel <reference> [--reason TEXT] [--json]',
   options: {
@@ -89,6 +92,7 @@ export const cancelCommand: Command = {
 /** `idv redact <reference>`: redacts now (a running verification is cancelled first). */
 export const redactCommand: Command = {
   name: 'redact',
+  takesArguments: true,
   summary: 'Redact the person’s data of a verification now (a running one is cancelled first)',
   usage: 'redact <reference> [--json]',
   options: {},

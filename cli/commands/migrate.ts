@@ -61,8 +61,7 @@ export const migrateCommand: Command = {
         'a JSON file of attribute name → string | number | boolean | datetime (wins over inference)',
     },
   },
-  async run({ positionals, values }, io) {
-    if (positionals[0] !== undefined) throw new UsageError(`unexpected argument '${positionals[0]}'`);
+  async run({ values }, io) {
     const tenant = stringOption(values, 'tenant');
     if (!tenant) throw new UsageError('idv migrate needs --tenant T');
     const problem = tenantProblem(tenant);

@@ -2,7 +2,7 @@ import { ApiError } from '../../api/http/errors';
 import { paginateRedirectUris } from '../../api/identity/pagination';
 import { type Command, CommandFailedError, type CommandIo, UsageError } from '../command';
 import { connectIdentity, connectTemporal } from '../connect';
-import { printJson } from '../output';
+import { printJson, tableLines } from '../output';
 import { parseNonNegative, stringOption } from '../parse-values';
 
 async function withIdentity<T>(
@@ -30,12 +30,17 @@ export const providersCommand: Command = {
     return await withIdentity(io, async (identity) => {
       const providers = await identity.providers.list(values.licensed === true ? { licensed: true } : {});
       if (values.json === true) printJson(io, providers);
-      else
-        for (const p of providers) {
-          io.stdout.write(
-            `${p.id.padEnd(32)} ${p.licensed ? 'licensed  ' : 'unlicensed'} ${p.launchMethod}/${p.collectionMethod}  ${p.name}\n`,
-          );
-        }
+      else {
+        const rows = providers.map((p) => [
+          p.id,
+          p.licensed ? 'licensed' : 'unlicensed',
+          `${p.launchMethod}/${p.collectionMethod}`,
+          p.name,
+        ]);
+        io.stdout.write(
+          `${tableLines(['PROVIDER', 'LICENCE', 'LAUNCH/COLLECTION', 'NAME'], rows).join('\n')}\n`,
+        );
+      }
       return 0;
     });
   },
@@ -44,6 +49,7 @@ export const providersCommand: Command = {
 /** `idv redirect-uris list|add|delete`. */
 export const redirectUrisCommand: Command = {
   name: 'redirect-uris',
+  takesArguments: true,
   summary: 'List, add or delete the redirect URIs of the environment',
   usage: 'redirect-uris list | add <uri> | delete <id> [--json]',
   options: {},
@@ -78,7 +84,8 @@ export const redirectUrisCommand: Command = {
 /** `idv list`. */
 export const listCommand: Command = {
   name: 'list',
-  summary: 'List verifications (newest first) by status, provider or profile',
+  summary:
+    'List verifications by status, provider or profile (running ones first, then ended ones; newest first in each)',
   usage: 'list [--status S] [--provider P] [--profile ID] [--limit N] [--json]',
   options: {
     status: {
@@ -97,6 +104,7 @@ export const listCommand: Command = {
       throw new UsageError(`--status must be one of ${statuses.join(', ')}, got '${status}'`);
     }
     const limit = parseNonNegative(stringOption(values, 'limit'), 'limit', { integer: true }) ?? 50;
+    if (limit === 0) throw new UsageError("--limit must be at least 1, got '0'");
     const connected = await connectTemporal(io.env);
     try {
       const found = await connected.idv.listVerifications({
@@ -108,11 +116,16 @@ export const listCommand: Command = {
         limit,
       });
       if (values.json === true) printJson(io, found);
-      else
-        for (const v of found)
-          io.stdout.write(
-            `${v.reference.padEnd(36)} ${String(v.status ?? '-').padEnd(10)} ${v.sessionId ?? '-'}  ${v.startedAt}\n`,
-          );
+      else if (found.length === 0) io.stdout.write('no verifications found\n');
+      else {
+        const rows = found.map((v) => [
+          v.reference,
+          String(v.status ?? '-'),
+          v.sessionId ?? '-',
+          v.startedAt,
+        ]);
+        io.stdout.write(`${tableLines(['REFERENCE', 'STATUS', 'SESSION', 'STARTED'], rows).join('\n')}\n`);
+      }
       return 0;
     } finally {
       await connected.close();

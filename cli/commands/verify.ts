@@ -3,6 +3,7 @@ import { integrationCapabilities, type IntegrationCapability } from '../../domai
 import { resultModes, type ResultMode, type VerificationRequest } from '../../domain/verification';
 import { InvalidVerificationRequestError } from '../../client/parse-request';
 import { VerificationNotStartedError } from '../../client/idv-client';
+import { VerificationEndedError } from '../../client/verification-handle';
 import { type Command, CommandFailedError, UsageError } from '../command';
 import { connectTemporal } from '../connect';
 import { outcomeLines, printJson } from '../output';
@@ -90,7 +91,8 @@ export const verifyCommand: Command = {
     'redact-after': {
       type: 'string',
       valueName: 'DURATION|never',
-      description: 'redact this long after the outcome (default 0: right after)',
+      description:
+        'redact this long after the outcome (default 0: right after; with --results data+attachments, 1h)',
     },
     results: {
       type: 'string',
@@ -109,7 +111,11 @@ export const verifyCommand: Command = {
     }
     // Everything the command line alone can check, before connecting to anything.
     const timeout = durationOption(values, 'timeout');
-    const redactAfter = durationOption(values, 'redact-after', { zero: true, never: true });
+    // Attachments are printed as links to the store: keep them an hour unless told otherwise
+    // (the default 0 would delete them as the outcome is printed).
+    const redactAfter =
+      durationOption(values, 'redact-after', { zero: true, never: true }) ??
+      (results === 'data+attachments' ? 3_600_000 : undefined);
     const inputEntries = providerInput(stringListOption(values, 'input'));
     const capabilityValues = stringListOption(values, 'capability');
     const connected = await connectTemporal(io.env);
@@ -119,7 +125,8 @@ export const verifyCommand: Command = {
       const provider =
         stringOption(values, 'provider') ?? (connected.stack?.emulator ? TEST_PROVIDER : undefined);
       if (!provider) throw new UsageError('--provider is required outside the embedded stack');
-      const input = inputEntries ?? (provider === TEST_PROVIDER ? TEST_INPUT : undefined);
+      // The test provider's default input, with what --input changes (the help's own example).
+      const input = provider === TEST_PROVIDER ? { ...TEST_INPUT, ...(inputEntries ?? {}) } : inputEntries;
       const request: VerificationRequest = {
         reference: stringOption(values, 'reference') ?? `cli-${Date.now()}-${randomBytes(3).toString('hex')}`,
         verificationProfileId: profile,
@@ -141,6 +148,10 @@ export const verifyCommand: Command = {
       } catch (error) {
         if (error instanceof InvalidVerificationRequestError) throw new UsageError(error.message);
         if (error instanceof VerificationNotStartedError) throw new CommandFailedError(error.message);
+        if (error instanceof VerificationEndedError)
+          throw new CommandFailedError(
+            `verification ${request.reference} has already ended: see \`idv status ${request.reference}\`, or start another --reference`,
+          );
         throw error;
       }
       const { handle, nextStep } = started;

@@ -13,6 +13,7 @@ type Action = (typeof ACTIONS)[number];
 /** `idv webhooks`: a tenant's webhooks of the earlier platform, through its registry workflow. */
 export const webhooksCommand: Command = {
   name: 'webhooks',
+  takesArguments: true,
   summary:
     'List, add, enable, disable or delete a tenant’s webhooks of the earlier platform (through its registry workflow, which also repairs drift)',
   usage:

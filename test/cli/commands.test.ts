@@ -84,6 +84,51 @@ describe('idv commands on the embedded stack', () => {
     expect(result.out).toContain('outcome: failed (Other)');
   });
 
+  it("verify --input changes one field of the default input (the help's own example)", async () => {
+    const result = await idv(
+      'verify',
+      '--reference',
+      'cli-input-1',
+      '--input',
+      'identityCode=000000',
+      '--wait',
+    );
+    // 000000 fails at the test provider: the other default fields (names) were still sent.
+    expect(result.err).toBe('');
+    expect(result.code).toBe(1);
+    expect(result.out).toContain('outcome: failed (Other)');
+  });
+
+  it('verify of an ended reference points to idv status', async () => {
+    const result = await idv('verify', '--reference', 'cli-input-1');
+    expect(result.code).toBe(1);
+    expect(result.err).toBe(
+      'idv: verification cli-input-1 has already ended: see `idv status cli-input-1`, or start another --reference\n',
+    );
+  });
+
+  it('list and providers print a header row over aligned columns', async () => {
+    const listed = await idv('list', '--limit', '3');
+    expect(listed.code).toBe(0);
+    const [header, ...rows] = listed.out.trimEnd().split('\n');
+    expect(header).toMatch(/^REFERENCE +STATUS +SESSION +STARTED$/);
+    for (const row of rows) expect(row.indexOf(' ', 0)).toBeGreaterThan(0);
+    const providers = await idv('providers');
+    expect(providers.out.split('\n')[0]).toMatch(/^PROVIDER +LICENCE +LAUNCH\/COLLECTION +NAME$/);
+    const statusColumn = (header ?? '').indexOf('STATUS');
+    for (const row of rows) expect(row.slice(statusColumn - 2, statusColumn)).toBe('  ');
+  });
+
+  it.each([
+    [['verify', 'stray'], "idv: unexpected argument 'stray' (see idv verify --help)\n"],
+    [['list', '--limit', '0'], "idv: --limit must be at least 1, got '0'\n"],
+    [['worker', 'now'], "idv: unexpected argument 'now' (see idv worker --help)\n"],
+  ])('refuses %j in one line with exit 2', async (args, expected) => {
+    const result = await idv(...args);
+    expect(result.code).toBe(2);
+    expect(result.err).toBe(expected);
+  });
+
   it('status, cancel and watch address a verification by reference', async () => {
     stack.emulator.store.script = { ...stack.emulator.store.script, outcome: 'manual' };
     try {

@@ -18,6 +18,6 @@ export function commandHelp(command: Command): string {
 export function overviewHelp(commands: readonly Command[]): string {
   const lines = ['Usage: idv <command> [options]', '', 'Commands:'];
   for (const command of commands) lines.push(`  ${command.name.padEnd(16)} ${command.summary}`);
-  lines.push('', 'Run `idv <command> --help` for the options of a command.');
+  lines.push('', 'Run `idv <command> --help` for the options of a command; `idv --version` for the version.');
   return `${lines.join('\n')}\n`;
 }

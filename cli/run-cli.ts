@@ -1,5 +1,6 @@
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { type Command, CommandFailedError, type CommandIo, UsageError } from './command';
+import { packageVersion } from '../workers/package-root';
 import { commandHelp, overviewHelp } from './help';
 
 /** Exit statuses of every `idv` command. */
@@ -23,6 +24,10 @@ export async function runCli(
   if (name === undefined || name === '--help' || name === '-h' || name === 'help') {
     io.stdout.write(overviewHelp(commands));
     return name === undefined ? exitCodes.usage : exitCodes.ok;
+  }
+  if (name === '--version' || name === '-V') {
+    io.stdout.write(`idv ${packageVersion()}\n`);
+    return exitCodes.ok;
   }
   const command = commands.find((candidate) => candidate.name === name);
   try {

@@ -23,3 +23,11 @@ function isThisPackage(manifest: string): boolean {
     return false;
   }
 }
+
+/** This package's version, from its `package.json`. */
+export function packageVersion(): string {
+  const manifest = JSON.parse(readFileSync(join(packageRoot(), 'package.json'), 'utf8')) as {
+    version?: unknown;
+  };
+  return typeof manifest.version === 'string' ? manifest.version : 'unknown';
+}

@@ -1,3 +1,4 @@
+import { runEmulatorAction } from './emulator-actions';
 import { randomInt } from 'node:crypto';
 import { startEmulator, emulatorInfo } from '../../emulator/emulator';
 import { type FaultSpec } from '../../emulator/http/faults';
@@ -17,9 +18,12 @@ function agentKeys(values: string[]): Record<string, string> {
 /** `idv emulator`: the local Identity Verification Service and earlier platform. */
 export const emulatorCommand: Command = {
   name: 'emulator',
-  summary: 'Run the local emulator of the identity service and the earlier agent platform',
+  summary:
+    'Run the local emulator of the identity service and the earlier agent platform; `complete|fail <sessionId>` finish a session of the running stack as its simulated user',
   stopsGracefully: true,
-  usage: 'emulator [--port N] [--api-key KEY]... [--agent-key TENANT=KEY]... [--seed S] [fault options]',
+  takesArguments: true,
+  usage:
+    'emulator [--port N] [--api-key KEY]... [--agent-key TENANT=KEY]... [--seed S] [fault options] | emulator complete|fail <sessionId> [--error-code C]',
   options: {
     ...listenOptions,
     'api-key': {
@@ -61,13 +65,20 @@ export const emulatorCommand: Command = {
       valueName: 'R',
       description: 'fault: share of connections dropped (0..1)',
     },
+    'error-code': {
+      type: 'string',
+      valueName: 'C',
+      description: 'with `fail`: the session’s error code (default Other)',
+    },
     'slow-body-ms': {
       type: 'string',
       valueName: 'MS',
       description: 'fault: pause in the middle of every body',
     },
   },
-  async run({ values }, io) {
+  async run(args, io) {
+    if (args.positionals.length > 0) return await runEmulatorAction(args, io);
+    const { values } = args;
     const seed = parseNonNegative(stringOption(values, 'seed'), 'seed', { integer: true });
     const userLatency = parseNonNegative(stringOption(values, 'user-latency-ms'), 'user-latency-ms');
     const fault: FaultSpec = {};

@@ -8,7 +8,8 @@ import { outcomeLines, printJson, progressLine } from '../output';
 import { stringOption } from '../parse-values';
 import { referenceArg } from './reference-arg';
 
-async function withVerification<T>(
+/** Runs `body` with a connection; a missing or ended verification is one line. */
+export async function withVerification<T>(
   io: Parameters<Command['run']>[1],
   reference: string,
   body: (connected: Awaited<ReturnType<typeof connectTemporal>>) => Promise<T>,

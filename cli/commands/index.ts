@@ -10,6 +10,8 @@ import { workerCommand } from './worker';
 import { receiverCommand } from './receiver';
 import { webhooksCommand } from './webhooks';
 import { migrateCommand } from './migrate';
+import { describeCommand } from './describe';
+import { redirectCapturedCommand, refreshStepCommand, submitChallengeCommand } from './step-commands';
 
 /** Every `idv` command, in help order. */
 export const commands: readonly Command[] = [
@@ -22,6 +24,10 @@ export const commands: readonly Command[] = [
   verifyCommand,
   statusCommand,
   watchCommand,
+  describeCommand,
+  redirectCapturedCommand,
+  refreshStepCommand,
+  submitChallengeCommand,
   cancelCommand,
   redactCommand,
   listCommand,

@@ -1,3 +1,4 @@
+import { emulatorControl } from '../../emulator/control-client';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -127,6 +128,82 @@ describe('idv commands on the embedded stack', () => {
     const result = await idv(...args);
     expect(result.code).toBe(2);
     expect(result.err).toBe(expected);
+  });
+
+  it('describe shows the workflow, its history size and the outcome, the person only with --show-data', async () => {
+    const plain = await idv('describe', 'cli-input-1', '--json');
+    expect(plain.code).toBe(0);
+    const view = plain.json();
+    expect(view).toMatchObject({
+      reference: 'cli-input-1',
+      workflowStatus: 'COMPLETED',
+      outcome: { status: 'failed' },
+    });
+    expect(view.historyEvents).toBeGreaterThan(5);
+    const succeeded = await idv('verify', '--reference', 'cli-describe-1', '--redact-after', '1h', '--wait');
+    expect(succeeded.code).toBe(0);
+    const hidden = await idv('describe', 'cli-describe-1', '--json');
+    expect(hidden.json().outcome.identity).toMatch(/^hidden \(fields: .*person/);
+    expect(hidden.out).not.toContain('Lovelace');
+    const shown = await idv('describe', 'cli-describe-1', '--show-data', '--json');
+    expect(shown.out).toContain('Lovelace');
+  });
+
+  it('emulator complete finishes a session as its user; redirect-captured checks at once', async () => {
+    await emulatorControl(stack.info.emulator?.controlUrl ?? '')('PUT', '/script', { outcome: 'manual' });
+    try {
+      const started = await idv('verify', '--reference', 'cli-manual-1', '--json');
+      const sessionId = started.json().sessionId as string;
+      const completed = await idv('emulator', 'complete', sessionId);
+      expect(completed).toMatchObject({
+        code: 0,
+        out: `session ${sessionId}: completed by the simulated user\n`,
+      });
+      const captured = await idv('redirect-captured', 'cli-manual-1');
+      expect(captured).toMatchObject({ code: 0, out: 'cli-manual-1: checking now\n' });
+      const watched = await idv('watch', 'cli-manual-1', '--json');
+      expect(watched.code).toBe(0);
+      expect(watched.json()).toMatchObject({ status: 'succeeded', sessionId });
+      const failing = await idv('verify', '--reference', 'cli-manual-2', '--json');
+      const failed = await idv(
+        'emulator',
+        'fail',
+        failing.json().sessionId as string,
+        '--error-code',
+        'UserAbandoned',
+      );
+      expect(failed.code).toBe(0);
+      expect((await idv('watch', 'cli-manual-2', '--json')).json()).toMatchObject({
+        status: 'failed',
+        errorCode: 'UserAbandoned',
+      });
+    } finally {
+      await emulatorControl(stack.info.emulator?.controlUrl ?? '')('PUT', '/script', { outcome: 'by-input' });
+    }
+  });
+
+  it('the step and challenge commands answer an ended verification in one line', async () => {
+    expect(await idv('refresh-step', 'cli-manual-1')).toMatchObject({ code: 1 });
+    expect((await idv('refresh-step', 'cli-manual-1')).err.split('\n').filter(Boolean)).toHaveLength(1);
+    expect(await idv('submit-challenge', 'cli-manual-1')).toMatchObject({
+      code: 2,
+      err: 'idv: idv submit-challenge needs --token T\n',
+    });
+    expect(await idv('submit-challenge', 'cli-manual-1', '--token', 't')).toMatchObject({ code: 1 });
+    const unknown = '00000000-0000-4000-8000-000000000000';
+    expect(await idv('emulator', 'complete', unknown)).toMatchObject({
+      code: 1,
+      err: `idv: the emulator knows no session ${unknown}\n`,
+    });
+    expect(await idv('emulator', 'fail', 'not-an-id')).toMatchObject({
+      code: 1,
+      err: "idv: 'not-an-id' is not a session id\n",
+    });
+  });
+
+  it('--version prints the package version', async () => {
+    const result = await idv('--version');
+    expect(result).toMatchObject({ code: 0, out: expect.stringMatching(/^idv \d+\.\d+\.\d+\n$/) });
   });
 
   it('status, cancel and watch address a verification by reference', async () => {

@@ -1,0 +1,73 @@
+import { type VerificationOutcome } from '../../domain/verification';
+import { type Command } from '../command';
+import { outcomeLines, printJson, progressLine } from '../output';
+import { withVerification } from './follow-commands';
+import { referenceArg } from './reference-arg';
+
+/** The outcome without the person: identity data and attachments named, not shown. */
+function withoutPersonalData(outcome: VerificationOutcome): Record<string, unknown> {
+  const { identity, attachments, ...rest } = outcome;
+  return {
+    ...rest,
+    ...(identity
+      ? { identity: `hidden (fields: ${Object.keys(identity).join(', ')}; --show-data shows them)` }
+      : {}),
+    ...(attachments ? { attachments: attachments.length } : {}),
+  };
+}
+
+/** `idv describe <reference>`: everything about a verification, the person only when asked. */
+export const describeCommand: Command = {
+  name: 'describe',
+  takesArguments: true,
+  summary:
+    'Describe a verification: progress, its workflow and history size, and its outcome (personal data only with --show-data)',
+  usage: 'describe <reference> [--show-data] [--json]',
+  options: {
+    'show-data': {
+      type: 'boolean',
+      description: 'include the identity data and attachment links of the outcome',
+    },
+  },
+  async run(args, io) {
+    const reference = referenceArg(args, 'describe');
+    const showData = args.values['show-data'] === true;
+    return await withVerification(io, reference, async ({ idv }) => {
+      const handle = idv.getVerification(reference);
+      const [progress, description] = await Promise.all([handle.progress(), handle.workflow.describe()]);
+      const running = description.status.name === 'RUNNING';
+      let outcome: VerificationOutcome | undefined;
+      let failure: string | undefined;
+      if (!running) {
+        try {
+          outcome = await handle.result({ confirmDelivery: false });
+        } catch (error) {
+          failure = error instanceof Error ? error.message : String(error);
+        }
+      }
+      const view = {
+        reference,
+        workflowId: handle.workflowId,
+        workflowStatus: description.status.name,
+        historyEvents: description.historyLength,
+        historySizeBytes: description.historySize,
+        progress,
+        ...(outcome ? { outcome: showData ? outcome : withoutPersonalData(outcome) } : {}),
+        ...(failure ? { failure } : {}),
+      };
+      if (args.values.json === true) {
+        printJson(io, view);
+        return 0;
+      }
+      const lines = [
+        `reference: ${reference}`,
+        `workflow:  ${handle.workflowId} (${description.status.name}, ${description.historyLength} history events, ${description.historySize} bytes)`,
+        `progress:  ${progressLine(progress)}`,
+        ...(outcome ? (showData ? [JSON.stringify(outcome, null, 2)] : outcomeLines(outcome)) : []),
+        ...(failure ? [`failure: ${failure}`] : []),
+      ];
+      io.stdout.write(`${lines.join('\n')}\n`);
+      return 0;
+    });
+  },
+};

@@ -17,7 +17,8 @@ export function commandHelp(command: Command): string {
 /** Help text listing every command. */
 export function overviewHelp(commands: readonly Command[]): string {
   const lines = ['Usage: idv <command> [options]', '', 'Commands:'];
-  for (const command of commands) lines.push(`  ${command.name.padEnd(16)} ${command.summary}`);
+  const width = Math.max(...commands.map((command) => command.name.length));
+  for (const command of commands) lines.push(`  ${command.name.padEnd(width)}  ${command.summary}`);
   lines.push('', 'Run `idv <command> --help` for the options of a command; `idv --version` for the version.');
   return `${lines.join('\n')}\n`;
 }

@@ -15,6 +15,8 @@ export interface CommandIo {
   stdout: { write(text: string): unknown; isTTY?: boolean };
   stderr: { write(text: string): unknown };
   env: NodeJS.ProcessEnv;
+  /** `--output`: `table` (text for people), `json` (one document), `jsonl` (a list as one object per line). @default table */
+  output?: 'table' | 'json' | 'jsonl';
   /** Resolves when the user asks a long-running command to stop (SIGINT/SIGTERM). */
   stopRequested: Promise<string>;
   /**

@@ -1,6 +1,10 @@
 import { type Command } from './command';
 
-const commonOptions = ['  --json          machine-readable output', '  -h, --help      show this help'];
+const commonOptions = [
+  '  -o, --output F  table (default), json or jsonl (a list: one object per line)',
+  '  --json          the same as --output json',
+  '  -h, --help      show this help',
+];
 
 /** Help text of one command. */
 export function commandHelp(command: Command): string {

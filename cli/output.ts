@@ -1,8 +1,12 @@
 import { type VerificationOutcome, type VerificationProgress } from '../domain/verification';
 import { type CommandIo } from './command';
 
-/** Writes one JSON object on one line. */
+/** Writes machine output: one JSON document on one line; with `--output jsonl` a list's items one per line. */
 export function printJson(io: CommandIo, value: unknown): void {
+  if (io.output === 'jsonl' && Array.isArray(value)) {
+    for (const item of value) io.stdout.write(`${JSON.stringify(item)}\n`);
+    return;
+  }
   io.stdout.write(`${JSON.stringify(value)}\n`);
 }
 

@@ -1,5 +1,5 @@
 import { parseArgs, type ParseArgsConfig } from 'node:util';
-import { type Command, CommandFailedError, type CommandIo, UsageError } from './command';
+import { type Command, type CommandArgs, CommandFailedError, type CommandIo, UsageError } from './command';
 import { packageVersion } from '../workers/package-root';
 import { commandHelp, overviewHelp } from './help';
 
@@ -18,8 +18,9 @@ export function interruptedExitCode(signal: string): number {
 export async function runCli(
   argv: readonly string[],
   commands: readonly Command[],
-  io: CommandIo,
+  givenIo: CommandIo,
 ): Promise<number> {
+  let io = givenIo;
   const [name, ...rest] = argv;
   if (name === undefined || name === '--help' || name === '-h' || name === 'help') {
     io.stdout.write(overviewHelp(commands));
@@ -33,6 +34,10 @@ export async function runCli(
   try {
     if (!command) throw new UsageError(`unknown command '${name}' (see idv --help)`);
     const parsed = parse(command, rest);
+    const output = outputFormat(parsed.values);
+    // json and jsonl are machine output: commands see --json; printJson writes the format.
+    if (output !== 'table') parsed.values.json = true;
+    io = { ...io, output };
     if (parsed.values.help === true) {
       io.stdout.write(commandHelp(command));
       return exitCodes.ok;
@@ -60,6 +65,7 @@ function parse(command: Command, args: string[]) {
   const options: NonNullable<ParseArgsConfig['options']> = {
     help: { type: 'boolean', short: 'h' },
     json: { type: 'boolean' },
+    output: { type: 'string', short: 'o' },
   };
   for (const [optionName, spec] of Object.entries(command.options)) {
     options[optionName] = {
@@ -110,4 +116,16 @@ function joinNegativeValues(args: string[], command: Command): string[] {
     } else joined.push(arg);
   }
   return joined;
+}
+
+const outputFormats = ['table', 'json', 'jsonl'] as const;
+
+/** `--output table|json|jsonl` (as the Temporal CLI spells it); `--json` is `--output json`. */
+function outputFormat(values: CommandArgs['values']): NonNullable<CommandIo['output']> {
+  const value = values.output;
+  if (value === undefined) return values.json === true ? 'json' : 'table';
+  if (typeof value !== 'string' || !outputFormats.includes(value as (typeof outputFormats)[number]))
+    throw new UsageError(`--output must be one of ${outputFormats.join(', ')}, got '${String(value)}'`);
+  if (values.json === true && value !== 'json') throw new UsageError(`--json and --output ${value} disagree`);
+  return value as NonNullable<CommandIo['output']>;
 }

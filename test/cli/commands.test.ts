@@ -201,6 +201,22 @@ describe('idv commands on the embedded stack', () => {
     });
   });
 
+  it('--output jsonl prints a list one object per line, json one document; --json is --output json', async () => {
+    const lines = await idv('list', '--output', 'jsonl');
+    expect(lines.code).toBe(0);
+    const rows = lines.out.trimEnd().split('\n');
+    expect(rows.length).toBeGreaterThan(1);
+    for (const row of rows) expect(JSON.parse(row)).toHaveProperty('reference');
+    const document = await idv('list', '-o', 'json');
+    expect(JSON.parse(document.out)).toHaveLength(rows.length);
+    expect((await idv('list', '--json')).out).toBe(document.out);
+    expect(await idv('list', '--output', 'yaml')).toMatchObject({
+      code: 2,
+      err: "idv: --output must be one of table, json, jsonl, got 'yaml'\n",
+    });
+    expect(await idv('list', '--json', '--output', 'table')).toMatchObject({ code: 2 });
+  });
+
   it('--version prints the package version', async () => {
     const result = await idv('--version');
     expect(result).toMatchObject({ code: 0, out: expect.stringMatching(/^idv \d+\.\d+\.\d+\n$/) });

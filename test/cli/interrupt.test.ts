@@ -5,6 +5,7 @@ import { type Command } from '../../cli/command';
 import { runCli } from '../../cli/run-cli';
 import { harnessEnv, harnessValue } from '../harness/env';
 import { eventually } from '../harness/eventually';
+import { useVerificationStack } from '../harness/verification-stack';
 import { idvArgs } from '../harness/idv-command';
 import { uniqueTaskQueue } from '../harness/worker';
 import { captureIo } from './capture-io';
@@ -77,4 +78,41 @@ describe('Ctrl-C', () => {
     expect(code).toBe(130);
     expect(stderr).toContain('idv: interrupted (SIGINT)');
   }, 30_000);
+
+  describe('idv watch', () => {
+    const stack = useVerificationStack();
+
+    it('stops within a second of one SIGINT while it follows a verification', async () => {
+      await stack().control('PUT', '/script', { outcome: 'manual' });
+      const { handle } = await stack().idv.startVerification(stack().request({ redactAfter: 'never' }));
+      const child = spawn(process.execPath, idvArgs('watch', handle.reference), {
+        env: {
+          ...process.env,
+          TEMPORAL_ADDRESS: harnessValue(harnessEnv.temporalAddress),
+          IDV_ENCRYPTION_KEYS: harnessValue(harnessEnv.encryptionKeys),
+          IDV_TASK_QUEUE: stack().taskQueue,
+          IDV_DATA_DIR: stack().dataDir,
+        },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+      let stdout = '';
+      child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+      const exited = once(child, 'exit') as Promise<[number | null, string | null]>;
+      try {
+        // Following: it printed the verification's progress (the user has not finished).
+        await eventually(() => {
+          if (child.exitCode !== null) throw new Error(`idv watch exited ${child.exitCode}`);
+          return Promise.resolve(stdout.includes('pending') ? true : undefined);
+        }, 'idv watch to print progress');
+        const signalled = Date.now();
+        child.kill('SIGINT');
+        const [code] = await exited;
+        expect(Date.now() - signalled).toBeLessThan(1_000);
+        expect(code).toBe(130);
+      } finally {
+        await handle.cancel('test over');
+        await stack().control('PUT', '/script', { outcome: 'by-input' });
+      }
+    }, 30_000);
+  });
 });

@@ -90,6 +90,16 @@ describe('JSON logs with the redaction rules', () => {
     expect(out.raw[0]).not.toContain('at ');
   });
 
+  it('adds the scrubbed stack of an error at debug level only', () => {
+    const out = capture();
+    const error = new Error(`failed at /agent/t/${TOKEN}`);
+    createLogger({ destination: out.destination, level: 'debug' }).warn({ err: error }, 'expected failure');
+    const fields = out.lines[0]?.err as { stack?: string };
+    expect(fields.stack).toContain('logging.test.ts');
+    expect(fields.stack).not.toContain(TOKEN);
+    expect(out.raw).toHaveLength(1);
+  });
+
   it("sends the Temporal runtime's lines through the same rules, meta as fields", () => {
     const out = capture();
     const logger = runtimeLogger('WARN', [], createLogger({ destination: out.destination }));

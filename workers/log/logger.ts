@@ -19,6 +19,9 @@ export const logLevels: readonly Level[] = ['fatal', 'error', 'warn', 'info', 'd
  * operator, and causes may quote a service's answer).
  */
 export function createLogger(options: LoggerOptions = {}): Logger {
+  // An expected failure is one line; its stack (scrubbed) only when someone debugs.
+  const stacks = options.level === 'debug' || options.level === 'trace';
+  const errorFields = (error: unknown) => errorFieldsOf(error, stacks);
   return pino(
     {
       level: options.level ?? 'info',
@@ -27,7 +30,7 @@ export function createLogger(options: LoggerOptions = {}): Logger {
       serializers: { err: errorFields, error: errorFields },
       formatters: {
         level: (label) => ({ level: label }),
-        log: (fields) => scrubFields(fields),
+        log: (fields) => scrubFields(fields, errorFields),
       },
       hooks: {
         logMethod(args, method) {
@@ -53,13 +56,17 @@ function logLevelOf(value: string | undefined): Level {
   return level && logLevels.includes(level) ? level : 'info';
 }
 
-function errorFields(error: unknown): Record<string, unknown> {
+function errorFieldsOf(error: unknown, stacks: boolean): Record<string, unknown> {
   if (!(error instanceof Error)) return { message: scrub(String(error)) };
   const code = 'code' in error ? { code: String(error.code) } : {};
-  return { type: error.name, message: scrub(error.message), ...code };
+  const stack = stacks && error.stack ? { stack: scrub(error.stack) } : {};
+  return { type: error.name, message: scrub(error.message), ...code, ...stack };
 }
 
-function scrubFields(fields: Record<string, unknown>): Record<string, unknown> {
+function scrubFields(
+  fields: Record<string, unknown>,
+  errorFields: (error: unknown) => Record<string, unknown>,
+): Record<string, unknown> {
   const result: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(fields)) {
     if (typeof value === 'string') result[key] = scrub(value);

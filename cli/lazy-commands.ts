@@ -1,19 +1,16 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { type Command, type OptionSpec } from './command';
+import { type Command } from './command';
 
 /** What the command manifest (written at build time) says of one command. */
-export interface ManifestEntry {
-  name: string;
-  summary: string;
-  usage: string;
-  options: Record<string, OptionSpec>;
-  stopsGracefully?: true;
-  takesArguments?: true;
+export type ManifestEntry = Pick<
+  Command,
+  'name' | 'summary' | 'usage' | 'options' | 'stopsGracefully' | 'takesArguments'
+> & {
   /** The compiled module that defines it, relative to the manifest, and its export's name. */
   module: string;
   exportName: string;
-}
+};
 
 /** The manifest's file name, next to the compiled `main.js`. */
 export const MANIFEST = 'commands.json';

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { ambiguousTenants, tenantSchema } from './agent-tenants';
-import { formatDuration, parseDuration } from './durations';
+import { durationProblem, formatDuration, parseDuration } from './durations';
 import {
   type OnboardingInput,
   onboardingLimits,
@@ -34,6 +34,11 @@ export const onboardingSettingsSchema = z.strictObject({
   timeout: z
     .union([z.number(), z.string()])
     .transform((value, context) => {
+      const problem = durationProblem(value);
+      if (problem) {
+        context.addIssue({ code: 'custom', message: problem });
+        return z.NEVER;
+      }
       const ms = parseDuration(value);
       const { minMs, maxMs } = onboardingLimits.timeout;
       if (ms === undefined || !Number.isInteger(ms) || ms < minMs || ms > maxMs) {

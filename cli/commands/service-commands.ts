@@ -67,7 +67,14 @@ export const redirectUrisCommand: Command = {
         for await (const uri of paginateRedirectUris(identity.redirectUris, { pageSize: 100 }))
           uris.push(uri);
         if (values.json === true) printJson(io, uris);
-        else for (const uri of uris) io.stdout.write(`${uri.id}  ${uri.uri}\n`);
+        else if (uris.length === 0) io.stdout.write('no redirect URIs\n');
+        else
+          io.stdout.write(
+            `${tableLines(
+              ['ID', 'URI'],
+              uris.map((uri) => [uri.id, uri.uri]),
+            ).join('\n')}\n`,
+          );
       } else if (action === 'add') {
         const id = await identity.redirectUris.add(argument ?? '');
         if (values.json === true) printJson(io, { id, uri: argument });

@@ -85,6 +85,15 @@ describe('onboarding settings', () => {
     );
   });
 
+  it('refuses a timeout written as a bare number, with a hint, and reads ISO 8601', () => {
+    expect(() => parseOnboardingSettings({ tenants: ['acme'], timeout: '600000', verification })).toThrow(
+      /timeout needs a unit: '600000' could be seconds or milliseconds/,
+    );
+    expect(parseOnboardingSettings({ tenants: ['acme'], timeout: 'P2D', verification })).toMatchObject({
+      timeout: 172_800_000,
+    });
+  });
+
   it('reads a file, naming the file in every refusal', async () => {
     const good = await file('good.json', JSON.stringify({ tenants: '*', verification }));
     await expect(readOnboardingSettings(good)).resolves.toMatchObject({ tenants: '*' });

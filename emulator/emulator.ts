@@ -21,8 +21,8 @@ export interface EmulatorOptions {
   /** @default 7200 (2 hours) */
   sessionExpirationSeconds?: number;
   /**
-   * Keep the state in this file: restored at start (keys, profiles, sessions, webhooks…; the
-   * options above then only apply to a first start), saved within a second of any request and
+   * Keep the state in this file: restored at start (profiles, sessions, webhooks…; API keys are
+   * made anew, the profile options only apply to a first start), saved within a second of any request and
    * at close. Ids stay unique across restarts as long as each start has its own seed. @default none
    */
   stateFile?: string;
@@ -65,13 +65,11 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
   const seed = options.seed ?? 1;
   const keySource = new SeededRandom(seed ^ 0x6b6579);
   const saved = options.stateFile ? await readSnapshot(options.stateFile) : undefined;
-  const apiKeys =
-    saved?.apiKeys ?? (options.apiKeys?.length ? options.apiKeys : [`idv_emulator_${keySource.token(32)}`]);
+  const apiKeys = options.apiKeys?.length ? options.apiKeys : [`idv_emulator_${keySource.token(32)}`];
   const agentKeys =
-    saved?.agentKeys ??
-    (options.agentKeys && Object.keys(options.agentKeys).length > 0
+    options.agentKeys && Object.keys(options.agentKeys).length > 0
       ? options.agentKeys
-      : { 'tenant-1': `agent_emulator_${keySource.token(32)}` });
+      : { 'tenant-1': `agent_emulator_${keySource.token(32)}` };
   const store = new EmulatorStore({ seed, apiKeys, agentKeys });
   const redaction = options.redactionPeriodSeconds ?? 30 * DAY_SECONDS;
   const expiration = options.sessionExpirationSeconds ?? 7_200;
@@ -83,9 +81,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
   }));
   const http = new EmulatorHttpServer(store, seed);
   const baseUrl = await http.listen(options.port ?? 0, options.host ?? '127.0.0.1');
-  const persistence = options.stateFile
-    ? persist(options.stateFile, store, http, { apiKeys, agentKeys })
-    : undefined;
+  const persistence = options.stateFile ? persist(options.stateFile, store, http) : undefined;
   return {
     baseUrl,
     agentBaseUrl: `${baseUrl}/credentials/v1`,
@@ -108,19 +104,14 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
 }
 
 /** Saves the state within a second of any request, and once more when stopped. */
-function persist(
-  file: string,
-  store: EmulatorStore,
-  http: EmulatorHttpServer,
-  keys: { apiKeys: string[]; agentKeys: Record<string, string> },
-): { stop(): Promise<void> } {
+function persist(file: string, store: EmulatorStore, http: EmulatorHttpServer): { stop(): Promise<void> } {
   let saved = -1;
   let saving: Promise<void> = Promise.resolve();
   const save = () => {
     const requests = http.requestCount;
     if (requests === saved) return saving;
     saved = requests;
-    saving = saving.catch(() => undefined).then(() => writeSnapshot(file, snapshotOf(store, keys)));
+    saving = saving.catch(() => undefined).then(() => writeSnapshot(file, snapshotOf(store)));
     return saving;
   };
   void save();

@@ -41,7 +41,10 @@ export class EmulatorHttpServer {
     ];
     this.#router = new Router(routes);
     this.server = createServer((request, response) => {
-      this.#handle(request, response).catch(() => response.destroy());
+      this.#handle(request, response)
+        .catch(() => response.destroy())
+        // Counted once handled: a state saved for this count includes what the request changed.
+        .finally(() => (this.#requests += 1));
     });
     this.server.keepAliveTimeout = 65_000;
     this.server.on('connection', (socket) => {
@@ -74,7 +77,6 @@ export class EmulatorHttpServer {
   }
 
   async #handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
-    this.#requests += 1;
     const url = new URL(request.url ?? '/', 'http://emulator');
     const method = request.method ?? 'GET';
     const match = this.#router.match(method, url.pathname);

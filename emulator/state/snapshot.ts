@@ -10,11 +10,14 @@ import {
 } from './model';
 import { type EmulatorStore } from './store';
 
-/** What an emulator keeps across restarts (`idv dev`): its keys and every record. */
+/**
+ * What an emulator keeps across restarts (`idv dev`): every record, but no secret of its own:
+ * API keys are made anew at each start (sessions belong to environments, not keys) and a
+ * redacted session's results access key is dropped, so the data dir holds neither once the
+ * person's data is due to be gone.
+ */
 export interface EmulatorSnapshot {
-  version: 1;
-  apiKeys: string[];
-  agentKeys: Record<string, string>;
+  version: 2;
   clockOffsetMs: number;
   script: SessionScript;
   profiles: ProfileRecord[];
@@ -29,18 +32,15 @@ export interface EmulatorSnapshot {
 }
 
 /** The store as a snapshot. */
-export function snapshotOf(
-  store: EmulatorStore,
-  keys: { apiKeys: string[]; agentKeys: Record<string, string> },
-): EmulatorSnapshot {
+export function snapshotOf(store: EmulatorStore): EmulatorSnapshot {
   return {
-    version: 1,
-    ...keys,
+    version: 2,
     clockOffsetMs: store.clock.offsetMs(),
     script: store.script,
     profiles: [...store.profiles.values()],
     sessions: [...store.sessions.values()].map((session) => ({
       ...session,
+      resultsAccessKey: session.redacted ? '' : session.resultsAccessKey,
       attachments: [...session.attachments.values()].map(({ bytes, ...attachment }) => ({
         ...attachment,
         base64: bytes.toString('base64'),
@@ -82,7 +82,7 @@ export async function readSnapshot(file: string): Promise<EmulatorSnapshot | und
     throw error;
   }
   const snapshot = JSON.parse(text) as EmulatorSnapshot;
-  if (snapshot.version !== 1) throw new Error(`${file}: not an emulator state of this version`);
+  if (snapshot.version !== 2) throw new Error(`${file}: not an emulator state of this version`);
   return snapshot;
 }
 

@@ -1,5 +1,5 @@
 import pino, { type DestinationStream, type Level, type Logger } from 'pino';
-import { CENSORED, redactPaths, scrub } from './redaction';
+import { CENSORED, redactPaths, redactValue, scrub } from './redaction';
 
 /** Options of {@link createLogger}. */
 export interface LoggerOptions {
@@ -13,30 +13,38 @@ export interface LoggerOptions {
 export const logLevels: readonly Level[] = ['fatal', 'error', 'warn', 'info', 'debug', 'trace'];
 
 /**
- * A JSON-lines logger (pino: `level`, `time`, `msg`, then fields) with the redaction rules
- * applied: listed fields censored, every string field and the message scrubbed, an error logged
- * as its type and scrubbed message only (no stack: the process's own frames are no use to an
- * operator, and causes may quote a service's answer).
+ * A JSON-lines logger (pino: `level`, `time`, `msg`, then fields) with the redaction rules of
+ * `./redaction`: listed fields censored at any depth (fields, child bindings, interpolated
+ * values), every string scrubbed, errors as type, scrubbed message and code (the scrubbed stack
+ * only at debug and trace), and the written line scrubbed once more, which also covers a message
+ * pino takes from an error.
  */
 export function createLogger(options: LoggerOptions = {}): Logger {
   // An expected failure is one line; its stack (scrubbed) only when someone debugs.
-  const stacks = options.level === 'debug' || options.level === 'trace';
-  const errorFields = (error: unknown) => errorFieldsOf(error, stacks);
+  const redact = { stacks: options.level === 'debug' || options.level === 'trace' };
+  const fieldsOf = (fields: object) => redactValue(fields, redact) as Record<string, unknown>;
+  const passThrough = (value: unknown) => value;
   return pino(
     {
       level: options.level ?? 'info',
       base: undefined,
       redact: { paths: redactPaths, censor: CENSORED },
-      serializers: { err: errorFields, error: errorFields },
+      // Errors are made plain by the formatters; pino's own error serializer would add the stack.
+      serializers: { err: passThrough, error: passThrough },
       formatters: {
         level: (label) => ({ level: label }),
-        log: (fields) => scrubFields(fields, errorFields),
+        bindings: fieldsOf,
+        log: fieldsOf,
       },
       hooks: {
         logMethod(args, method) {
-          const scrubbed = args.map((arg) => (typeof arg === 'string' ? scrub(arg) : arg));
-          method.apply(this, scrubbed as Parameters<typeof method>);
+          // The first argument, when an object, stays for pino (an error's message becomes `msg`).
+          const redacted = args.map((arg, index) =>
+            index === 0 && typeof arg === 'object' ? arg : redactValue(arg, redact),
+          );
+          method.apply(this, redacted as Parameters<typeof method>);
         },
+        streamWrite: scrub,
       },
     },
     options.destination ?? pino.destination({ fd: 2, sync: true }),
@@ -54,25 +62,4 @@ export function processLogger(): Logger {
 function logLevelOf(value: string | undefined): Level {
   const level = value?.toLowerCase() as Level | undefined;
   return level && logLevels.includes(level) ? level : 'info';
-}
-
-function errorFieldsOf(error: unknown, stacks: boolean): Record<string, unknown> {
-  if (!(error instanceof Error)) return { message: scrub(String(error)) };
-  const code = 'code' in error ? { code: String(error.code) } : {};
-  const stack = stacks && error.stack ? { stack: scrub(error.stack) } : {};
-  return { type: error.name, message: scrub(error.message), ...code, ...stack };
-}
-
-function scrubFields(
-  fields: Record<string, unknown>,
-  errorFields: (error: unknown) => Record<string, unknown>,
-): Record<string, unknown> {
-  const result: Record<string, unknown> = {};
-  for (const [key, value] of Object.entries(fields)) {
-    if (typeof value === 'string') result[key] = scrub(value);
-    // Errors under any other key than err/error (whose serializers run after this).
-    else if (value instanceof Error && key !== 'err' && key !== 'error') result[key] = errorFields(value);
-    else result[key] = value;
-  }
-  return result;
 }

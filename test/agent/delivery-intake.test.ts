@@ -91,8 +91,10 @@ describe('DeliveryIntake', () => {
   it('goes on when a spooled file is removed by hand', async () => {
     const temporal = temporalStandIn();
     temporal.state.up = false;
-    const lines: string[] = [];
-    const spool = await DeliverySpool.open(dir, { log: (line) => lines.push(line) });
+    const events: unknown[] = [];
+    const spool = await DeliverySpool.open(dir, {
+      log: (message, fields, level) => events.push({ message, fields, level }),
+    });
     const intake = new DeliveryIntake(spool, temporal.handOff, { minBackoffMs: 10, maxBackoffMs: 20 });
     opened.push(intake);
     await intake.accept(event('gone'));
@@ -102,7 +104,9 @@ describe('DeliveryIntake', () => {
     intake.start();
     await eventually(() => Promise.resolve(intake.spoolDepth === 0 ? true : undefined), 'the spool to drain');
     expect(temporal.state.taken).toEqual(['kept']);
-    expect(lines).toEqual(['spool entry 000000000001.json has gone']);
+    expect(events).toEqual([
+      { message: 'spool entry has gone', fields: { entry: '000000000001.json' }, level: 'warn' },
+    ]);
   });
 
   it('replays what a crashed receiver left in the spool', async () => {

@@ -1,8 +1,9 @@
 import { type Logger } from 'pino';
+import { type OperationalLog } from '../receiver/operational-log';
 import { processLogger } from './logger';
 
-/** The receiver's operational lines as JSON log events (`component: receiver`), redaction applied. */
-export function receiverLog(logger: Logger = processLogger()): (line: string) => void {
+/** The receiver's operational events as JSON log lines (`component: receiver`), redaction applied. */
+export function receiverLog(logger: Logger = processLogger()): OperationalLog {
   const receiver = logger.child({ component: 'receiver' });
-  return (line) => receiver.info(line);
+  return (message, fields = {}, level = 'info') => receiver[level](fields, message);
 }

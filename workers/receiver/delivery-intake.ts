@@ -1,7 +1,8 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { type AgentEvent } from '../../workflows/agent-messages';
 import { type DeliverySpool } from './delivery-spool';
-import { failureKind } from './failure-kind';
+import { failureFields } from './failure-kind';
+import { type OperationalFields, type OperationalLog } from './operational-log';
 
 /** Hands one event to Temporal (signal-with-start); rejects when Temporal did not take it. */
 export type HandOff = (event: AgentEvent) => Promise<void>;
@@ -11,8 +12,8 @@ export type IntakeOutcome = 'delivered' | 'spooled' | 'duplicate';
 
 /** Options of {@link DeliveryIntake}. */
 export interface DeliveryIntakeOptions {
-  /** One line per change of state (Temporal lost, spool drained); never ids of people or tokens. */
-  log?: (line: string) => void;
+  /** One event per change of state (Temporal lost, spool drained); never ids of people or tokens. */
+  log?: OperationalLog;
   /** First wait before replaying again after a failure. @default 500 */
   minBackoffMs?: number;
   /** @default 15000 */
@@ -31,7 +32,7 @@ export interface DeliveryIntakeOptions {
 export class DeliveryIntake {
   readonly #spool: DeliverySpool;
   readonly #handOff: HandOff;
-  readonly #log: (line: string) => void;
+  readonly #log: OperationalLog;
   readonly #minBackoffMs: number;
   readonly #maxBackoffMs: number;
   readonly #recentLimit: number;
@@ -104,14 +105,14 @@ export class DeliveryIntake {
 
   async #take(event: AgentEvent): Promise<IntakeOutcome> {
     // While earlier deliveries wait, later ones queue behind them: order is kept.
-    let reason = 'earlier deliveries are waiting';
+    let reason: OperationalFields = { reason: 'earlier deliveries are waiting' };
     if (this.#spool.depth === 0) {
       try {
         await this.#handOff(event);
         return 'delivered';
       } catch (error) {
         // Temporal did not take it (or did not say so in time): spooled below, replayed later.
-        reason = failureKind(error);
+        reason = failureFields(error);
       }
     }
     const wasEmpty = this.#spool.depth === 0;
@@ -121,7 +122,12 @@ export class DeliveryIntake {
       // Also when the write failed: later entries waited behind it and may go now.
       this.#notify();
     }
-    if (wasEmpty) this.#log(`Temporal is not taking deliveries (${reason}): spooling them until it does`);
+    if (wasEmpty)
+      this.#log(
+        'Temporal is not taking deliveries: spooling them until it does',
+        { ...reason, spoolDepth: this.#spool.depth },
+        'warn',
+      );
     return 'spooled';
   }
 
@@ -139,7 +145,7 @@ export class DeliveryIntake {
         const entry = await this.#spool.oldest();
         if (!entry) {
           if (replayed > 0 && this.#spool.depth === 0)
-            this.#log(`spool drained: ${replayed} deliveries handed to Temporal`);
+            this.#log('spool drained: deliveries handed to Temporal', { replayed });
           if (this.#spool.depth === 0) replayed = 0;
           await this.#idle();
           continue;
@@ -149,7 +155,12 @@ export class DeliveryIntake {
         replayed += 1;
         backoffMs = this.#minBackoffMs;
       } catch (error) {
-        if (!isHandOffFailure(error)) this.#log(`cannot read the spool (${failureKind(error)}): retrying`);
+        if (!isHandOffFailure(error))
+          this.#log(
+            'cannot read the spool: retrying',
+            { ...failureFields(error), spoolDepth: this.#spool.depth },
+            'error',
+          );
         // New deliveries do not cut this wait short: Temporal is retried at the backoff's pace.
         await sleep(backoffMs, undefined, { signal: this.#stop.signal }).catch(() => undefined);
         backoffMs = Math.min(backoffMs * 2, this.#maxBackoffMs);

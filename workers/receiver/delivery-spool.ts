@@ -4,6 +4,7 @@ import { dirname, join } from 'node:path';
 import { z } from 'zod';
 import { agentMessageTypes } from '../../domain/agent-deliveries';
 import { type AgentEvent } from '../../workflows/agent-messages';
+import { type OperationalLog } from './operational-log';
 
 const ENTRY = /^(\d{12})\.json$/;
 const LOCK_FILE = 'receiver.pid';
@@ -17,8 +18,8 @@ export class SpoolFullError extends Error {
 export interface DeliverySpoolOptions {
   /** Deliveries it holds at most; past it `append` refuses. @default 100000 */
   maxEntries?: number;
-  /** Told when an entry that does not parse is set aside. */
-  log?: (line: string) => void;
+  /** Told when an entry that does not parse is set aside, or has gone. */
+  log?: OperationalLog;
 }
 
 /** Thrown when another running receiver uses the spool directory. */
@@ -52,7 +53,7 @@ export class DeliverySpool {
   /** Numbered, being written: counted, and nothing after them is replayed before them. */
   readonly #writing = new Set<string>();
   readonly #maxEntries: number;
-  readonly #log: (line: string) => void;
+  readonly #log: OperationalLog;
   #next: number;
 
   private constructor(dir: string, names: string[], options: DeliverySpoolOptions) {
@@ -113,14 +114,18 @@ export class DeliverySpool {
       });
       if (text === undefined) {
         // Removed by hand: nothing to replay.
-        this.#log(`spool entry ${name} has gone`);
+        this.#log('spool entry has gone', { entry: name }, 'warn');
         this.#names.shift();
         continue;
       }
       const parsed = eventSchema.safeParse(parseJson(text));
       if (parsed.success) return { name, event: parsed.data };
       await rename(join(this.#dir, name), join(this.#dir, `${name}.corrupt`));
-      this.#log(`spool entry ${name} does not parse: set aside as ${name}.corrupt`);
+      this.#log(
+        'spool entry does not parse: set aside',
+        { entry: name, setAsideAs: `${name}.corrupt` },
+        'warn',
+      );
       this.#names.shift();
     }
   }

@@ -9,7 +9,8 @@ import { readBody } from '../http/read-body';
 import { closeConnection, sendJson } from '../http/respond';
 import { DeliveryIntake, type IntakeOutcome } from './delivery-intake';
 import { DeliverySpool, SpoolFullError } from './delivery-spool';
-import { failureKind } from './failure-kind';
+import { failureFields } from './failure-kind';
+import { type OperationalLog } from './operational-log';
 import { returnRoute } from './return-route';
 import { temporalHandOff } from './temporal-hand-off';
 import { type TenantTokens } from './tenant-tokens';
@@ -33,8 +34,8 @@ export interface ReceiverOptions {
   maxBodyBytes?: number;
   /** How long Temporal may take to take a delivery before it is spooled. @default 5000 */
   handOffTimeoutMs?: number;
-  /** Operational lines (no tokens, no query strings, no personal data). @default none */
-  log?: (line: string) => void;
+  /** Operational events (no request lines, tokens, query strings, error texts or personal data). @default none */
+  log?: OperationalLog;
   /** Deliveries the spool holds at most; past it deliveries get 503 (not accepted). @default 100000 */
   maxSpooledDeliveries?: number;
   /** Tenants whose connections are onboarded (`onboarding` workflow) instead of `agentConnection`. @default none */
@@ -86,8 +87,9 @@ export async function startReceiver(options: ReceiverOptions): Promise<Receiver>
         if (count === 1 || count % 100 === 0)
           log(
             reason === 'ended'
-              ? `${count} event(s) for connections whose onboarding had ended (or took no more): given to their agentConnection`
-              : `${count} event(s) for connections the onboarding settings make no valid input for (ids too long?): given to their agentConnection`,
+              ? 'event(s) for connections whose onboarding had ended (or took no more): given to their agentConnection'
+              : 'event(s) for connections the onboarding settings make no valid input for (ids too long?): given to their agentConnection',
+            { count },
           );
       },
     }),
@@ -161,7 +163,7 @@ export async function startReceiver(options: ReceiverOptions): Promise<Receiver>
     } catch (error) {
       // Not durable anywhere: the platform must not take this for acceptance.
       if (error instanceof SpoolFullError) {
-        if (!refusing) log(`refusing deliveries: ${error.message}`);
+        if (!refusing) log('refusing deliveries: the spool is full', { spoolDepth: spool.depth }, 'error');
         metrics.delivery('refused');
         refusing = true;
         return sendJson(
@@ -181,7 +183,7 @@ export async function startReceiver(options: ReceiverOptions): Promise<Receiver>
   const server = createServer((request, response) => {
     route(request, response).catch((error: unknown) => {
       // A spool that cannot be written: the platform must not take this for acceptance.
-      log(`a request failed: ${failureKind(error)}`);
+      log('a request failed', failureFields(error), 'error');
       metrics.delivery('error');
       if (!response.headersSent) sendJson(response, 500, { title: 'internal error' }, closeConnection);
       else response.destroy();

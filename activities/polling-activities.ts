@@ -1,4 +1,7 @@
 import { Context } from '@temporalio/activity';
+import { ApplicationFailure, ApplicationFailureCategory } from '@temporalio/common';
+import { OverBudgetError } from '../api/http/errors';
+import { pollIntervalMs, SESSION_RUNNING } from '../domain/polling';
 import { type NormalisedSessionState } from '../domain/session-status';
 import { type ActivityDeps } from './deps';
 import { classified } from './failures';
@@ -31,11 +34,61 @@ interface PollProgress {
  */
 export const POLL_HEARTBEAT_EVERY_MS = 2_000;
 
-/** The long-running poll: many GetSession calls, one activity, no history event per poll. */
+/** How long a poll waits for a turn under the call budget before it gives the turn up. */
+export const POLL_BUDGET_WAIT_MS = 2_000;
+
+/** Polling: each GetSession is one attempt of `pollSession`, the next attempt the next poll. */
 export function pollingActivities(deps: ActivityDeps) {
+  const budget = deps.identity.budget;
+  /** Ends this attempt; Temporal runs the next one (the next poll) after the delay, no slot held meanwhile. */
+  const pollAgain = (sessionId: string, ownMs: number, reason: string): never => {
+    throw ApplicationFailure.create({
+      type: SESSION_RUNNING,
+      message: reason,
+      nextRetryDelay: budget ? budget.pollDelayMs(sessionId, ownMs) : ownMs,
+      category: ApplicationFailureCategory.BENIGN,
+    });
+  };
   return {
     /**
-     * Polls GetSession until the session is done, with an interval that grows while the user is
+     * One poll of a running session, as one attempt of a long-retried activity: it resolves when
+     * the session is done; otherwise it fails `SessionRunning` with the next poll's delay as
+     * `nextRetryDelay` (the session's own growing interval, stretched by the worker's call budget
+     * when the budget is shared by many sessions). Between polls nothing runs or is held on the
+     * worker, and no history event is written; the first attempt only arms the first interval.
+     * The workflow cancels it to check at once (a redirect); a cancel while waiting between
+     * attempts takes effect at the server without the worker.
+     */
+    async pollSession(plan: PollingPlan): Promise<PolledOutcome> {
+      const context = Context.current();
+      const polls = context.info.attempt - 1;
+      if (polls === 0) return pollAgain(plan.sessionId, plan.initialMs, 'first poll after one interval');
+      const state = await classified(async () => {
+        try {
+          return stateOf(
+            await deps.identity.sessions.get(plan.sessionId, {
+              signal: context.cancellationSignal,
+              priority: 'poll',
+              budgetWaitMs: POLL_BUDGET_WAIT_MS,
+            }),
+          );
+        } catch (error) {
+          if (error instanceof OverBudgetError) return undefined;
+          throw error;
+        }
+      });
+      if (!state)
+        return pollAgain(plan.sessionId, pollIntervalMs(plan, polls - 1), 'over budget: not polled');
+      if (state.done) {
+        budget?.forget(plan.sessionId);
+        return { state, polls };
+      }
+      return pollAgain(plan.sessionId, pollIntervalMs(plan, polls), 'session running');
+    },
+
+    /**
+     * Before `pollSession` (runs started then still schedule it): polls GetSession until the
+     * session is done, with an interval that grows while the user is
      * idle (bounded by `maxMs`), starting one interval after the call. Heartbeats carry the progress across retries; cancellation (the
      * workflow restarting it after a redirect, or its deadline) interrupts the wait at once.
      */

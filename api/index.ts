@@ -1,6 +1,8 @@
 // `idv-temporal/api`: the typed HTTP clients (undici + zod) of the Identity Verification
 // Service and of the earlier agent platform, usable without Temporal.
 export { createIdentityClient } from './identity/identity-client';
+export { CallBudget } from './http/call-budget';
+export type { CallBudgetOptions, CallBudgetStats, CallPriority } from './http/call-budget';
 export type { IdentityClient, IdentityClientOptions } from './identity/identity-client';
 export { identityBaseUrls, resolveIdentityBaseUrl } from './identity/base-urls';
 export type { IdentityRegion } from './identity/base-urls';
@@ -34,6 +36,7 @@ export {
   ForbiddenError,
   MalformedResponseError,
   NetworkError,
+  OverBudgetError,
   NotFoundError,
   RateLimitedError,
   ResponseTooLargeError,

@@ -36,7 +36,12 @@ export interface IdvConfig {
   ecosystem: { authUrl: string | undefined; schemaBaseUrl: string | undefined };
   /** The JSON logs' level (`IDV_LOG_LEVEL`); the Temporal runtime's own lines stay at WARN. */
   logLevel: Level;
+  /** `IDV_API_RATE`: calls per second this process makes to the identity service at most (all activities together). */
+  apiCallsPerSecond: number;
 }
+
+/** Calls per second to the identity service a worker process makes at most, unless `IDV_API_RATE` says otherwise. */
+export const DEFAULT_API_RATE = 25;
 
 const url = z.string().refine((value) => {
   try {
@@ -92,6 +97,11 @@ const variables = {
       return false;
     }
   }, 'must be a postgres://user:password@host:port/database URL'),
+  IDV_API_RATE: z.coerce
+    .number({ message: 'must be a whole number of calls per second' })
+    .int('must be a whole number of calls per second')
+    .min(1, 'must be at least 1 call per second')
+    .max(100_000, 'must be at most 100000 calls per second'),
   IDV_LOG_LEVEL: z
     .string()
     .transform((value) => value.toLowerCase())
@@ -148,6 +158,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): IdvConfig {
     onboardingFile: read(env, 'IDV_ONBOARDING_FILE'),
     ecosystem: { authUrl: read(env, 'IDV_AUTH_URL'), schemaBaseUrl: read(env, 'IDV_SCHEMA_BASE_URL') },
     logLevel: read(env, 'IDV_LOG_LEVEL') ?? 'info',
+    apiCallsPerSecond: read(env, 'IDV_API_RATE') ?? DEFAULT_API_RATE,
   };
 }
 

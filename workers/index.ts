@@ -1,8 +1,10 @@
 // `idv-temporal/worker`: everything needed to run the verification worker inside your own
 // process (your NativeConnection, task queue, store and keys), as `idv worker` does.
 export { createVerificationWorker } from './verification-worker';
-export type { VerificationWorkerOptions } from './verification-worker';
-export { ConfigError, loadConfig } from './config';
+export type { VerificationWorkerOptions, WorkerTuning } from './verification-worker';
+export { ConfigError, DEFAULT_API_RATE, loadConfig } from './config';
+export { CallBudget } from '../api/http/call-budget';
+export type { CallBudgetOptions, CallBudgetStats, CallPriority } from '../api/http/call-budget';
 export type { IdvConfig } from './config';
 export { temporalTarget } from './temporal-target';
 export type { TemporalTarget } from './temporal-target';

@@ -1,4 +1,4 @@
-import { type NativeConnection, Worker } from '@temporalio/worker';
+import { type NativeConnection, Worker, type WorkerOptions } from '@temporalio/worker';
 import { createActivities } from '../activities/index';
 import { type AgentPlatform } from '../activities/deps';
 import { DataKeys } from '../codec/data-keys';
@@ -38,7 +38,19 @@ export interface VerificationWorkerOptions {
    * with `@temporalio/interceptors-opentelemetry/lib/workflow-interceptors`). @default off
    */
   tracing?: TracingOptions;
+  /**
+   * Temporal's worker tuning, passed through: how many workflows stay cached between their tasks
+   * (an evicted one replays its short history when it wakes) and how many tasks run at once.
+   * @default Temporal's defaults
+   */
+  tuning?: WorkerTuning;
 }
+
+/** The worker options {@link VerificationWorkerOptions.tuning} passes through. */
+export type WorkerTuning = Pick<
+  WorkerOptions,
+  'maxCachedWorkflows' | 'maxConcurrentActivityTaskExecutions' | 'maxConcurrentWorkflowTaskExecutions'
+>;
 
 /** A worker for the verification workflows, the webhook registries and connection workflows, and their activities. */
 export async function createVerificationWorker(options: VerificationWorkerOptions): Promise<Worker> {
@@ -52,6 +64,7 @@ export async function createVerificationWorker(options: VerificationWorkerOption
   });
   const tracing = options.tracing ? workerTracing(options.tracing, !options.workflowBundle) : {};
   return await Worker.create({
+    ...options.tuning,
     ...tracing,
     connection: options.connection,
     namespace: options.namespace ?? 'default',

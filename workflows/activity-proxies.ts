@@ -25,7 +25,20 @@ export const results = proxyActivities<VerificationActivities>({
 });
 
 /**
- * The long poll, bounded by the verification deadline. It heartbeats every few seconds whatever
+ * Polls: one GetSession per attempt of `pollSession`, the next attempt the next poll (its delay
+ * is the failure's `nextRetryDelay`). The workflow cancels it at its deadline; the bound after
+ * that is a safety net, and a poll that ran out of it is told apart by its `SessionRunning` type.
+ */
+export function sessionPolls(remainingMs: number) {
+  return proxyActivities<VerificationActivities>({
+    startToCloseTimeout: '1 minute',
+    scheduleToCloseTimeout: Math.max(0, remainingMs) + 10 * 60_000,
+    retry,
+  });
+}
+
+/**
+ * Before `sessionPolls` (runs started then replay it): the long poll, bounded by the verification deadline. It heartbeats every few seconds whatever
  * it does (see POLL_HEARTBEAT_EVERY_MS), so the heartbeat timeout only detects a dead worker;
  * a slow GetSession ends in the HTTP client's own TimeoutError.
  */

@@ -1,10 +1,12 @@
-import { condition, isCancellation, log, workflowInfo } from '@temporalio/workflow';
-import type { PolledOutcome } from '../activities/polling-activities';
+import { condition, isCancellation, log, patched, workflowInfo } from '@temporalio/workflow';
+import type { PolledOutcome, PollingPlan } from '../activities/polling-activities';
 import { type VerificationInput } from '../domain/verification';
-import { poller, sessionCalls } from './activity-proxies';
+import { SESSION_RUNNING } from '../domain/polling';
+import { poller, sessionCalls, sessionPolls } from './activity-proxies';
 import { endAtService } from './end-at-service';
 import { activityFailureType, failedForGood, sessionUnknown } from './failure-types';
 import { OwnedActivity } from './owned-activity';
+import { patches } from './patches';
 import { type SessionState } from './session-state';
 
 const DEFAULT_POLLING = { initialMs: 1_000, maxMs: 10_000 };
@@ -64,6 +66,18 @@ async function refreshNow(state: SessionState, sessionId: string): Promise<void>
   }
 }
 
+/** Starts the poll: a retried one-call activity, or (runs started before it) the held long poll. */
+function startPoll(poll: OwnedActivity<PolledOutcome>, plan: PollingPlan, deadlineMs: number): void {
+  const remainingMs = deadlineMs - Date.now();
+  if (patched(patches.pollsAsRetries)) {
+    const { pollSession } = sessionPolls(remainingMs);
+    poll.start(() => pollSession(plan));
+  } else {
+    const { awaitSessionOutcome } = poller(remainingMs);
+    poll.start(() => awaitSessionOutcome(plan));
+  }
+}
+
 /**
  * Waits for the session's outcome: one owned poll in the background, an immediate check on a
  * redirect, step refreshes when due, the caller's cancel and the deadline; every one of them
@@ -83,6 +97,9 @@ export async function awaitOutcome(
   const checkEveryMs = Math.max(polling.maxMs, NATIVE_CHECK_FLOOR_MS);
   let checkAtMs = holdsPoll ? Number.POSITIVE_INFINITY : Date.now() + checkEveryMs;
   const poll = new OwnedActivity<PolledOutcome>();
+  // A poll whose retries ran out of time (only past the deadline) is not started again: the
+  // deadline ends the verification instead.
+  let pollRanOut = false;
   try {
     for (;;) {
       if (state.done) return 'ended';
@@ -95,6 +112,7 @@ export async function awaitOutcome(
       if (state.redirectPending) {
         state.redirectPending = false;
         await poll.stop(); // restarted afterwards at its initial interval: the user is active
+        pollRanOut = false;
         await checkNow(state, sessionId);
         continue;
       }
@@ -109,10 +127,8 @@ export async function awaitOutcome(
         continue;
       }
       if (historyFull()) return 'continue';
-      if (holdsPoll && !poll.active) {
-        const { awaitSessionOutcome } = poller(state.deadlineMs - Date.now());
-        poll.start(() => awaitSessionOutcome({ sessionId, ...polling }));
-      }
+      if (holdsPoll && !poll.active && !pollRanOut)
+        startPoll(poll, { sessionId, ...polling }, state.deadlineMs);
       const step = state.progress.nextStep;
       const wakeAt = Math.min(state.deadlineMs, refreshAt ?? Number.POSITIVE_INFINITY, checkAtMs);
       await condition(
@@ -129,7 +145,8 @@ export async function awaitOutcome(
       if (polled && 'value' in polled) {
         state.count('GetSession', polled.value.polls);
         state.finish(polled.value.state, Date.now());
-      } else if (polled) learned(state, polled.error);
+      } else if (polled && activityFailureType(polled.error) === SESSION_RUNNING) pollRanOut = true;
+      else if (polled) learned(state, polled.error);
     }
   } finally {
     await poll.stop();

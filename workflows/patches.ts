@@ -12,4 +12,6 @@ export const patches = {
   dataKeys: 'data-keys',
   /** Redaction: local data and the data key go at their due time, while the session is being ended. */
   shredAtDueTime: 'shred-at-due-time',
+  /** Polling: one GetSession per attempt of a retried `pollSession` (before: a held, heartbeating `awaitSessionOutcome`). */
+  pollsAsRetries: 'polls-as-retries',
 } as const;

@@ -15,6 +15,7 @@ export const apiErrorCodes = {
   timeout: 'TimeoutError',
   malformedResponse: 'MalformedResponseError',
   responseTooLarge: 'ResponseTooLargeError',
+  overBudget: 'OverBudgetError',
 } as const;
 
 /** One of {@link apiErrorCodes}. */
@@ -140,6 +141,18 @@ export class RateLimitedError extends ApiError {
   readonly retryable = true;
   constructor(details: ApiErrorDetails) {
     super('rate limited', details);
+  }
+}
+
+/**
+ * Thrown when a call that may only wait so long for its turn under the worker's call budget
+ * (a poll) did not get one: nothing was sent. `retryAfterMs` is when to try again.
+ */
+export class OverBudgetError extends ApiError {
+  readonly code = apiErrorCodes.overBudget;
+  readonly retryable = true;
+  constructor(details: ApiErrorDetails) {
+    super('not sent: the call budget had no turn free in time', details);
   }
 }
 

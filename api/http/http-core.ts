@@ -2,7 +2,15 @@ import { Agent, type Dispatcher } from 'undici';
 import { type ZodType } from 'zod';
 import { errorFromResponse } from './error-mapping';
 import { AnswerShapeError, jsonTokens, type JsonToken } from './json-tokens';
-import { MalformedResponseError, NetworkError, ResponseTooLargeError, TimeoutError } from './errors';
+import {
+  MalformedResponseError,
+  NetworkError,
+  OverBudgetError,
+  ResponseTooLargeError,
+  TimeoutError,
+} from './errors';
+import { type CallBudget, type CallPriority } from './call-budget';
+import { parseRetryAfter } from './retry-after';
 
 /** Options of {@link HttpCore}; defaults are resolved in its constructor only. */
 export interface HttpCoreOptions {
@@ -28,6 +36,11 @@ export interface HttpCoreOptions {
    * metrics; it must not throw.
    */
   onCall?: (call: ApiCall) => void;
+  /**
+   * The process's limit on calls per second, shared by every client given it; each request
+   * waits for its turn (see {@link CallOptions.priority}), and a 429 tightens it. @default none
+   */
+  budget?: CallBudget;
 }
 
 /** What {@link HttpCoreOptions.onCall} learns of one request. */
@@ -56,10 +69,17 @@ export interface RequestSpec<T> {
   privateBody?: boolean;
   /** This request's own body cap (an attachment's, for example); the core's default otherwise. */
   maxBodyBytes?: number;
+  /** Its turn under the budget. @default 'first' */
+  priority?: CallPriority;
+  /** The longest wait for a turn; past it the call fails `OverBudgetError` unsent. @default no bound */
+  budgetWaitMs?: number;
 }
 
 /** What sending a request needs, whatever reads its answer. */
-type SendSpec = Pick<RequestSpec<unknown>, 'operation' | 'method' | 'path' | 'body' | 'signal'>;
+type SendSpec = Pick<
+  RequestSpec<unknown>,
+  'operation' | 'method' | 'path' | 'body' | 'signal' | 'priority' | 'budgetWaitMs'
+>;
 
 /** One request whose success body is read as a stream of JSON tokens. */
 export interface TokenRequestSpec<T> extends SendSpec {
@@ -73,6 +93,10 @@ export interface TokenRequestSpec<T> extends SendSpec {
 export interface CallOptions {
   /** Aborts the request (an activity passes its cancellation signal). */
   signal?: AbortSignal;
+  /** Its turn under the core's budget: polls give way to everything else. @default 'first' */
+  priority?: CallPriority;
+  /** The longest wait for a turn under the budget; past it the call fails `OverBudgetError` unsent. @default no bound */
+  budgetWaitMs?: number;
 }
 
 const SUCCESS_TYPES = /^(application\/json|text\/json|text\/plain|application\/[\w.+-]*\+json)\b/i;
@@ -93,9 +117,11 @@ export class HttpCore {
   readonly #bodyTimeout: number;
   readonly #maxBodyBytes: number;
   readonly #onCall: ((call: ApiCall) => void) | undefined;
+  readonly #budget: CallBudget | undefined;
 
   constructor(options: HttpCoreOptions) {
     this.#onCall = options.onCall;
+    this.#budget = options.budget;
     const base = new URL(options.baseUrl);
     this.#origin = base.origin;
     this.#prefix = base.pathname.replace(/\/+$/, '');
@@ -182,6 +208,11 @@ export class HttpCore {
 
   /** Sends the request; an error status becomes its typed error, a transport failure too. */
   async #send(spec: SendSpec): Promise<{ response: Dispatcher.ResponseData; contentType?: string }> {
+    if (this.#budget) {
+      const wait = spec.budgetWaitMs === undefined ? {} : { maxWaitMs: spec.budgetWaitMs };
+      const turn = await this.#budget.acquire(spec.priority ?? 'first', { signal: spec.signal, ...wait });
+      if (!turn) throw new OverBudgetError({ operation: spec.operation, retryAfterMs: spec.budgetWaitMs });
+    }
     const hasBody = spec.body !== undefined;
     let response: Dispatcher.ResponseData;
     try {
@@ -202,6 +233,8 @@ export class HttpCore {
       throw failure;
     }
     this.#onCall?.({ operation: spec.operation, status: response.statusCode });
+    if (response.statusCode === 429)
+      this.#budget?.throttled(parseRetryAfter(response.headers['retry-after']));
     const contentType = header(response.headers['content-type']);
     if (response.statusCode >= 400) {
       const bodyText = await readText(spec, response, 'error body', this.#maxBodyBytes);
@@ -214,6 +247,11 @@ export class HttpCore {
       });
     }
     return contentType === undefined ? { response } : { response, contentType };
+  }
+
+  /** The budget its requests wait on, if any. */
+  get budget(): CallBudget | undefined {
+    return this.#budget;
   }
 
   /** Closes the keep-alive connections if the core created its own dispatcher. */

@@ -1,3 +1,4 @@
+import { type CallBudget } from '../http/call-budget';
 import { HttpCore, type HttpCoreOptions } from '../http/http-core';
 import { type IdentityRegion, resolveIdentityBaseUrl } from './base-urls';
 import { ProvidersApi } from './providers-api';
@@ -17,6 +18,8 @@ export interface IdentityClient {
   sessions: SessionsApi;
   providers: ProvidersApi;
   redirectUris: RedirectUrisApi;
+  /** The call budget its requests share (`budget` option), if any. */
+  budget: CallBudget | undefined;
   /** Closes keep-alive connections. */
   close(): Promise<void>;
 }
@@ -28,6 +31,7 @@ export function createIdentityClient(options: IdentityClientOptions): IdentityCl
     sessions: new SessionsApi(http),
     providers: new ProvidersApi(http),
     redirectUris: new RedirectUrisApi(http),
+    budget: http.budget,
     close: () => http.close(),
   };
 }

@@ -34,12 +34,13 @@ export const devCommand: Command = {
     const uiPort = parsePort(stringOption(values, 'ui-port'), 'ui-port');
     const receiverPort = parsePort(stringOption(values, 'receiver-port'), 'receiver-port');
     const dataDir = stringOption(values, 'data-dir') ?? io.env.IDV_DATA_DIR ?? '.data';
-    const { storeUrl, onboardingFile } = commandConfig(io.env);
+    const { storeUrl, onboardingFile, apiCallsPerSecond } = commandConfig(io.env);
     const onboarding = await commandOnboardingSettings(values, onboardingFile);
     const stack = await startEmbeddedStack({
       dataDir,
       temporalPort,
       uiPort,
+      apiCallsPerSecond,
       ...(receiverPort !== undefined ? { receiverPort } : {}),
       ...(storeUrl ? { storeUrl } : {}),
       ...(onboarding ? { onboarding } : {}),

@@ -1,4 +1,5 @@
 import { NativeConnection } from '@temporalio/worker';
+import { CallBudget } from '../../api/http/call-budget';
 import { createIdentityClient } from '../../api/identity/identity-client';
 import { noStackReason, readStackState } from '../../workers/dev/stack-file';
 import { temporalTarget } from '../../workers/temporal-target';
@@ -46,7 +47,11 @@ export const workerCommand: Command = {
       },
     );
     const { namespace } = target;
-    const identity = createIdentityClient({ ...identityOptions, onCall: apiCallMetrics() });
+    const identity = createIdentityClient({
+      ...identityOptions,
+      onCall: apiCallMetrics(),
+      budget: new CallBudget({ callsPerSecond: config.apiCallsPerSecond }),
+    });
     const agent = await agentPlatformOf(config, stack);
     try {
       const worker = await createVerificationWorker({
@@ -66,6 +71,7 @@ export const workerCommand: Command = {
       await Promise.race([running, io.stopRequested]);
       if (worker.getState() === 'RUNNING') worker.shutdown();
       await running;
+      identity.budget?.close();
       io.stderr.write('idv worker: stopped\n');
       return 0;
     } finally {

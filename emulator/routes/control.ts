@@ -159,6 +159,7 @@ export function controlRoutes(faults: FaultInjector): Route[] {
     route('DELETE', '/counters', 'ControlResetCounters', (context) => {
       context.store.counters.byOperation.clear();
       context.store.counters.bySession.clear();
+      context.store.counters.bySecond.clear();
       return { status: 204 };
     }),
     route('GET', '/sessions/:sessionId', 'ControlGetSession', (context) =>

@@ -35,6 +35,8 @@ export class EmulatorStore {
   readonly counters = {
     byOperation: new Map<string, number>(),
     bySession: new Map<string, Map<string, number>>(),
+    /** Requests by the wall-clock second they arrived in (epoch seconds), the last hour's. */
+    bySecond: new Map<number, number>(),
   };
   script: SessionScript = { outcome: 'by-input', latencyMs: 2_000, stepTtlSeconds: 300 };
 
@@ -70,6 +72,11 @@ export class EmulatorStore {
   /** Counts one request of an operation (and of the session it names). */
   count(operation: string, sessionId?: string): void {
     this.counters.byOperation.set(operation, (this.counters.byOperation.get(operation) ?? 0) + 1);
+    const second = Math.floor(Date.now() / 1000);
+    const bySecond = this.counters.bySecond;
+    if (!bySecond.has(second) && bySecond.size >= 3600)
+      bySecond.delete(bySecond.keys().next().value as number);
+    bySecond.set(second, (bySecond.get(second) ?? 0) + 1);
     if (!sessionId) return;
     const perSession = this.counters.bySession.get(sessionId) ?? new Map<string, number>();
     perSession.set(operation, (perSession.get(operation) ?? 0) + 1);
@@ -77,9 +84,16 @@ export class EmulatorStore {
   }
 
   /** Counters as plain JSON. */
-  countersJson(): { byOperation: Record<string, number>; bySession: Record<string, Record<string, number>> } {
+  countersJson(): {
+    byOperation: Record<string, number>;
+    bySession: Record<string, Record<string, number>>;
+    bySecond: Record<string, number>;
+    busiestSecond: number;
+  } {
     return {
       byOperation: Object.fromEntries(this.counters.byOperation),
+      bySecond: Object.fromEntries(this.counters.bySecond),
+      busiestSecond: Math.max(0, ...this.counters.bySecond.values()),
       bySession: Object.fromEntries(
         [...this.counters.bySession].map(([id, counts]) => [id, Object.fromEntries(counts)]),
       ),

@@ -13,7 +13,8 @@ import { type IdvStore } from '../../stores/idv-store';
 import { openLocalStore } from '../../stores/local/local-store';
 import { type Emulator, type EmulatorOptions, startEmulator } from '../../emulator/emulator';
 import { emulatorControl } from '../../emulator/control-client';
-import { createVerificationWorker } from '../../workers/verification-worker';
+import { createVerificationWorker, type WorkerTuning } from '../../workers/verification-worker';
+import { CallBudget } from '../../api/http/call-budget';
 import { encryptingDataConverter } from '../../codec/data-converter';
 import { harnessEncryptionKeys, harnessEnv, harnessValue } from './env';
 import { testProviderRequest } from './requests';
@@ -81,6 +82,10 @@ export function useVerificationStack(
     receiverLog?: (line: string) => void;
     /** The worker's tracing (activities only: the run's bundle has no workflow interceptors). */
     tracing?: TracingOptions;
+    /** The worker's Temporal tuning. */
+    tuning?: WorkerTuning;
+    /** The worker's call budget (calls per second to the emulator). @default none */
+    apiCallsPerSecond?: number;
   } = {},
 ): () => VerificationStack {
   let stack: VerificationStack | undefined;
@@ -101,7 +106,13 @@ export function useVerificationStack(
       connection,
       dataConverter: encryptingDataConverter(harnessEncryptionKeys()),
     });
-    const identity = createIdentityClient({ baseUrl: emulator.baseUrl, apiKey: emulator.apiKeys[0] ?? '' });
+    const identity = createIdentityClient({
+      baseUrl: emulator.baseUrl,
+      apiKey: emulator.apiKeys[0] ?? '',
+      ...(options.apiCallsPerSecond
+        ? { budget: new CallBudget({ callsPerSecond: options.apiCallsPerSecond }) }
+        : {}),
+    });
     const profileId = emulator.verificationProfiles[0]?.id ?? '';
     const store = await (options.store ?? openLocalStore)(dataDir);
     const dataKeys = new DataKeys(store.dataKeys, harnessEncryptionKeys());
@@ -126,6 +137,7 @@ export function useVerificationStack(
         encryptionKeys: harnessEncryptionKeys(),
         workflowBundle: { codePath: harnessValue(harnessEnv.workflowBundle) },
         ...(options.tracing ? { tracing: options.tracing } : {}),
+        ...(options.tuning ? { tuning: options.tuning } : {}),
         agent: {
           clients: agentClients as AgentClients,
           ...(receiver
@@ -173,6 +185,7 @@ export function useVerificationStack(
     await stack?.receiver?.close();
     await stack?.stopWorker();
     await agentClients?.close();
+    stack?.identity.budget?.close();
     await stack?.identity.close();
     await stack?.emulator.close();
     await connection?.close();

@@ -1,3 +1,5 @@
+import { CallBudget } from '../../api/http/call-budget';
+import { DEFAULT_API_RATE } from '../config';
 import { randomInt } from 'node:crypto';
 import { chmod, mkdir } from 'node:fs/promises';
 import { receiverLog } from '../log/receiver-log';
@@ -49,6 +51,8 @@ export interface EmbeddedStackOptions {
    * id). @default none: every connection goes to `agentConnection`
    */
   onboarding?: OnboardingSettings | ((emulator: Emulator) => OnboardingSettings);
+  /** The worker's calls per second to the emulator at most (`IDV_API_RATE`). @default DEFAULT_API_RATE */
+  apiCallsPerSecond?: number;
 }
 
 /** The running embedded stack of `idv dev`. */
@@ -154,6 +158,7 @@ export async function startEmbeddedStack(options: EmbeddedStackOptions = {}): Pr
         baseUrl: emulator.baseUrl,
         apiKey: info.emulator?.apiKey ?? '',
         onCall: apiCallMetrics(),
+        budget: new CallBudget({ callsPerSecond: options.apiCallsPerSecond ?? DEFAULT_API_RATE }),
       });
       const agentClients = new AgentClients({ keys: emulator.agentKeys, baseUrl: emulator.agentBaseUrl });
       const worker = await createVerificationWorker({
@@ -173,6 +178,7 @@ export async function startEmbeddedStack(options: EmbeddedStackOptions = {}): Pr
         if (worker.getState() === 'RUNNING') worker.shutdown();
         await running.catch(() => undefined);
         await agentClients.close();
+        identity.budget?.close();
         await identity.close();
         await connection.close();
       });

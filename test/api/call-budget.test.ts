@@ -1,0 +1,173 @@
+import { MockAgent } from 'undici';
+import { CallBudget, type CallPriority } from '../../api/http/call-budget';
+import { OverBudgetError, RateLimitedError } from '../../api/http/errors';
+import { createIdentityClient } from '../../api/identity/identity-client';
+import { API_KEY, ORIGIN, SESSION_ID } from './mock-service';
+
+/** Most calls granted in any window of one second (a grant at t counts in [t, t + 1000)). */
+function busiestSecond(times: readonly number[]): number {
+  const sorted = [...times].sort((a, b) => a - b);
+  let most = 0;
+  for (let start = 0, end = 0; start < sorted.length; start += 1) {
+    while (end < sorted.length && (sorted[end] as number) < (sorted[start] as number) + 1_000) end += 1;
+    most = Math.max(most, end - start);
+  }
+  return most;
+}
+
+describe('the call budget', () => {
+  beforeEach(() => jest.useFakeTimers({ now: 1_000_000 }));
+  afterEach(() => jest.useRealTimers());
+
+  /** Asks for `count` turns of `priority`; records when and in which order each was granted. */
+  function ask(
+    budget: CallBudget,
+    priority: CallPriority,
+    count: number,
+    granted: Array<[CallPriority, number]>,
+  ) {
+    return Array.from({ length: count }, () =>
+      budget.acquire(priority).then((turn) => {
+        if (turn) granted.push([priority, Date.now()]);
+      }),
+    );
+  }
+
+  it('starts at most callsPerSecond calls in any one-second window, however many ask at once', async () => {
+    const budget = new CallBudget({ callsPerSecond: 10 });
+    const granted: Array<[CallPriority, number]> = [];
+    const all = Promise.all(ask(budget, 'first', 35, granted));
+    await jest.advanceTimersByTimeAsync(5_000);
+    await all;
+    expect(granted).toHaveLength(35);
+    expect(busiestSecond(granted.map(([, at]) => at))).toBe(10);
+    // Nothing waits longer than the window needs: 35 calls at 10/s take three more windows.
+    expect(Math.max(...granted.map(([, at]) => at)) - 1_000_000).toBe(3_000);
+  });
+
+  it('grants every waiting first call before any waiting poll', async () => {
+    const budget = new CallBudget({ callsPerSecond: 5 });
+    const granted: Array<[CallPriority, number]> = [];
+    const polls = ask(budget, 'poll', 10, granted);
+    const firsts = ask(budget, 'first', 5, granted);
+    await jest.advanceTimersByTimeAsync(4_000);
+    await Promise.all([...polls, ...firsts]);
+    // The first five polls took the first window; the first calls took the next one whole.
+    expect(granted.map(([priority]) => priority)).toEqual([
+      ...Array<string>(5).fill('poll'),
+      ...Array<string>(5).fill('first'),
+      ...Array<string>(5).fill('poll'),
+    ]);
+  });
+
+  it('gives a poll up (false) when its longest wait passes first', async () => {
+    const budget = new CallBudget({ callsPerSecond: 2 });
+    await budget.acquire('first');
+    await budget.acquire('first');
+    const turn = budget.acquire('poll', { maxWaitMs: 300 });
+    await jest.advanceTimersByTimeAsync(300);
+    await expect(turn).resolves.toBe(false);
+    expect(budget.stats().waiting).toBe(0);
+  });
+
+  it('rejects a waiting call with its signal reason when it is aborted', async () => {
+    const budget = new CallBudget({ callsPerSecond: 1 });
+    await budget.acquire('first');
+    const controller = new AbortController();
+    const turn = budget.acquire('first', { signal: controller.signal });
+    controller.abort(new Error('activity cancelled'));
+    await expect(turn).rejects.toThrow('activity cancelled');
+    expect(budget.stats().waiting).toBe(0);
+  });
+
+  it('after a 429 starts nothing before Retry-After, halves the limit, then grows it back', async () => {
+    const budget = new CallBudget({ callsPerSecond: 20, recoverEveryMs: 10_000 });
+    budget.throttled(3_000);
+    expect(budget.stats().currentLimit).toBe(10);
+    const granted: Array<[CallPriority, number]> = [];
+    const waiting = ask(budget, 'first', 30, granted);
+    await jest.advanceTimersByTimeAsync(2_999);
+    expect(granted).toHaveLength(0);
+    await jest.advanceTimersByTimeAsync(5_000);
+    await Promise.all(waiting);
+    expect(busiestSecond(granted.map(([, at]) => at))).toBe(10);
+    await jest.advanceTimersByTimeAsync(10_000);
+    expect(budget.stats().currentLimit).toBe(12);
+    await jest.advanceTimersByTimeAsync(40_000);
+    expect(budget.stats().currentLimit).toBe(20);
+  });
+
+  it('stretches poll intervals so that all sessions polled fit in its poll share', () => {
+    const budget = new CallBudget({ callsPerSecond: 10, pollShare: 0.5 });
+    // Few sessions: each keeps its own interval.
+    expect(budget.pollDelayMs('s-1', 2_000)).toBe(2_000);
+    for (let i = 2; i <= 100; i += 1) budget.pollDelayMs(`s-${i}`, 2_000);
+    // 100 sessions at 5 polls per second: each polled every 20 s, none more often.
+    expect(budget.pollDelayMs('s-1', 2_000)).toBe(20_000);
+    expect(budget.pollDelayMs('s-1', 60_000)).toBe(60_000);
+    for (let i = 51; i <= 100; i += 1) budget.forget(`s-${i}`);
+    expect(budget.pollDelayMs('s-1', 2_000)).toBe(10_000);
+    expect(budget.stats().polledSessions).toBe(50);
+  });
+
+  it('forgets sessions that were not polled again long after their announced return', async () => {
+    const budget = new CallBudget({ callsPerSecond: 10 });
+    for (let i = 0; i < 40; i += 1) budget.pollDelayMs(`s-${i}`, 1_000);
+    await jest.advanceTimersByTimeAsync(60_000);
+    expect(budget.pollDelayMs('s-new', 1_000)).toBe(1_000);
+    expect(budget.stats().polledSessions).toBe(1);
+  });
+
+  it('refuses a budget below one call per second', () => {
+    expect(() => new CallBudget({ callsPerSecond: 0 })).toThrow(RangeError);
+    expect(() => new CallBudget({ callsPerSecond: Number.NaN })).toThrow(RangeError);
+  });
+});
+
+describe('the identity client under a budget', () => {
+  const getSession = { method: 'GET', path: `/api/v1/sessions/${SESSION_ID}` };
+  const session = {
+    session: { id: SESSION_ID, state: 'IdvInProgress', done: false, success: false, created: 0, updated: 0 },
+  };
+
+  it('tightens the budget on a 429 and keeps the service’s Retry-After on the error', async () => {
+    const agent = new MockAgent();
+    agent.disableNetConnect();
+    agent
+      .get(ORIGIN)
+      .intercept(getSession)
+      .reply(429, '', { headers: { 'retry-after': '2' } });
+    const budget = new CallBudget({ callsPerSecond: 8 });
+    const identity = createIdentityClient({ baseUrl: ORIGIN, apiKey: API_KEY, dispatcher: agent, budget });
+    const error = await identity.sessions.get(SESSION_ID).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(RateLimitedError);
+    expect((error as RateLimitedError).retryAfterMs).toBe(2_000);
+    expect(budget.stats().currentLimit).toBe(4);
+    // Paused until Retry-After: a poll that may wait only a little is not sent.
+    const refused = await identity.sessions
+      .get(SESSION_ID, { priority: 'poll', budgetWaitMs: 50 })
+      .catch((e: unknown) => e);
+    expect(refused).toBeInstanceOf(OverBudgetError);
+    expect(budget.stats().granted).toBe(1);
+    budget.close();
+    await identity.close();
+    await agent.close();
+  });
+
+  it('sends once its turn comes', async () => {
+    const agent = new MockAgent();
+    agent.disableNetConnect();
+    agent
+      .get(ORIGIN)
+      .intercept(getSession)
+      .reply(200, session, { headers: { 'content-type': 'application/json' } });
+    const budget = new CallBudget({ callsPerSecond: 1 });
+    const identity = createIdentityClient({ baseUrl: ORIGIN, apiKey: API_KEY, dispatcher: agent, budget });
+    await expect(identity.sessions.get(SESSION_ID, { priority: 'poll' })).resolves.toMatchObject({
+      id: SESSION_ID,
+    });
+    expect(budget.stats().granted).toBe(1);
+    await identity.close();
+    await agent.close();
+  });
+});

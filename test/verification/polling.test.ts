@@ -1,0 +1,104 @@
+import { temporal } from '@temporalio/proto';
+import { eventually } from '../harness/eventually';
+import { useVerificationStack } from '../harness/verification-stack';
+
+const { EventType } = temporal.api.enums.v1;
+const BUDGET = 6;
+
+// Polling as retried one-call activities under the worker's call budget: open verifications hold
+// nothing on the worker between polls, their histories do not grow with the polls, a redirect is
+// checked at once whatever the poll interval, and the service never sees more calls per second
+// than the budget.
+describe('polling open verifications', () => {
+  // Two activity slots for many waiting verifications: a poll held in a slot would starve the rest.
+  const stack = useVerificationStack(
+    {},
+    { tuning: { maxConcurrentActivityTaskExecutions: 2 }, apiCallsPerSecond: BUDGET },
+  );
+  beforeEach(async () => {
+    await stack().control('PUT', '/script', { outcome: 'manual' });
+  });
+
+  const callsOf = async (sessionId: string, operation = 'GetSession') => {
+    const counters = await stack().control('GET', '/counters');
+    const bySession = counters.bySession as Record<string, Record<string, number>>;
+    return bySession[sessionId]?.[operation] ?? 0;
+  };
+
+  it('polls every open verification though they outnumber the activity slots', async () => {
+    const started = await Promise.all(
+      Array.from({ length: 6 }, () =>
+        stack().idv.startVerification(stack().request({ polling: { initialMs: 200, maxMs: 500 } })),
+      ),
+    );
+    const sessions = started.map(({ nextStep }) => nextStep.sessionId);
+    await eventually(
+      async () =>
+        (await Promise.all(sessions.map((id) => callsOf(id)))).every((n) => n >= 2) ? true : undefined,
+      'every session polled twice',
+    );
+    await Promise.all(sessions.map((id) => stack().control('POST', `/sessions/${id}/complete`)));
+    const outcomes = await Promise.all(started.map(({ handle }) => handle.result()));
+    expect(outcomes.map((outcome) => outcome.status)).toEqual(Array(6).fill('succeeded'));
+  });
+
+  it('writes one poll activity to the history however many polls it takes', async () => {
+    const { handle, nextStep } = await stack().idv.startVerification(
+      stack().request({ polling: { initialMs: 100, maxMs: 100 } }),
+    );
+    await eventually(
+      async () => ((await callsOf(nextStep.sessionId)) >= 15 ? true : undefined),
+      '15 polls of the session',
+    );
+    await stack().control('POST', `/sessions/${nextStep.sessionId}/complete`);
+    expect((await handle.result()).status).toBe('succeeded');
+    const { events } = await handle.workflow.fetchHistory();
+    const polls = (events ?? []).filter(
+      (event) =>
+        event.eventType === EventType.EVENT_TYPE_ACTIVITY_TASK_SCHEDULED &&
+        event.activityTaskScheduledEventAttributes?.activityType?.name === 'pollSession',
+    );
+    expect(polls).toHaveLength(1);
+  });
+
+  it('waits a long interval at the server (past the retry policy’s maximum), and checks a redirect at once', async () => {
+    const { handle, nextStep } = await stack().idv.startVerification(
+      stack().request({ polling: { initialMs: 60_000, maxMs: 60_000 } }),
+    );
+    const waitMs = await eventually(async () => {
+      const { raw } = await handle.workflow.describe();
+      const poll = raw.pendingActivities?.find((activity) => activity.activityType?.name === 'pollSession');
+      const next = poll?.nextAttemptScheduleTime?.seconds;
+      return next ? Number(next) * 1000 - Date.now() : undefined;
+    }, 'the next poll to be scheduled');
+    expect(waitMs).toBeGreaterThan(45_000);
+    await stack().control('POST', `/sessions/${nextStep.sessionId}/complete`);
+    const returned = Date.now();
+    await handle.redirectCaptured();
+    expect((await handle.result()).status).toBe('succeeded');
+    expect(Date.now() - returned).toBeLessThan(10_000);
+    // The first attempt only armed the interval: the redirect check was the one GetSession.
+    expect(await callsOf(nextStep.sessionId)).toBe(1);
+  });
+
+  it('never sends more calls in a second than the worker’s budget, and spreads the polls', async () => {
+    await stack().control('DELETE', '/counters');
+    const started = await Promise.all(
+      Array.from({ length: 12 }, () =>
+        stack().idv.startVerification(stack().request({ polling: { initialMs: 100, maxMs: 100 } })),
+      ),
+    );
+    const sessions = started.map(({ nextStep }) => nextStep.sessionId);
+    await eventually(
+      async () =>
+        (await Promise.all(sessions.map((id) => callsOf(id)))).every((n) => n >= 2) ? true : undefined,
+      'every session polled twice',
+    );
+    expect(stack().identity.budget?.stats().polledSessions).toBeGreaterThanOrEqual(12);
+    await Promise.all(sessions.map((id) => stack().control('POST', `/sessions/${id}/complete`)));
+    await Promise.all(started.map(({ handle }) => handle.result()));
+    const counters = await stack().control('GET', '/counters');
+    expect(counters.busiestSecond).toBeGreaterThan(BUDGET / 2);
+    expect(counters.busiestSecond).toBeLessThanOrEqual(BUDGET);
+  });
+});

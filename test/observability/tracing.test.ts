@@ -14,7 +14,7 @@ describe('tracing a verification worker', () => {
     expect(new Set(spans.map((span) => span.name))).toEqual(
       new Set([
         'RunActivity:createSession',
-        'RunActivity:awaitSessionOutcome',
+        'RunActivity:pollSession',
         'RunActivity:fetchResults',
         'RunActivity:forgetCreateAttempts',
       ]),

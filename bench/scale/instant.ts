@@ -1,0 +1,115 @@
+// Instant users: what the orchestration costs per verification, against a bare one-activity
+// workflow on the same server (worker in this process, so both run under the same conditions).
+import { Client, Connection } from '@temporalio/client';
+import { bundleWorkflowCode, NativeConnection, Worker } from '@temporalio/worker';
+import { CallBudget } from '../../api/http/call-budget';
+import { createIdentityClient } from '../../api/identity/identity-client';
+import { createActivities } from '../../activities/index';
+import { IdvClient } from '../../client/idv-client';
+import { DataKeys } from '../../codec/data-keys';
+import { encryptingDataConverter, failureConverterPath } from '../../codec/data-converter';
+import { parseEncryptionKeys } from '../../codec/encryption-keys';
+import { runtimeLogger } from '../../workers/logging';
+import { inLanes } from '../receiver/deliveries';
+import { type BenchEmulator, processUsage, type ScaleStack } from './stack';
+
+export interface InstantVariant {
+  name: string;
+  count: number;
+  wallSeconds: number;
+  perSecond: number;
+  /** CPU of this process (worker and client) per verification, ms. */
+  workerCpuMs: number;
+  /** CPU of the Temporal dev server per verification, ms. */
+  serverCpuMs: number;
+}
+
+export async function runInstant(options: {
+  stack: ScaleStack;
+  emulator: BenchEmulator;
+  count: number;
+  inFlight: number;
+  apiRate: number;
+}): Promise<InstantVariant[]> {
+  const { stack, emulator } = options;
+  await emulator.control('PUT', '/script', { outcome: 'by-input', latencyMs: 0 });
+  const encryptionKeys = parseEncryptionKeys(stack.encryptionKeysEntry);
+  const taskQueue = 'bench-scale-instant';
+  const nativeConnection = await NativeConnection.connect({ address: stack.server.address });
+  const connection = await Connection.connect({ address: stack.server.address });
+  const client = new Client({ connection, dataConverter: encryptingDataConverter(encryptionKeys) });
+  const budget = new CallBudget({ callsPerSecond: options.apiRate });
+  const identity = createIdentityClient({
+    baseUrl: emulator.info.baseUrl,
+    apiKey: emulator.info.apiKeys[0] ?? '',
+    budget,
+  });
+  const bundle = await bundleWorkflowCode({
+    workflowsPath: require.resolve('../sessions/workflows'),
+    failureConverterPath,
+    logger: runtimeLogger('ERROR'),
+  });
+  const worker = await Worker.create({
+    connection: nativeConnection,
+    taskQueue,
+    workflowBundle: bundle,
+    dataConverter: encryptingDataConverter(encryptionKeys),
+    activities: {
+      ...createActivities({
+        identity,
+        vault: stack.store.vault,
+        blobs: stack.store.blobs,
+        dataKeys: new DataKeys(stack.store.dataKeys, encryptionKeys),
+      }),
+      noop: () => Promise.resolve(),
+    },
+  });
+  const idv = new IdvClient({ client, store: stack.store, encryptionKeys, taskQueue });
+  const serverPid = stack.server.pid as number;
+  const variants: InstantVariant[] = [];
+  const measure = async (name: string, one: (i: number) => Promise<void>) => {
+    const cpu0 = process.cpuUsage();
+    const server0 = processUsage(serverPid).cpuSeconds;
+    const t0 = Date.now();
+    await inLanes(options.count, options.inFlight, one);
+    const wallSeconds = (Date.now() - t0) / 1000;
+    const cpu = process.cpuUsage(cpu0);
+    variants.push({
+      name,
+      count: options.count,
+      wallSeconds,
+      perSecond: options.count / wallSeconds,
+      workerCpuMs: (cpu.user + cpu.system) / 1000 / options.count,
+      serverCpuMs: ((processUsage(serverPid).cpuSeconds - server0) * 1000) / options.count,
+    });
+  };
+  const stamp = Date.now();
+  await worker.runUntil(async () => {
+    await measure('verification (instant user)', async (i) => {
+      const { handle } = await idv.startVerification({
+        reference: `bench-instant-${stamp}-${i}`,
+        verificationProfileId: emulator.info.verificationProfiles[0]?.id ?? '',
+        provider: 'trinsic-test-database-lookup',
+        capabilities: ['PollResult'],
+        providerInput: {
+          'trinsic-test-database-lookup': {
+            givenName: 'Ada',
+            familyName: 'Lovelace',
+            identityCode: '123456',
+          },
+        },
+        redactAfter: 'never',
+      });
+      const outcome = await handle.result();
+      if (outcome.status !== 'succeeded') throw new Error(`instant verification ended ${outcome.status}`);
+    });
+    await measure('bare one-activity workflow', async (i) => {
+      await client.workflow.execute('bareWorkflow', { taskQueue, workflowId: `bench-bare-${stamp}-${i}` });
+    });
+  });
+  budget.close();
+  await identity.close();
+  await connection.close();
+  await nativeConnection.close();
+  return variants;
+}

@@ -1,0 +1,98 @@
+// Many open verifications waiting on their users: the worker's memory and CPU while idle, the
+// calls per minute the service sees meanwhile, and the time to drain once every user finishes.
+import { setTimeout as sleep } from 'node:timers/promises';
+import { type Client } from '@temporalio/client';
+import { type IdvClient } from '../../client/idv-client';
+import { inLanes } from '../receiver/deliveries';
+import { type BenchEmulator, processUsage } from './stack';
+
+export interface OpenRun {
+  count: number;
+  startSeconds: number;
+  idleSeconds: number;
+  rssMiB: number;
+  peakRssMiB: number;
+  idleCpuPercent: number;
+  idleCallsPerMinute: number;
+  drainSeconds: number;
+  busiestSecond: number;
+  succeeded: number;
+  sampled: number;
+}
+
+const totalCalls = async (emulator: BenchEmulator) =>
+  Object.values((await emulator.control('GET', '/counters')).byOperation as Record<string, number>).reduce(
+    (sum, n) => sum + n,
+    0,
+  );
+
+async function running(client: Client, taskQueue: string): Promise<number> {
+  const { count } = await client.workflow.count(`TaskQueue = '${taskQueue}' AND ExecutionStatus = 'Running'`);
+  return count;
+}
+
+export async function runOpenVerifications(options: {
+  idv: IdvClient;
+  client: Client;
+  taskQueue: string;
+  emulator: BenchEmulator;
+  workerPid: number;
+  count: number;
+  idleSeconds: number;
+}): Promise<OpenRun> {
+  const { emulator, workerPid } = options;
+  await emulator.control('PUT', '/script', { outcome: 'manual' });
+  await emulator.control('DELETE', '/counters');
+  let peakRss = 0;
+  const sampler = setInterval(() => (peakRss = Math.max(peakRss, processUsage(workerPid).rssMiB)), 1_000);
+  const stamp = Date.now();
+  const started: Array<{ reference: string; sessionId: string }> = [];
+  await inLanes(options.count, 100, async (i) => {
+    const reference = `bench-open-${stamp}-${i}`;
+    const { nextStep } = await options.idv.startVerification({
+      reference,
+      verificationProfileId: emulator.info.verificationProfiles[0]?.id ?? '',
+      provider: 'trinsic-test-database-lookup',
+      capabilities: ['PollResult'],
+      providerInput: {
+        'trinsic-test-database-lookup': { givenName: 'Ada', familyName: 'Lovelace', identityCode: '123456' },
+      },
+      timeout: '2h',
+      redactAfter: 'never',
+    });
+    started.push({ reference, sessionId: nextStep.sessionId });
+    if (started.length % 1000 === 0) process.stderr.write(`open: ${started.length} started\n`);
+  });
+  const startSeconds = (Date.now() - stamp) / 1000;
+  // Settle (the last starts' first polls), then the idle window.
+  await sleep(20_000);
+  const before = { usage: processUsage(workerPid), calls: await totalCalls(emulator), at: Date.now() };
+  await sleep(options.idleSeconds * 1000);
+  const after = { usage: processUsage(workerPid), calls: await totalCalls(emulator), at: Date.now() };
+  const idleSeconds = (after.at - before.at) / 1000;
+  const drainStart = Date.now();
+  await inLanes(started.length, 100, async (i) => {
+    await emulator.control('POST', `/sessions/${started[i]?.sessionId}/complete`);
+  });
+  while ((await running(options.client, options.taskQueue)) > 0) await sleep(2_000);
+  const drainSeconds = (Date.now() - drainStart) / 1000;
+  clearInterval(sampler);
+  const sample = started.filter((_, i) => i % Math.ceil(started.length / 50) === 0);
+  const outcomes = await Promise.all(
+    sample.map(({ reference }) => options.idv.getVerification(reference).result()),
+  );
+  const counters = await emulator.control('GET', '/counters');
+  return {
+    count: started.length,
+    startSeconds,
+    idleSeconds,
+    rssMiB: after.usage.rssMiB,
+    peakRssMiB: peakRss,
+    idleCpuPercent: ((after.usage.cpuSeconds - before.usage.cpuSeconds) / idleSeconds) * 100,
+    idleCallsPerMinute: ((after.calls - before.calls) / idleSeconds) * 60,
+    drainSeconds,
+    busiestSecond: Number(counters.busiestSecond),
+    succeeded: outcomes.filter((outcome) => outcome.status === 'succeeded').length,
+    sampled: outcomes.length,
+  };
+}

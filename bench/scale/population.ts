@@ -1,0 +1,124 @@
+// A user population: log-normal completion times (median 90 s, long tail), a mix of redirect
+// flows (the user returns through the receiver) and poll-only flows.
+import { setTimeout as sleep } from 'node:timers/promises';
+import { request } from 'undici';
+import { type IdvClient } from '../../client/idv-client';
+import { type VerificationRequest } from '../../domain/verification';
+import { inLanes } from '../receiver/deliveries';
+import { type BenchEmulator } from './stack';
+
+/** A seeded generator of uniform numbers in [0, 1) (mulberry32). */
+export function seededRandom(seed: number): () => number {
+  let state = seed >>> 0;
+  return () => {
+    state = (state + 0x6d2b79f5) >>> 0;
+    let t = state;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/** Log-normal user times: `medianMs`, spread `sigma`, none longer than `maxMs`. */
+export function logNormalTimes(
+  count: number,
+  options: { seed: number; medianMs: number; sigma: number; maxMs: number },
+) {
+  const random = seededRandom(options.seed);
+  const times: number[] = [];
+  while (times.length < count) {
+    // Box–Muller: a standard normal from two uniforms.
+    const z = Math.sqrt(-2 * Math.log(1 - random())) * Math.cos(2 * Math.PI * random());
+    const ms = Math.round(options.medianMs * Math.exp(options.sigma * z));
+    if (ms <= options.maxMs) times.push(ms);
+  }
+  return times;
+}
+
+export type FlowKind = 'redirect' | 'poll-only';
+
+/** One verification of the population. */
+export interface Flow {
+  kind: FlowKind;
+  /** User finished (session completed at the service) → `handle.result()` resolved, ms. */
+  delayMs: number;
+  ok: boolean;
+}
+
+export interface PopulationRun {
+  flows: Flow[];
+  wallSeconds: number;
+  /** Requests the emulator received, by operation. */
+  calls: Record<string, number>;
+  /** Most requests the emulator received in one wall-clock second. */
+  busiestSecond: number;
+}
+
+const FINAL_URL = 'https://shop.example/done';
+
+/**
+ * Starts one verification per user time (at most `startLanes` starts at a time), each user
+ * finishing after their time; a redirect flow's user then comes back through the receiver.
+ */
+export async function runPopulation(options: {
+  name: string;
+  idv: IdvClient;
+  emulator: BenchEmulator;
+  receiverUrl: string;
+  userMs: readonly number[];
+  redirectEvery: number;
+  polling?: { initialMs: number; maxMs: number };
+  startLanes?: number;
+}): Promise<PopulationRun> {
+  const { emulator } = options;
+  await emulator.control('PUT', '/script', { outcome: 'manual' });
+  await emulator.control('DELETE', '/counters');
+  const stamp = Date.now();
+  const flows: Flow[] = [];
+  const running: Array<Promise<void>> = [];
+  await inLanes(options.userMs.length, options.startLanes ?? 50, async (i) => {
+    const kind: FlowKind = i % options.redirectEvery === 0 ? 'redirect' : 'poll-only';
+    const reference = `bench-${options.name}-${stamp}-${i}`;
+    const returnUrl = `${options.receiverUrl}/return/${reference}`;
+    const draft: VerificationRequest = {
+      reference,
+      verificationProfileId: emulator.info.verificationProfiles[0]?.id ?? '',
+      provider: 'trinsic-test-database-lookup',
+      capabilities: ['PollResult'],
+      providerInput: {
+        'trinsic-test-database-lookup': { givenName: 'Ada', familyName: 'Lovelace', identityCode: '123456' },
+      },
+      timeout: '1h',
+      redactAfter: 'never',
+      ...(kind === 'redirect' ? { redirectUrl: returnUrl, finalUrl: FINAL_URL } : {}),
+      ...(options.polling ? { polling: options.polling } : {}),
+    };
+    const { handle, nextStep } = await options.idv.startVerification(draft);
+    running.push(
+      (async () => {
+        const outcome = handle.result().then((result) => ({ status: result.status, at: performance.now() }));
+        outcome.catch(() => undefined);
+        await sleep(options.userMs[i] ?? 0);
+        await emulator.control('POST', `/sessions/${nextStep.sessionId}/complete`);
+        const finishedAt = performance.now();
+        let returned = true;
+        if (kind === 'redirect') {
+          const response = await request(returnUrl);
+          await response.body.dump();
+          returned = response.statusCode === 303;
+        }
+        const { status, at } = await outcome;
+        flows.push({ kind, delayMs: at - finishedAt, ok: returned && status === 'succeeded' });
+      })(),
+    );
+  });
+  await Promise.all(running);
+  const wallSeconds = (Date.now() - stamp) / 1000;
+  const counters = await emulator.control('GET', '/counters');
+  return {
+    flows,
+    wallSeconds,
+    calls: counters.byOperation as Record<string, number>,
+    busiestSecond: Number(counters.busiestSecond),
+  };
+}

@@ -59,7 +59,9 @@ export class CallBudget {
   readonly #sessions = new Map<string, number>();
   #limit: number;
   #pausedUntil = 0;
-  #lastThrottleAt = 0;
+  #lastHalvedAt = Number.NEGATIVE_INFINITY;
+  /** Since when the limit grows back (the last 429, then each step of growth). */
+  #recoveringSince = 0;
   #timer: NodeJS.Timeout | undefined;
   #timerAt = Number.POSITIVE_INFINITY;
   #prunedAt = 0;
@@ -114,13 +116,21 @@ export class CallBudget {
     });
   }
 
-  /** The service answered 429: no call starts before `retryAfterMs`, and the limit is halved for a while. */
+  /**
+   * The service answered 429: no call starts before `retryAfterMs` (a second without it), and
+   * the limit is halved (once however many 429s arrive within a second); it grows back while no
+   * 429 comes.
+   */
   throttled(retryAfterMs: number | undefined): void {
     const now = this.#now();
     this.#recover(now);
     this.#pausedUntil = Math.max(this.#pausedUntil, now + (retryAfterMs ?? WINDOW_MS));
-    this.#limit = Math.max(1, Math.floor(this.#limit / 2));
-    this.#lastThrottleAt = now;
+    // The 429s of calls already under way say the same thing: halve once per window.
+    if (now - this.#lastHalvedAt >= WINDOW_MS) {
+      this.#limit = Math.max(1, Math.floor(this.#limit / 2));
+      this.#lastHalvedAt = now;
+    }
+    this.#recoveringSince = now;
     this.#schedule();
   }
 
@@ -209,10 +219,10 @@ export class CallBudget {
   /** The limit grows back by a tenth of the rate per period without a 429. */
   #recover(now: number): void {
     if (this.#limit >= this.#rate) return;
-    const periods = Math.floor((now - this.#lastThrottleAt) / this.#recoverEveryMs);
+    const periods = Math.floor((now - this.#recoveringSince) / this.#recoverEveryMs);
     if (periods <= 0) return;
     this.#limit = Math.min(this.#rate, this.#limit + periods * Math.max(1, Math.ceil(this.#rate / 10)));
-    this.#lastThrottleAt += periods * this.#recoverEveryMs;
+    this.#recoveringSince += periods * this.#recoverEveryMs;
   }
 
   /** Drops sessions well past their announced return (they ended elsewhere or were forgotten). */

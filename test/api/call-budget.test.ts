@@ -97,6 +97,17 @@ describe('the call budget', () => {
     expect(budget.stats().currentLimit).toBe(20);
   });
 
+  it('halves once for the 429s that arrive within one second', () => {
+    const budget = new CallBudget({ callsPerSecond: 16 });
+    budget.throttled(undefined);
+    budget.throttled(undefined);
+    budget.throttled(500);
+    expect(budget.stats().currentLimit).toBe(8);
+    jest.setSystemTime(Date.now() + 1_000);
+    budget.throttled(undefined);
+    expect(budget.stats().currentLimit).toBe(4);
+  });
+
   it('stretches poll intervals so that all sessions polled fit in its poll share', () => {
     const budget = new CallBudget({ callsPerSecond: 10, pollShare: 0.5 });
     // Few sessions: each keeps its own interval.

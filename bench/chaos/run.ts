@@ -1,0 +1,234 @@
+// npm run chaos: the fault run at scale. Verifications run while the service answers 5xx and 429,
+// drops connections and loses create answers; the worker process is SIGKILLed several times and
+// Temporal is restarted once on its SQLite database. Afterwards every verification must have its
+// one planned outcome and nothing may be left live, readable or running. Prints the counts and
+// exits 1 when any is off.
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { Client, Connection } from '@temporalio/client';
+import { temporal } from '@temporalio/proto';
+import { IdvClient } from '../../client/idv-client';
+import { encryptingDataConverter } from '../../codec/data-converter';
+import { newEncryptionKeyEntry, parseEncryptionKeys } from '../../codec/encryption-keys';
+import { type VerificationOutcome } from '../../domain/verification';
+import { emulatorControl } from '../../emulator/control-client';
+import { startEmulator } from '../../emulator/emulator';
+import { openLocalStore } from '../../stores/local/local-store';
+import { freePort } from '../../workers/dev/free-port';
+import { type DevServer, startDevServer } from '../../workers/dev/temporal-dev-server';
+import { inLanes } from '../receiver/deliveries';
+import { spawnWorker, type WorkerProcess } from '../scale/stack';
+
+type Plan = 'succeeds' | 'fails' | 'cancelled' | 'times-out';
+const VERIFICATIONS = Number(process.env.CHAOS_VERIFICATIONS ?? 300);
+const expected: Record<Plan, VerificationOutcome['status']> = {
+  succeeds: 'succeeded',
+  fails: 'failed',
+  cancelled: 'cancelled',
+  'times-out': 'timed-out',
+};
+/** Half succeed; the rest fail, are cancelled or time out in equal parts. */
+const planOf = (i: number): Plan =>
+  i % 2 === 0
+    ? 'succeeds'
+    : ((['fails', 'cancelled', 'times-out'] as const)[Math.floor(i / 2) % 3] ?? 'fails');
+
+const { EventType } = temporal.api.enums.v1;
+const closeEvents = new Set([
+  EventType.EVENT_TYPE_WORKFLOW_EXECUTION_COMPLETED,
+  EventType.EVENT_TYPE_WORKFLOW_EXECUTION_FAILED,
+  EventType.EVENT_TYPE_WORKFLOW_EXECUTION_CANCELED,
+  EventType.EVENT_TYPE_WORKFLOW_EXECUTION_TERMINATED,
+  EventType.EVENT_TYPE_WORKFLOW_EXECUTION_TIMED_OUT,
+]);
+const say = (line: string) => process.stderr.write(`chaos: ${line}\n`);
+
+async function main(): Promise<number> {
+  const dataDir = await mkdtemp(join(tmpdir(), 'idv-chaos-'));
+  const port = await freePort();
+  const dbFile = join(dataDir, 'temporal.db');
+  let server: DevServer = await startDevServer({ port, dbFile });
+  const emulator = await startEmulator({ seed: 31 });
+  const control = emulatorControl(emulator.controlUrl);
+  const keysEntry = newEncryptionKeyEntry('chaos');
+  const encryptionKeys = parseEncryptionKeys(keysEntry);
+  const store = await openLocalStore(join(dataDir, 'store'));
+  const connection = await Connection.connect({ address: server.address });
+  const client = new Client({ connection, dataConverter: encryptingDataConverter(encryptionKeys) });
+  const taskQueue = `chaos-${Date.now()}`;
+  const idv = new IdvClient({ client, store, encryptionKeys, taskQueue });
+  const workerEnv = {
+    TEMPORAL_ADDRESS: server.address,
+    IDV_ENCRYPTION_KEYS: keysEntry,
+    IDV_API_BASE_URL: emulator.baseUrl,
+    IDV_API_KEY: emulator.apiKeys[0],
+    IDV_TASK_QUEUE: taskQueue,
+    IDV_DATA_DIR: join(dataDir, 'store'),
+    IDV_LOG_LEVEL: 'fatal',
+  };
+  let worker: WorkerProcess = await spawnWorker(workerEnv);
+  let kills = 0;
+  const killWorker = async (restart: boolean) => {
+    await worker.kill();
+    kills += 1;
+    say(`worker SIGKILLed (${kills})`);
+    if (restart) worker = await spawnWorker(workerEnv);
+  };
+  const faults = async () => {
+    await control('PUT', '/faults', {
+      operation: '*',
+      errorRate: 0.1,
+      rateLimitRate: 0.05,
+      retryAfterSeconds: 1,
+      dropRate: 0.05,
+      durationMs: 60_000,
+    });
+    await control('PUT', '/faults', {
+      operation: 'CreateDirectProviderSession',
+      dropResponseRate: 0.3,
+      errorRate: 0.1,
+      durationMs: 60_000,
+    });
+  };
+  try {
+    await control('PUT', '/script', { outcome: 'manual' });
+    await faults();
+    say(`starting ${VERIFICATIONS} verifications`);
+    const stamp = Date.now();
+    const started: Array<{ plan: Plan; reference: string; sessionId?: string }> = [];
+    let killedDuringStarts = false;
+    await inLanes(VERIFICATIONS, 30, async (i) => {
+      const plan = planOf(i);
+      const reference = `chaos-${stamp}-${i}`;
+      const request = {
+        reference,
+        verificationProfileId: emulator.verificationProfiles[0]?.id ?? '',
+        provider: 'trinsic-test-database-lookup',
+        capabilities: ['PollResult' as const],
+        providerInput: {
+          'trinsic-test-database-lookup': {
+            givenName: 'Ada',
+            familyName: 'Lovelace',
+            identityCode: '123456',
+          },
+        },
+        timeout: plan === 'times-out' ? '90s' : '20m',
+        redactAfter: 0,
+        orphanSweepDelayMs: 1_000,
+        polling: { initialMs: 500, maxMs: 2_000 },
+      };
+      const start = await idv.startVerification(request).catch((error: unknown) => error);
+      const sessionId =
+        start instanceof Error
+          ? undefined
+          : (start as { nextStep: { sessionId: string } }).nextStep.sessionId;
+      started.push({ plan, reference, ...(sessionId ? { sessionId } : {}) });
+      if (!killedDuringStarts && started.length >= VERIFICATIONS / 2) {
+        killedDuringStarts = true;
+        await killWorker(true);
+      }
+    });
+    // A start that failed (the worker died under it, a create answer was lost) may still have
+    // its session: ask the running verification once more, except those meant to time out.
+    await inLanes(started.length, 20, async (i) => {
+      const entry = started[i];
+      if (!entry || entry.sessionId || entry.plan === 'times-out') return;
+      const answer = await idv
+        .getVerification(entry.reference)
+        .nextStep()
+        .catch(() => undefined);
+      if (answer) entry.sessionId = answer.sessionId;
+    });
+    say(`${started.filter((s) => s.sessionId).length} started with a session`);
+
+    await Promise.all(
+      started.map(async ({ plan, sessionId }) => {
+        if (!sessionId) return;
+        if (plan === 'succeeds') await control('POST', `/sessions/${sessionId}/complete`);
+        if (plan === 'fails') await control('POST', `/sessions/${sessionId}/fail`, { errorCode: 'Other' });
+      }),
+    );
+    await sleep(3_000);
+    await killWorker(false);
+    say('Temporal stopped');
+    await server.stop();
+    await sleep(2_000);
+    server = await startDevServer({ port, dbFile });
+    say('Temporal started again on its database');
+    worker = await spawnWorker(workerEnv);
+    await faults();
+    await inLanes(started.length, 20, async (i) => {
+      const entry = started[i];
+      if (entry?.plan === 'cancelled')
+        await idv
+          .getVerification(entry.reference)
+          .cancel('chaos')
+          .catch(() => undefined);
+    });
+    await sleep(5_000);
+    await killWorker(true);
+    await sleep(5_000);
+    await killWorker(true);
+
+    say('waiting for every outcome');
+    const outcomes = await Promise.all(
+      started.map(async ({ plan, reference }) => {
+        const handle = idv.getVerification(reference);
+        const outcome = await handle.result();
+        const { events } = await handle.workflow.fetchHistory();
+        const closes = (events ?? []).filter((event) => closeEvents.has(event.eventType ?? 0)).length;
+        return { plan, status: outcome.status, closes };
+      }),
+    );
+    await control('DELETE', '/faults');
+    const running = async () =>
+      (await client.workflow.count(`TaskQueue = '${taskQueue}' AND ExecutionStatus = 'Running'`)).count;
+    const deadline = Date.now() + 5 * 60_000;
+    while ((await running()) > 0 && Date.now() < deadline) await sleep(1_000);
+    const sessions = [...emulator.store.sessions.values()];
+    const counts = {
+      verifications: outcomes.length,
+      asPlanned: outcomes.filter((o) => o.status === expected[o.plan] && o.closes === 1).length,
+      byStatus: outcomes.reduce<Record<string, number>>(
+        (all, o) => ({ ...all, [o.status]: (all[o.status] ?? 0) + 1 }),
+        {},
+      ),
+      sessions: sessions.length,
+      orphans: sessions.length - started.filter((s) => s.sessionId).length,
+      live: sessions.filter((session) => !session.outcome.done).length,
+      holdingIdentity: sessions.filter((session) => session.identity !== undefined).length,
+      running: await running(),
+      workerKills: kills,
+      temporalRestarts: 1,
+      seconds: Math.round((Date.now() - stamp) / 1000),
+    };
+    process.stdout.write(`chaos: ${JSON.stringify(counts)}\n`);
+    const off = [
+      counts.asPlanned !== counts.verifications && 'an outcome other than planned, or more than one close',
+      counts.live !== 0 && 'sessions left live at the service',
+      counts.holdingIdentity !== 0 && 'sessions still holding the person’s data',
+      counts.running !== 0 && 'workflows still running',
+    ].filter(Boolean);
+    for (const problem of off) say(`OFF: ${String(problem)}`);
+    return off.length === 0 ? 0 : 1;
+  } finally {
+    await worker.kill();
+    await connection.close();
+    await store.close();
+    await emulator.close();
+    await server.stop();
+    await rm(dataDir, { recursive: true, force: true });
+  }
+}
+
+main().then(
+  (code) => process.exit(code),
+  (error: unknown) => {
+    process.stderr.write(
+      `chaos failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,
+    );
+    process.exit(1);
+  },
+);

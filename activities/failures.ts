@@ -5,6 +5,12 @@ import { DataKeyDestroyedError } from '../codec/data-keys';
 import { SessionSecretMissingError } from '../stores/session-vault';
 
 /**
+ * The longest delay before a retry that a service's `Retry-After` may ask for: a longer one is
+ * tried after this (the service may say so again), so no retry waits past an activity's bound.
+ */
+export const MAX_RETRY_AFTER_MS = 10 * 60_000;
+
+/**
  * The one place where API outcomes become Temporal retry decisions: the failure type is the
  * error class, validation/auth/not-found are not retried, and the service's `Retry-After`
  * becomes the next retry delay. Other errors pass through unchanged (Temporal retries them).
@@ -17,7 +23,9 @@ export function toActivityFailure(error: unknown): unknown {
       type: error.code,
       message: error.message,
       nonRetryable: !error.retryable,
-      ...(error.retryAfterMs !== undefined ? { nextRetryDelay: error.retryAfterMs } : {}),
+      ...(error.retryAfterMs !== undefined
+        ? { nextRetryDelay: Math.min(error.retryAfterMs, MAX_RETRY_AFTER_MS) }
+        : {}),
       details: [{ status: error.status ?? null, traceId: error.traceId ?? null, operation: error.operation }],
     });
   }

@@ -107,7 +107,10 @@ export function pollingActivities(deps: ActivityDeps) {
           if (!resumed) await context.sleep(progress.intervalMs);
           for (;;) {
             const state = stateOf(
-              await deps.identity.sessions.get(plan.sessionId, { signal: context.cancellationSignal }),
+              await deps.identity.sessions.get(plan.sessionId, {
+                signal: context.cancellationSignal,
+                priority: 'poll',
+              }),
             );
             progress.polls += 1;
             if (state.done) return { state, polls: progress.polls };

@@ -1,7 +1,7 @@
 // `idv-temporal/api`: the typed HTTP clients (undici + zod) of the Identity Verification
 // Service and of the earlier agent platform, usable without Temporal.
 export { createIdentityClient } from './identity/identity-client';
-export { CallBudget } from './http/call-budget';
+export { CallBudget, DEFAULT_API_RATE } from './http/call-budget';
 export type { CallBudgetOptions, CallBudgetStats, CallPriority } from './http/call-budget';
 export type { IdentityClient, IdentityClientOptions } from './identity/identity-client';
 export { identityBaseUrls, resolveIdentityBaseUrl } from './identity/base-urls';

@@ -1,6 +1,6 @@
 /**
  * The failure type of a poll attempt that found the session still running: its retry is the next
- * poll. Seen by the workflow only when the retries ran out of time before the session ended.
+ * poll. Seen by the workflow only when the retries ran out of their bound before the session ended.
  */
 export const SESSION_RUNNING = 'SessionRunning';
 

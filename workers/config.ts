@@ -1,4 +1,5 @@
 import { type Level } from 'pino';
+import { DEFAULT_API_RATE } from '../api/http/call-budget';
 import { logLevels } from './log/logger';
 import { existsSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
@@ -38,10 +39,17 @@ export interface IdvConfig {
   logLevel: Level;
   /** `IDV_API_RATE`: calls per second this process makes to the identity service at most (all activities together). */
   apiCallsPerSecond: number;
+  /** `IDV_WORKFLOW_CACHE`: workflows the worker keeps cached between their tasks. */
+  workflowCacheSize: number;
 }
 
-/** Calls per second to the identity service a worker process makes at most, unless `IDV_API_RATE` says otherwise. */
-export const DEFAULT_API_RATE = 25;
+/**
+ * Workflows a worker keeps cached unless `IDV_WORKFLOW_CACHE` says otherwise. An open
+ * verification waiting on its user needs none (its polls wait at the server); one that wakes
+ * uncached replays its short history. Temporal's own default grows with the heap (about 2,300
+ * here) at about 2 MB each, which exhausted the heap before 10,000 were open.
+ */
+export const DEFAULT_WORKFLOW_CACHE = 500;
 
 const url = z.string().refine((value) => {
   try {
@@ -102,6 +110,11 @@ const variables = {
     .int('must be a whole number of calls per second')
     .min(1, 'must be at least 1 call per second')
     .max(100_000, 'must be at most 100000 calls per second'),
+  IDV_WORKFLOW_CACHE: z.coerce
+    .number({ message: 'must be a whole number of workflows' })
+    .int('must be a whole number of workflows')
+    .min(2, 'must be at least 2')
+    .max(1_000_000, 'must be at most 1000000'),
   IDV_LOG_LEVEL: z
     .string()
     .transform((value) => value.toLowerCase())
@@ -159,6 +172,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): IdvConfig {
     ecosystem: { authUrl: read(env, 'IDV_AUTH_URL'), schemaBaseUrl: read(env, 'IDV_SCHEMA_BASE_URL') },
     logLevel: read(env, 'IDV_LOG_LEVEL') ?? 'info',
     apiCallsPerSecond: read(env, 'IDV_API_RATE') ?? DEFAULT_API_RATE,
+    workflowCacheSize: read(env, 'IDV_WORKFLOW_CACHE') ?? DEFAULT_WORKFLOW_CACHE,
   };
 }
 

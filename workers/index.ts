@@ -2,8 +2,8 @@
 // process (your NativeConnection, task queue, store and keys), as `idv worker` does.
 export { createVerificationWorker } from './verification-worker';
 export type { VerificationWorkerOptions, WorkerTuning } from './verification-worker';
-export { ConfigError, DEFAULT_API_RATE, loadConfig } from './config';
-export { CallBudget } from '../api/http/call-budget';
+export { ConfigError, DEFAULT_WORKFLOW_CACHE, loadConfig } from './config';
+export { CallBudget, DEFAULT_API_RATE } from '../api/http/call-budget';
 export type { CallBudgetOptions, CallBudgetStats, CallPriority } from '../api/http/call-budget';
 export type { IdvConfig } from './config';
 export { temporalTarget } from './temporal-target';

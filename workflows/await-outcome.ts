@@ -1,7 +1,6 @@
 import { condition, isCancellation, log, patched, workflowInfo } from '@temporalio/workflow';
 import type { PolledOutcome, PollingPlan } from '../activities/polling-activities';
 import { type VerificationInput } from '../domain/verification';
-import { SESSION_RUNNING } from '../domain/polling';
 import { poller, sessionCalls, sessionPolls } from './activity-proxies';
 import { endAtService } from './end-at-service';
 import { activityFailureType, failedForGood, sessionUnknown } from './failure-types';
@@ -97,8 +96,8 @@ export async function awaitOutcome(
   const checkEveryMs = Math.max(polling.maxMs, NATIVE_CHECK_FLOOR_MS);
   let checkAtMs = holdsPoll ? Number.POSITIVE_INFINITY : Date.now() + checkEveryMs;
   const poll = new OwnedActivity<PolledOutcome>();
-  // A poll whose retries ran out of time (only past the deadline) is not started again: the
-  // deadline ends the verification instead.
+  // A poll whose retries ran out of their bound is not started again: the deadline (or a
+  // redirect, which restarts it) decides instead.
   let pollRanOut = false;
   try {
     for (;;) {
@@ -145,8 +144,16 @@ export async function awaitOutcome(
       if (polled && 'value' in polled) {
         state.count('GetSession', polled.value.polls);
         state.finish(polled.value.state, Date.now());
-      } else if (polled && activityFailureType(polled.error) === SESSION_RUNNING) pollRanOut = true;
-      else if (polled) learned(state, polled.error);
+      } else if (polled) {
+        const { error } = polled;
+        if (isCancellation(error) || sessionUnknown(error) || failedForGood(error)) learned(state, error);
+        else {
+          // Retries that ran out of their bound (past the deadline, or a worker away that long):
+          // the deadline or a redirect decides now, not a failed verification.
+          pollRanOut = true;
+          log.warn('polling stopped before the session ended', { failureType: activityFailureType(error) });
+        }
+      }
     }
   } finally {
     await poll.stop();

@@ -4,15 +4,22 @@
  */
 export type CallPriority = 'first' | 'poll';
 
+/** Calls per second a worker makes to the identity service unless configured otherwise (`IDV_API_RATE`). */
+export const DEFAULT_API_RATE = 25;
+/** The longest pause a 429 imposes, whatever its `Retry-After` says (the next 429 pauses again). */
+export const MAX_PAUSE_MS = 60_000;
+/** The longest delay between two polls of a session the budget asks for. */
+export const MAX_POLL_DELAY_MS = 10 * 60_000;
+
 /** Options of {@link CallBudget}; defaults are resolved in its constructor only. */
 export interface CallBudgetOptions {
-  /** Calls granted in any window of one second. */
+  /** Calls granted in any window of one second (a whole number, at least 1; a fraction is rounded down). */
   callsPerSecond: number;
-  /** Share of the budget the fair poll interval plans for; the rest stays free for `first` calls. @default 0.8 */
+  /** Share of the budget the fair poll interval plans for (0 to 1); the rest stays free for `first` calls. @default 0.8 */
   pollShare?: number;
-  /** After a 429, the budget is halved and grows back by a tenth of `callsPerSecond` this often. @default 10_000 */
+  /** After a 429, the budget is halved and grows back by a tenth of `callsPerSecond` this often. @default 5_000 */
   recoverEveryMs?: number;
-  /** Clock; injected in tests. @default Date.now */
+  /** A monotonic clock in ms (a wall clock stepping back would stall every call). @default performance.now */
   now?: () => number;
 }
 
@@ -70,11 +77,16 @@ export class CallBudget {
   constructor(options: CallBudgetOptions) {
     if (!Number.isFinite(options.callsPerSecond) || options.callsPerSecond < 1)
       throw new RangeError('callsPerSecond must be a number of at least 1');
+    const pollShare = options.pollShare ?? 0.8;
+    if (!(pollShare > 0 && pollShare <= 1)) throw new RangeError('pollShare must be above 0 and at most 1');
+    const recoverEveryMs = options.recoverEveryMs ?? 5_000;
+    if (!(recoverEveryMs >= 1)) throw new RangeError('recoverEveryMs must be at least 1');
     this.#rate = Math.floor(options.callsPerSecond);
     this.#limit = this.#rate;
-    this.#pollShare = options.pollShare ?? 0.8;
-    this.#recoverEveryMs = options.recoverEveryMs ?? 10_000;
-    this.#now = options.now ?? Date.now;
+    this.#pollShare = pollShare;
+    this.#recoverEveryMs = recoverEveryMs;
+    this.#now = options.now ?? (() => performance.now());
+    this.#recoveringSince = this.#now();
   }
 
   /**
@@ -117,14 +129,16 @@ export class CallBudget {
   }
 
   /**
-   * The service answered 429: no call starts before `retryAfterMs` (a second without it), and
+   * The service answered 429: no call starts before `retryAfterMs` (a second without it, a
+   * minute at the most), and
    * the limit is halved (once however many 429s arrive within a second); it grows back while no
    * 429 comes.
    */
   throttled(retryAfterMs: number | undefined): void {
     const now = this.#now();
     this.#recover(now);
-    this.#pausedUntil = Math.max(this.#pausedUntil, now + (retryAfterMs ?? WINDOW_MS));
+    const pauseMs = Math.min(MAX_PAUSE_MS, Math.max(0, retryAfterMs ?? WINDOW_MS));
+    this.#pausedUntil = Math.max(this.#pausedUntil, now + pauseMs);
     // The 429s of calls already under way say the same thing: halve once per window.
     if (now - this.#lastHalvedAt >= WINDOW_MS) {
       this.#limit = Math.max(1, Math.floor(this.#limit / 2));
@@ -135,16 +149,19 @@ export class CallBudget {
   }
 
   /**
-   * The delay before `sessionId` is polled again: its own interval, or longer when the sessions
-   * polled through this process would otherwise need more than the budget's poll share. The
+   * The delay before `sessionId` is polled again: its own interval, or longer (up to ten
+   * minutes) when the sessions polled through this process would otherwise need more than the
+   * budget's poll share of its configured rate. The
    * session counts until a while after that return; {@link forget} it when it needs no more polls.
    */
   pollDelayMs(sessionId: string, ownIntervalMs: number): number {
     const now = this.#now();
     this.#prune(now);
-    const share = Math.max(0.1, this.#limit * this.#pollShare);
+    // From the configured rate, not the limit in force: a delay is held at the server long after
+    // a 429's halving has grown back; the pause and the window enforce the limit meanwhile.
+    const share = this.#rate * this.#pollShare;
     const sessions = this.#sessions.size + (this.#sessions.has(sessionId) ? 0 : 1);
-    const fair = (sessions / share) * WINDOW_MS;
+    const fair = Math.min(MAX_POLL_DELAY_MS, (sessions / share) * WINDOW_MS);
     const delay = Math.round(Math.max(ownIntervalMs, fair));
     this.#sessions.set(sessionId, now + delay);
     return delay;

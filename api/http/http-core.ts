@@ -71,9 +71,15 @@ export interface RequestSpec<T> {
   maxBodyBytes?: number;
   /** Its turn under the budget. @default 'first' */
   priority?: CallPriority;
-  /** The longest wait for a turn; past it the call fails `OverBudgetError` unsent. @default no bound */
+  /** The longest wait for a turn; past it the call fails `OverBudgetError` unsent. @default FIRST_CALL_WAIT_MS */
   budgetWaitMs?: number;
 }
+
+/**
+ * How long a call waits for its turn under the budget unless told otherwise: well inside an
+ * activity attempt's minute, so a call never starts after the attempt that made it was given up.
+ */
+export const FIRST_CALL_WAIT_MS = 20_000;
 
 /** What sending a request needs, whatever reads its answer. */
 type SendSpec = Pick<
@@ -95,7 +101,7 @@ export interface CallOptions {
   signal?: AbortSignal;
   /** Its turn under the core's budget: polls give way to everything else. @default 'first' */
   priority?: CallPriority;
-  /** The longest wait for a turn under the budget; past it the call fails `OverBudgetError` unsent. @default no bound */
+  /** The longest wait for a turn under the budget; past it the call fails `OverBudgetError` unsent. @default FIRST_CALL_WAIT_MS */
   budgetWaitMs?: number;
 }
 
@@ -209,9 +215,9 @@ export class HttpCore {
   /** Sends the request; an error status becomes its typed error, a transport failure too. */
   async #send(spec: SendSpec): Promise<{ response: Dispatcher.ResponseData; contentType?: string }> {
     if (this.#budget) {
-      const wait = spec.budgetWaitMs === undefined ? {} : { maxWaitMs: spec.budgetWaitMs };
-      const turn = await this.#budget.acquire(spec.priority ?? 'first', { signal: spec.signal, ...wait });
-      if (!turn) throw new OverBudgetError({ operation: spec.operation, retryAfterMs: spec.budgetWaitMs });
+      const maxWaitMs = spec.budgetWaitMs ?? FIRST_CALL_WAIT_MS;
+      const turn = await this.#budget.acquire(spec.priority ?? 'first', { signal: spec.signal, maxWaitMs });
+      if (!turn) throw new OverBudgetError({ operation: spec.operation, retryAfterMs: 1_000 });
     }
     const hasBody = spec.body !== undefined;
     let response: Dispatcher.ResponseData;

@@ -50,7 +50,7 @@ async function serve(): Promise<{ url: string; close(): Promise<void> }> {
 }
 
 async function measure(variant: Variant, url: string): Promise<Measured> {
-  const client = createIdentityClient({ baseUrl: url, apiKey: 'k' });
+  const client = createIdentityClient({ baseUrl: url, apiKey: 'k', budget: 'unlimited' });
   const directory = await mkdtemp(join(tmpdir(), 'idv-bench-blobs-'));
   const args = {
     sessionId: SESSION_ID,

@@ -41,7 +41,7 @@ async function main(): Promise<void> {
   const server = fork(join(__dirname, 'session-server.ts'), { execArgv: ['--require', 'tsx/cjs'] });
   const [{ port }] = (await once(server, 'message')) as [{ port: number }];
   const baseUrl = `http://127.0.0.1:${port}`;
-  const client = createIdentityClient({ baseUrl, apiKey: 'bench-key' });
+  const client = createIdentityClient({ baseUrl, apiKey: 'bench-key', budget: 'unlimited' });
   const ours = () => client.sessions.get(SESSION_ID);
   const viaFetch = async () => {
     const response = await fetch(`${baseUrl}/api/v1/sessions/${SESSION_ID}`, {

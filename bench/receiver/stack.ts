@@ -75,6 +75,7 @@ export async function startStack(): Promise<BenchStack> {
   const connection = await Connection.connect({ address: server.address });
   const client = new Client({ connection, dataConverter: encryptingDataConverter(encryptionKeys) });
   const identity: IdentityClient = createIdentityClient({
+    budget: 'unlimited',
     baseUrl: emulator.baseUrl,
     apiKey: emulator.apiKeys[0] ?? '',
   });

@@ -18,6 +18,8 @@ export interface OpenRun {
   busiestSecond: number;
   succeeded: number;
   sampled: number;
+  /** Starts that failed three times (each retry joins the same reference). */
+  startFailures: number;
 }
 
 const totalCalls = async (emulator: BenchEmulator) =>
@@ -47,20 +49,38 @@ export async function runOpenVerifications(options: {
   const sampler = setInterval(() => (peakRss = Math.max(peakRss, processUsage(workerPid).rssMiB)), 1_000);
   const stamp = Date.now();
   const started: Array<{ reference: string; sessionId: string }> = [];
+  let startFailures = 0;
   await inLanes(options.count, 100, async (i) => {
     const reference = `bench-open-${stamp}-${i}`;
-    const { nextStep } = await options.idv.startVerification({
-      reference,
-      verificationProfileId: emulator.info.verificationProfiles[0]?.id ?? '',
-      provider: 'trinsic-test-database-lookup',
-      capabilities: ['PollResult'],
-      providerInput: {
-        'trinsic-test-database-lookup': { givenName: 'Ada', familyName: 'Lovelace', identityCode: '123456' },
-      },
-      timeout: '2h',
-      redactAfter: 'never',
-    });
-    started.push({ reference, sessionId: nextStep.sessionId });
+    const start = () =>
+      options.idv.startVerification({
+        reference,
+        verificationProfileId: emulator.info.verificationProfiles[0]?.id ?? '',
+        provider: 'trinsic-test-database-lookup',
+        capabilities: ['PollResult'],
+        providerInput: {
+          'trinsic-test-database-lookup': {
+            givenName: 'Ada',
+            familyName: 'Lovelace',
+            identityCode: '123456',
+          },
+        },
+        timeout: '2h',
+        redactAfter: 'never',
+      });
+    for (let attempt = 1; ; attempt += 1) {
+      try {
+        const { nextStep } = await start();
+        started.push({ reference, sessionId: nextStep.sessionId });
+        break;
+      } catch (error) {
+        if (attempt === 1) process.stderr.write(`open: a start failed: ${String(error)}\n`);
+        if (attempt === 3) {
+          startFailures += 1;
+          break;
+        }
+      }
+    }
     if (started.length % 1000 === 0) process.stderr.write(`open: ${started.length} started\n`);
   });
   const startSeconds = (Date.now() - stamp) / 1000;
@@ -94,5 +114,6 @@ export async function runOpenVerifications(options: {
     busiestSecond: Number(counters.busiestSecond),
     succeeded: outcomes.filter((outcome) => outcome.status === 'succeeded').length,
     sampled: outcomes.length,
+    startFailures,
   };
 }

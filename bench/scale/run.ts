@@ -5,7 +5,7 @@
 import { cpus, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { Runtime } from '@temporalio/worker';
-import { DEFAULT_API_RATE } from '../../workers/config';
+import { DEFAULT_API_RATE } from '../../api/http/call-budget';
 import { runtimeOptions } from '../../workers/logging';
 import { recordSection } from '../support/record';
 import { round, summarise } from '../support/stats';
@@ -49,6 +49,7 @@ async function main(): Promise<void> {
     const baseline = await stack.emulator(8);
 
     log(`population: ${POPULATION} verifications (ours) beside ${BASELINE} (fixed 2 s polling)`);
+    if (POPULATION === 0) throw new Error('BENCH_POPULATION=0: nothing to measure');
     const oursWorker = await stack.worker({
       taskQueue: 'bench-scale-ours',
       emulator: ours,
@@ -172,7 +173,7 @@ async function main(): Promise<void> {
       '',
       `### ${open.count} open verifications on one worker (budget ${OPEN_RATE} calls/s)`,
       '',
-      `Started ${open.count} verifications whose users never finish on their own; after the last start and 20 s to settle, ${cell(open.idleSeconds)} s idle were measured; then every user finished at once (the bench completed the sessions) and the time until no workflow was running is the drain. Outcomes checked on a sample of ${open.sampled}: ${open.succeeded} succeeded.`,
+      `Started ${open.count} verifications whose users never finish on their own; after the last start and 20 s to settle, ${cell(open.idleSeconds)} s idle were measured; then every user finished at once (the bench completed the sessions) and the time until no workflow was running is the drain. Outcomes checked on a sample of ${open.sampled}: ${open.succeeded} succeeded; starts that failed three times: ${open.startFailures}.`,
       '',
       '| open verifications | start s | worker RSS MiB (idle) | peak RSS MiB | idle CPU % of one core | API calls/min while idle | busiest second (calls) | budget (calls/s) | drain s |',
       '|---|---|---|---|---|---|---|---|---|',
@@ -203,6 +204,9 @@ async function main(): Promise<void> {
     ].join('\n');
     recordSection('scale', markdown);
     process.stdout.write(`${markdown}\n`);
+  } catch (error) {
+    log(`failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
+    throw error;
   } finally {
     await stack.stop();
   }

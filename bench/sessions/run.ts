@@ -52,7 +52,7 @@ async function main(): Promise<void> {
   };
   await control('PUT', '/script', { latencyMinMs: LATENCY.min, latencyMaxMs: LATENCY.max });
   const dataDir = await mkdtemp(join(tmpdir(), 'idv-bench-'));
-  const identity = createIdentityClient({ baseUrl, apiKey: apiKeys[0] ?? '' });
+  const identity = createIdentityClient({ baseUrl, apiKey: apiKeys[0] ?? '', budget: 'unlimited' });
   const nativeConnection = await NativeConnection.connect({ address: server.address });
   const connection = await Connection.connect({ address: server.address });
   const client = new Client({ connection });

@@ -34,13 +34,14 @@ export const devCommand: Command = {
     const uiPort = parsePort(stringOption(values, 'ui-port'), 'ui-port');
     const receiverPort = parsePort(stringOption(values, 'receiver-port'), 'receiver-port');
     const dataDir = stringOption(values, 'data-dir') ?? io.env.IDV_DATA_DIR ?? '.data';
-    const { storeUrl, onboardingFile, apiCallsPerSecond } = commandConfig(io.env);
+    const { storeUrl, onboardingFile, apiCallsPerSecond, workflowCacheSize } = commandConfig(io.env);
     const onboarding = await commandOnboardingSettings(values, onboardingFile);
     const stack = await startEmbeddedStack({
       dataDir,
       temporalPort,
       uiPort,
       apiCallsPerSecond,
+      workflowCacheSize,
       ...(receiverPort !== undefined ? { receiverPort } : {}),
       ...(storeUrl ? { storeUrl } : {}),
       ...(onboarding ? { onboarding } : {}),

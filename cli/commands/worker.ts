@@ -60,6 +60,7 @@ export const workerCommand: Command = {
         identity,
         store,
         encryptionKeys,
+        tuning: { maxCachedWorkflows: config.workflowCacheSize },
         ...(agent ? { agent } : {}),
         ...(namespace ? { namespace } : {}),
         ...(tracing ? { tracing } : {}),

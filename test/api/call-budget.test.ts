@@ -1,5 +1,6 @@
 import { MockAgent } from 'undici';
-import { CallBudget, type CallPriority } from '../../api/http/call-budget';
+import { CallBudget, type CallPriority, DEFAULT_API_RATE } from '../../api/http/call-budget';
+import { FIRST_CALL_WAIT_MS } from '../../api/http/http-core';
 import { OverBudgetError, RateLimitedError } from '../../api/http/errors';
 import { createIdentityClient } from '../../api/identity/identity-client';
 import { API_KEY, ORIGIN, SESSION_ID } from './mock-service';
@@ -103,9 +104,47 @@ describe('the call budget', () => {
     budget.throttled(undefined);
     budget.throttled(500);
     expect(budget.stats().currentLimit).toBe(8);
-    jest.setSystemTime(Date.now() + 1_000);
+    jest.advanceTimersByTime(1_000);
     budget.throttled(undefined);
     expect(budget.stats().currentLimit).toBe(4);
+  });
+
+  it('pauses a minute at the most, whatever Retry-After asks for', async () => {
+    const budget = new CallBudget({ callsPerSecond: 4 });
+    budget.throttled(3_600_000);
+    const granted: Array<[CallPriority, number]> = [];
+    const waiting = ask(budget, 'first', 1, granted);
+    await jest.advanceTimersByTimeAsync(59_999);
+    expect(granted).toHaveLength(0);
+    await jest.advanceTimersByTimeAsync(1);
+    await Promise.all(waiting);
+    expect(granted).toHaveLength(1);
+  });
+
+  it('keeps granting when the wall clock steps back (its clock is monotonic)', async () => {
+    const budget = new CallBudget({ callsPerSecond: 2 });
+    await budget.acquire('first');
+    jest.setSystemTime(Date.now() - 3_600_000);
+    const granted: Array<[CallPriority, number]> = [];
+    const waiting = ask(budget, 'first', 4, granted);
+    await jest.advanceTimersByTimeAsync(2_000);
+    await Promise.all(waiting);
+    expect(granted).toHaveLength(4);
+  });
+
+  it('stretches polls from its configured rate, not from a limit a 429 halved for a while', () => {
+    const budget = new CallBudget({ callsPerSecond: 10, pollShare: 0.5 });
+    budget.throttled(1_000);
+    expect(budget.stats().currentLimit).toBe(5);
+    for (let i = 1; i < 50; i += 1) budget.pollDelayMs(`s-${i}`, 1_000);
+    expect(budget.pollDelayMs('s-50', 1_000)).toBe(10_000);
+  });
+
+  it('asks for no poll delay above ten minutes', () => {
+    const budget = new CallBudget({ callsPerSecond: 1, pollShare: 0.5 });
+    for (let i = 1; i < 1_000; i += 1) budget.pollDelayMs(`s-${i}`, 1_000);
+    expect(budget.pollDelayMs('s-1000', 1_000)).toBe(600_000);
+    expect(budget.pollDelayMs('s-1', 900_000)).toBe(900_000);
   });
 
   it('stretches poll intervals so that all sessions polled fit in its poll share', () => {
@@ -132,6 +171,8 @@ describe('the call budget', () => {
   it('refuses a budget below one call per second', () => {
     expect(() => new CallBudget({ callsPerSecond: 0 })).toThrow(RangeError);
     expect(() => new CallBudget({ callsPerSecond: Number.NaN })).toThrow(RangeError);
+    expect(() => new CallBudget({ callsPerSecond: 5, pollShare: 0 })).toThrow(RangeError);
+    expect(() => new CallBudget({ callsPerSecond: 5, recoverEveryMs: 0 })).toThrow(RangeError);
   });
 });
 
@@ -160,6 +201,32 @@ describe('the identity client under a budget', () => {
       .catch((e: unknown) => e);
     expect(refused).toBeInstanceOf(OverBudgetError);
     expect(budget.stats().granted).toBe(1);
+    budget.close();
+    await identity.close();
+    await agent.close();
+  });
+
+  it('has a budget of its own at the default rate unless told otherwise', async () => {
+    const own = createIdentityClient({ baseUrl: ORIGIN, apiKey: API_KEY });
+    expect(own.budget?.stats().callsPerSecond).toBe(DEFAULT_API_RATE);
+    await own.close();
+    const unlimited = createIdentityClient({ baseUrl: ORIGIN, apiKey: API_KEY, budget: 'unlimited' });
+    expect(unlimited.budget).toBeUndefined();
+    await unlimited.close();
+  });
+
+  it('does not send a call that waited 20 s for its turn: it fails OverBudgetError', async () => {
+    jest.useFakeTimers({ now: 1_000_000 });
+    const agent = new MockAgent();
+    agent.disableNetConnect();
+    const budget = new CallBudget({ callsPerSecond: 1 });
+    budget.throttled(60_000);
+    const identity = createIdentityClient({ baseUrl: ORIGIN, apiKey: API_KEY, dispatcher: agent, budget });
+    const call = identity.sessions.get(SESSION_ID).catch((e: unknown) => e);
+    await jest.advanceTimersByTimeAsync(FIRST_CALL_WAIT_MS);
+    expect(await call).toBeInstanceOf(OverBudgetError);
+    expect(budget.stats()).toMatchObject({ granted: 0, waiting: 0 });
+    jest.useRealTimers();
     budget.close();
     await identity.close();
     await agent.close();

@@ -19,7 +19,12 @@ export function mockService() {
   const agent = new MockAgent();
   agent.disableNetConnect();
   const pool = agent.get(ORIGIN);
-  const identity = createIdentityClient({ baseUrl: ORIGIN, apiKey: API_KEY, dispatcher: agent });
+  const identity = createIdentityClient({
+    baseUrl: ORIGIN,
+    apiKey: API_KEY,
+    dispatcher: agent,
+    budget: 'unlimited',
+  });
   const earlier = createAgentClient({
     baseUrl: `${ORIGIN}/credentials/v1`,
     apiKey: API_KEY,

@@ -84,7 +84,7 @@ export function useVerificationStack(
     tracing?: TracingOptions;
     /** The worker's Temporal tuning. */
     tuning?: WorkerTuning;
-    /** The worker's call budget (calls per second to the emulator). @default none */
+    /** The worker's call budget (calls per second to the emulator). @default unlimited */
     apiCallsPerSecond?: number;
   } = {},
 ): () => VerificationStack {
@@ -109,9 +109,9 @@ export function useVerificationStack(
     const identity = createIdentityClient({
       baseUrl: emulator.baseUrl,
       apiKey: emulator.apiKeys[0] ?? '',
-      ...(options.apiCallsPerSecond
-        ? { budget: new CallBudget({ callsPerSecond: options.apiCallsPerSecond }) }
-        : {}),
+      budget: options.apiCallsPerSecond
+        ? new CallBudget({ callsPerSecond: options.apiCallsPerSecond })
+        : 'unlimited',
     });
     const profileId = emulator.verificationProfiles[0]?.id ?? '';
     const store = await (options.store ?? openLocalStore)(dataDir);

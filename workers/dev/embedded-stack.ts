@@ -1,5 +1,5 @@
-import { CallBudget } from '../../api/http/call-budget';
-import { DEFAULT_API_RATE } from '../config';
+import { CallBudget, DEFAULT_API_RATE } from '../../api/http/call-budget';
+import { DEFAULT_WORKFLOW_CACHE } from '../config';
 import { randomInt } from 'node:crypto';
 import { chmod, mkdir } from 'node:fs/promises';
 import { receiverLog } from '../log/receiver-log';
@@ -53,6 +53,8 @@ export interface EmbeddedStackOptions {
   onboarding?: OnboardingSettings | ((emulator: Emulator) => OnboardingSettings);
   /** The worker's calls per second to the emulator at most (`IDV_API_RATE`). @default DEFAULT_API_RATE */
   apiCallsPerSecond?: number;
+  /** Workflows the worker keeps cached (`IDV_WORKFLOW_CACHE`). @default DEFAULT_WORKFLOW_CACHE */
+  workflowCacheSize?: number;
 }
 
 /** The running embedded stack of `idv dev`. */
@@ -167,6 +169,7 @@ export async function startEmbeddedStack(options: EmbeddedStackOptions = {}): Pr
         identity,
         store,
         encryptionKeys,
+        tuning: { maxCachedWorkflows: options.workflowCacheSize ?? DEFAULT_WORKFLOW_CACHE },
         agent: {
           clients: agentClients,
           receiverWebhookUrl: (tenant) => tokens.webhookUrl(receiver.url, tenant),

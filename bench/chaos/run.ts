@@ -8,7 +8,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Client, Connection } from '@temporalio/client';
-import { temporal } from '@temporalio/proto';
+import { closeCount } from '../../test/harness/close-events';
+import { testProviderRequest } from '../../test/harness/requests';
 import { IdvClient } from '../../client/idv-client';
 import { encryptingDataConverter } from '../../codec/data-converter';
 import { newEncryptionKeyEntry, parseEncryptionKeys } from '../../codec/encryption-keys';
@@ -36,14 +37,6 @@ const planOf = (i: number): Plan =>
     ? 'succeeds'
     : ((['fails', 'cancelled', 'times-out'] as const)[Math.floor(i / 2) % 3] ?? 'fails');
 
-const { EventType } = temporal.api.enums.v1;
-const closeEvents = new Set([
-  EventType.EVENT_TYPE_WORKFLOW_EXECUTION_COMPLETED,
-  EventType.EVENT_TYPE_WORKFLOW_EXECUTION_FAILED,
-  EventType.EVENT_TYPE_WORKFLOW_EXECUTION_CANCELED,
-  EventType.EVENT_TYPE_WORKFLOW_EXECUTION_TERMINATED,
-  EventType.EVENT_TYPE_WORKFLOW_EXECUTION_TIMED_OUT,
-]);
 const say = (line: string) => process.stderr.write(`chaos: ${line}\n`);
 
 async function main(): Promise<number> {
@@ -105,23 +98,12 @@ async function main(): Promise<number> {
     await inLanes(VERIFICATIONS, 30, async (i) => {
       const plan = planOf(i);
       const reference = `chaos-${stamp}-${i}`;
-      const request = {
-        reference,
-        verificationProfileId: emulator.verificationProfiles[0]?.id ?? '',
-        provider: 'trinsic-test-database-lookup',
-        capabilities: ['PollResult' as const],
-        providerInput: {
-          'trinsic-test-database-lookup': {
-            givenName: 'Ada',
-            familyName: 'Lovelace',
-            identityCode: '123456',
-          },
-        },
+      const request = testProviderRequest(reference, emulator.verificationProfiles[0]?.id ?? '', {
         timeout: plan === 'times-out' ? '90s' : '10m',
         redactAfter: 0,
         orphanSweepDelayMs: 1_000,
         polling: { initialMs: 500, maxMs: 2_000 },
-      };
+      });
       const start = await idv.startVerification(request).catch((error: unknown) => error);
       const sessionId =
         start instanceof Error
@@ -194,7 +176,7 @@ async function main(): Promise<number> {
           sleep(Math.max(0, waitUntil - Date.now())).then(() => 'no outcome in time'),
         ]);
         const { events } = await handle.workflow.fetchHistory();
-        const closes = (events ?? []).filter((event) => closeEvents.has(event.eventType ?? 0)).length;
+        const closes = closeCount(events);
         return { plan, status: outcome, closes };
       }),
     );

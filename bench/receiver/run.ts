@@ -1,6 +1,7 @@
 // bench/receiver: the receiver's hand-off of agent deliveries to Temporal (throughput, answer
 // time, delay until the connection's workflow handled the event), and redirect flows whose users
 // return through /return/<reference> versus the same flows learning the outcome by polling only.
+import { seededRandom } from '../support/seeded-random';
 import { Runtime } from '@temporalio/worker';
 import { runtimeOptions } from '../../workers/logging';
 import { recordSection } from '../support/record';
@@ -59,18 +60,6 @@ interface DeliveryRow {
 interface RedirectRow {
   name: string;
   run: RedirectRun;
-}
-
-/** Seeded uniform numbers (mulberry32): both redirect variants get the same users. */
-function seeded(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 2 ** 32;
-  };
 }
 
 function checkBatch(batch: Batch): void {
@@ -176,7 +165,7 @@ function markdownOf(deliveryRows: readonly DeliveryRow[], redirectRows: readonly
 async function main(): Promise<void> {
   Runtime.install(runtimeOptions('WARN'));
   const stack = await startStack();
-  const random = seeded(7);
+  const random = seededRandom(7);
   const userMs = Array.from({ length: VERIFICATIONS }, () => USER.min + random() * (USER.max - USER.min));
   const direct = directSend(stack.tokens.webhookUrl(stack.receiver.url, TENANT));
   let deliveryRows: DeliveryRow[] = [];

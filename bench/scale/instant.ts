@@ -10,6 +10,7 @@ import { DataKeys } from '../../codec/data-keys';
 import { encryptingDataConverter, failureConverterPath } from '../../codec/data-converter';
 import { parseEncryptionKeys } from '../../codec/encryption-keys';
 import { runtimeLogger } from '../../workers/logging';
+import { testProviderRequest } from '../../test/harness/requests';
 import { inLanes } from '../receiver/deliveries';
 import { type BenchEmulator, processUsage, type ScaleStack } from './stack';
 
@@ -86,20 +87,11 @@ export async function runInstant(options: {
   const stamp = Date.now();
   await worker.runUntil(async () => {
     await measure('verification (instant user)', async (i) => {
-      const { handle } = await idv.startVerification({
-        reference: `bench-instant-${stamp}-${i}`,
-        verificationProfileId: emulator.info.verificationProfiles[0]?.id ?? '',
-        provider: 'trinsic-test-database-lookup',
-        capabilities: ['PollResult'],
-        providerInput: {
-          'trinsic-test-database-lookup': {
-            givenName: 'Ada',
-            familyName: 'Lovelace',
-            identityCode: '123456',
-          },
-        },
-        redactAfter: 'never',
-      });
+      const { handle } = await idv.startVerification(
+        testProviderRequest(`bench-instant-${stamp}-${i}`, emulator.info.verificationProfiles[0]?.id ?? '', {
+          redactAfter: 'never',
+        }),
+      );
       const outcome = await handle.result();
       if (outcome.status !== 'succeeded') throw new Error(`instant verification ended ${outcome.status}`);
     });

@@ -3,6 +3,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { type Client } from '@temporalio/client';
 import { type IdvClient } from '../../client/idv-client';
+import { testProviderRequest } from '../../test/harness/requests';
 import { inLanes } from '../receiver/deliveries';
 import { type BenchEmulator, processUsage } from './stack';
 
@@ -53,21 +54,12 @@ export async function runOpenVerifications(options: {
   await inLanes(options.count, 100, async (i) => {
     const reference = `bench-open-${stamp}-${i}`;
     const start = () =>
-      options.idv.startVerification({
-        reference,
-        verificationProfileId: emulator.info.verificationProfiles[0]?.id ?? '',
-        provider: 'trinsic-test-database-lookup',
-        capabilities: ['PollResult'],
-        providerInput: {
-          'trinsic-test-database-lookup': {
-            givenName: 'Ada',
-            familyName: 'Lovelace',
-            identityCode: '123456',
-          },
-        },
-        timeout: '2h',
-        redactAfter: 'never',
-      });
+      options.idv.startVerification(
+        testProviderRequest(reference, emulator.info.verificationProfiles[0]?.id ?? '', {
+          timeout: '2h',
+          redactAfter: 'never',
+        }),
+      );
     for (let attempt = 1; ; attempt += 1) {
       try {
         const { nextStep } = await start();

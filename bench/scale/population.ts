@@ -3,21 +3,10 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { request } from 'undici';
 import { type IdvClient } from '../../client/idv-client';
-import { type VerificationRequest } from '../../domain/verification';
+import { testProviderRequest } from '../../test/harness/requests';
 import { inLanes } from '../receiver/deliveries';
+import { seededRandom } from '../support/seeded-random';
 import { type BenchEmulator } from './stack';
-
-/** A seeded generator of uniform numbers in [0, 1) (mulberry32). */
-export function seededRandom(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /** Log-normal user times: `medianMs`, spread `sigma`, none longer than `maxMs`. */
 export function logNormalTimes(
@@ -80,19 +69,12 @@ export async function runPopulation(options: {
     const kind: FlowKind = i % options.redirectEvery === 0 ? 'redirect' : 'poll-only';
     const reference = `bench-${options.name}-${stamp}-${i}`;
     const returnUrl = `${options.receiverUrl}/return/${reference}`;
-    const draft: VerificationRequest = {
-      reference,
-      verificationProfileId: emulator.info.verificationProfiles[0]?.id ?? '',
-      provider: 'trinsic-test-database-lookup',
-      capabilities: ['PollResult'],
-      providerInput: {
-        'trinsic-test-database-lookup': { givenName: 'Ada', familyName: 'Lovelace', identityCode: '123456' },
-      },
+    const draft = testProviderRequest(reference, emulator.info.verificationProfiles[0]?.id ?? '', {
       timeout: '1h',
       redactAfter: 'never',
       ...(kind === 'redirect' ? { redirectUrl: returnUrl, finalUrl: FINAL_URL } : {}),
       ...(options.polling ? { polling: options.polling } : {}),
-    };
+    });
     const { handle, nextStep } = await options.idv.startVerification(draft);
     running.push(
       (async () => {

@@ -1,7 +1,7 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { temporal } from '@temporalio/proto';
+import { closeCount } from '../harness/close-events';
 import { type VerificationOutcome } from '../../domain/verification';
 import { eventually } from '../harness/eventually';
 import { type IdvClient } from '../../client/idv-client';
@@ -23,14 +23,6 @@ const expected: Record<Plan, VerificationOutcome['status']> = {
   cancelled: 'cancelled',
   'times-out': 'timed-out',
 };
-const { EventType } = temporal.api.enums.v1;
-const closeEvents = new Set([
-  EventType.EVENT_TYPE_WORKFLOW_EXECUTION_COMPLETED,
-  EventType.EVENT_TYPE_WORKFLOW_EXECUTION_FAILED,
-  EventType.EVENT_TYPE_WORKFLOW_EXECUTION_CANCELED,
-  EventType.EVENT_TYPE_WORKFLOW_EXECUTION_TERMINATED,
-  EventType.EVENT_TYPE_WORKFLOW_EXECUTION_TIMED_OUT,
-]);
 
 // The promise under faults: verifications run while the service answers 5xx and 429, drops
 // connections and loses create answers, and the worker process is SIGKILLed twice. Afterwards
@@ -111,7 +103,7 @@ describe('fault run', () => {
         const handle = idv.getVerification(reference);
         const outcome = await handle.result();
         const { events } = await handle.workflow.fetchHistory();
-        const closes = (events ?? []).filter((event) => closeEvents.has(event.eventType ?? 0)).length;
+        const closes = closeCount(events);
         return { plan, status: outcome.status, closes };
       }),
     );

@@ -25,11 +25,10 @@ describe('polling open verifications', () => {
     return bySession[sessionId]?.[operation] ?? 0;
   };
 
-  it('polls every open verification though they outnumber the activity slots', async () => {
+  /** Starts `count` verifications and waits until each session was polled twice. */
+  const startAndPollTwice = async (count: number, polling: { initialMs: number; maxMs: number }) => {
     const started = await Promise.all(
-      Array.from({ length: 6 }, () =>
-        stack().idv.startVerification(stack().request({ polling: { initialMs: 200, maxMs: 500 } })),
-      ),
+      Array.from({ length: count }, () => stack().idv.startVerification(stack().request({ polling }))),
     );
     const sessions = started.map(({ nextStep }) => nextStep.sessionId);
     await eventually(
@@ -37,6 +36,11 @@ describe('polling open verifications', () => {
         (await Promise.all(sessions.map((id) => callsOf(id)))).every((n) => n >= 2) ? true : undefined,
       'every session polled twice',
     );
+    return { started, sessions };
+  };
+
+  it('polls every open verification though they outnumber the activity slots', async () => {
+    const { started, sessions } = await startAndPollTwice(6, { initialMs: 200, maxMs: 500 });
     await Promise.all(sessions.map((id) => stack().control('POST', `/sessions/${id}/complete`)));
     const outcomes = await Promise.all(started.map(({ handle }) => handle.result()));
     expect(outcomes.map((outcome) => outcome.status)).toEqual(Array(6).fill('succeeded'));
@@ -83,17 +87,7 @@ describe('polling open verifications', () => {
 
   it('never sends more calls in a second than the worker’s budget, and spreads the polls', async () => {
     await stack().control('DELETE', '/counters');
-    const started = await Promise.all(
-      Array.from({ length: 12 }, () =>
-        stack().idv.startVerification(stack().request({ polling: { initialMs: 100, maxMs: 100 } })),
-      ),
-    );
-    const sessions = started.map(({ nextStep }) => nextStep.sessionId);
-    await eventually(
-      async () =>
-        (await Promise.all(sessions.map((id) => callsOf(id)))).every((n) => n >= 2) ? true : undefined,
-      'every session polled twice',
-    );
+    const { started, sessions } = await startAndPollTwice(12, { initialMs: 100, maxMs: 100 });
     expect(stack().identity.budget?.stats().polledSessions).toBeGreaterThanOrEqual(12);
     await Promise.all(sessions.map((id) => stack().control('POST', `/sessions/${id}/complete`)));
     await Promise.all(started.map(({ handle }) => handle.result()));

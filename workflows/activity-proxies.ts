@@ -1,4 +1,4 @@
-import { proxyActivities } from '@temporalio/workflow';
+import { ActivityCancellationType, proxyActivities } from '@temporalio/workflow';
 import type { VerificationActivities } from '../activities/index';
 
 // Temporal retries; activities only classify. Non-retryable types come from activities/failures.
@@ -31,6 +31,9 @@ export const results = proxyActivities<VerificationActivities>({
  */
 export function sessionPolls(remainingMs: number) {
   return proxyActivities<VerificationActivities>({
+    // A redirect, a cancel or the deadline acts at once: an attempt under way (a read, bounded by
+    // its minute) is not waited for; its answer, once cancelled, is dropped by the server.
+    cancellationType: ActivityCancellationType.TRY_CANCEL,
     startToCloseTimeout: '1 minute',
     scheduleToCloseTimeout: Math.max(0, remainingMs) + 10 * 60_000,
     retry,

@@ -42,7 +42,15 @@ interface Waiter {
   grant: (granted: boolean) => void;
 }
 
-const WINDOW_MS = 1_000;
+/**
+ * The sliding window the limit counts in: a second and a tenth, so that the jitter between a
+ * call's turn here and its arrival at the service (an event loop busy for a moment, a slow
+ * connection) cannot put more than the limit into one of the service's seconds.
+ */
+export const BUDGET_WINDOW_MS = 1_100;
+const WINDOW_MS = BUDGET_WINDOW_MS;
+/** Fair poll delays are planned per second. */
+const SECOND_MS = 1_000;
 /** A session's poll registration outlives its announced return by this much. */
 const RETURN_GRACE_MS = 30_000;
 
@@ -137,10 +145,10 @@ export class CallBudget {
   throttled(retryAfterMs: number | undefined): void {
     const now = this.#now();
     this.#recover(now);
-    const pauseMs = Math.min(MAX_PAUSE_MS, Math.max(0, retryAfterMs ?? WINDOW_MS));
+    const pauseMs = Math.min(MAX_PAUSE_MS, Math.max(0, retryAfterMs ?? SECOND_MS));
     this.#pausedUntil = Math.max(this.#pausedUntil, now + pauseMs);
     // The 429s of calls already under way say the same thing: halve once per window.
-    if (now - this.#lastHalvedAt >= WINDOW_MS) {
+    if (now - this.#lastHalvedAt >= SECOND_MS) {
       this.#limit = Math.max(1, Math.floor(this.#limit / 2));
       this.#lastHalvedAt = now;
     }
@@ -161,7 +169,7 @@ export class CallBudget {
     // a 429's halving has grown back; the pause and the window enforce the limit meanwhile.
     const share = this.#rate * this.#pollShare;
     const sessions = this.#sessions.size + (this.#sessions.has(sessionId) ? 0 : 1);
-    const fair = Math.min(MAX_POLL_DELAY_MS, (sessions / share) * WINDOW_MS);
+    const fair = Math.min(MAX_POLL_DELAY_MS, (sessions / share) * SECOND_MS);
     const delay = Math.round(Math.max(ownIntervalMs, fair));
     this.#sessions.set(sessionId, now + delay);
     return delay;

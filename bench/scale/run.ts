@@ -157,7 +157,7 @@ async function main(): Promise<void> {
       '',
       `### Delays under a log-normal population (${POPULATION} verifications at once)`,
       '',
-      `User times log-normal, median ${MEDIAN_MS / 1000} s, σ ${SIGMA}, none over ${TAIL_MS / 60_000} min (seeded); every other user comes back through the receiver's \`/return\` (redirect), the rest are found by polling. Ours: one worker at the default budget of ${DEFAULT_API_RATE} calls/s. Beside it, at the same time on its own emulator and worker: ${BASELINE} verifications of the same population polled every 2 s with no budget. Delay = the bench completed the session at the service (the user finished) → \`handle.result()\` resolved (results fetched). Plot: [bench-delays.svg](bench-delays.svg).`,
+      `User times log-normal, median ${MEDIAN_MS / 1000} s, σ ${SIGMA}, none over ${TAIL_MS / 60_000} min (seeded); every other user comes back through the receiver's \`/return\` (redirect), the rest are found by polling. Ours: one worker at the default budget of ${DEFAULT_API_RATE} calls/s. Beside it, at the same time on its own emulator and worker: ${BASELINE} verifications of the same population polled every 2 s with no budget. Delay = the bench completed the session at the service (the user finished) → the workflow closed with the outcome, results fetched (the server's close time; the receiver has its own connection). Plot: [bench-delays.svg](bench-delays.svg).`,
       '',
       '| variant | flow | verifications | failures | delay p50 ms | p99 ms | max ms |',
       '|---|---|---|---|---|---|---|',

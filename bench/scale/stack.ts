@@ -79,8 +79,14 @@ export async function startScaleStack(): Promise<ScaleStack> {
   const store = await openLocalStore(join(dataDir, 'store'));
   const connection = await Connection.connect({ address: server.address });
   const client = new Client({ connection, dataConverter: encryptingDataConverter(encryptionKeys) });
+  // The receiver on a connection of its own, as in its own process: the load's long polls must
+  // not hold up the users' returns.
+  const receiverConnection = await Connection.connect({ address: server.address });
   const receiver = await startReceiver({
-    client,
+    client: new Client({
+      connection: receiverConnection,
+      dataConverter: encryptingDataConverter(encryptionKeys),
+    }),
     taskQueue: 'bench-scale-receiver',
     tokens: new TenantTokens(randomBytes(32).toString('hex')),
     spoolDir: join(dataDir, 'receiver-spool'),
@@ -124,6 +130,7 @@ export async function startScaleStack(): Promise<ScaleStack> {
     async stop() {
       for (const worker of workers) if (worker.child.exitCode === null) await worker.stop();
       await receiver.close();
+      await receiverConnection.close();
       for (const emulator of emulators) await emulator.stop();
       await connection.close();
       await store.close();

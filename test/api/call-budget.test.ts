@@ -1,5 +1,10 @@
 import { MockAgent } from 'undici';
-import { CallBudget, type CallPriority, DEFAULT_API_RATE } from '../../api/http/call-budget';
+import {
+  BUDGET_WINDOW_MS,
+  CallBudget,
+  type CallPriority,
+  DEFAULT_API_RATE,
+} from '../../api/http/call-budget';
 import { FIRST_CALL_WAIT_MS } from '../../api/http/http-core';
 import { OverBudgetError, RateLimitedError } from '../../api/http/errors';
 import { createIdentityClient } from '../../api/identity/identity-client';
@@ -42,8 +47,8 @@ describe('the call budget', () => {
     await all;
     expect(granted).toHaveLength(35);
     expect(busiestSecond(granted.map(([, at]) => at))).toBe(10);
-    // Nothing waits longer than the window needs: 35 calls at 10/s take three more windows.
-    expect(Math.max(...granted.map(([, at]) => at)) - 1_000_000).toBe(3_000);
+    // Nothing waits longer than the window needs: 35 calls at 10 a window take three more windows.
+    expect(Math.max(...granted.map(([, at]) => at)) - 1_000_000).toBe(3 * BUDGET_WINDOW_MS);
   });
 
   it('grants every waiting first call before any waiting poll', async () => {
@@ -127,7 +132,7 @@ describe('the call budget', () => {
     jest.setSystemTime(Date.now() - 3_600_000);
     const granted: Array<[CallPriority, number]> = [];
     const waiting = ask(budget, 'first', 4, granted);
-    await jest.advanceTimersByTimeAsync(2_000);
+    await jest.advanceTimersByTimeAsync(3 * BUDGET_WINDOW_MS);
     await Promise.all(waiting);
     expect(granted).toHaveLength(4);
   });

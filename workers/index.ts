@@ -12,6 +12,7 @@ export { runtimeOptions } from './logging';
 export { installRuntime } from './telemetry/runtime';
 export type { MetricsAddress, RuntimeSettings } from './telemetry/runtime';
 export { apiCallMetrics } from './telemetry/api-metrics';
+export { budgetMetrics } from './telemetry/budget-metrics';
 export { workerTracing } from './telemetry/tracing';
 export type { TracingOptions, WorkerTracing } from './telemetry/tracing';
 export { tracingFromEnvironment } from './telemetry/otlp-tracing';

@@ -6,6 +6,7 @@ import { temporalTarget } from '../../workers/temporal-target';
 import { agentPlatformOf } from '../../workers/agent-platform';
 import { createVerificationWorker } from '../../workers/verification-worker';
 import { apiCallMetrics } from '../../workers/telemetry/api-metrics';
+import { budgetMetrics } from '../../workers/telemetry/budget-metrics';
 import { tracingFromEnvironment } from '../../workers/telemetry/otlp-tracing';
 import { type TracingOptions } from '../../workers/telemetry/tracing';
 import { type Command, CommandFailedError } from '../command';
@@ -47,11 +48,9 @@ export const workerCommand: Command = {
       },
     );
     const { namespace } = target;
-    const identity = createIdentityClient({
-      ...identityOptions,
-      onCall: apiCallMetrics(),
-      budget: new CallBudget({ callsPerSecond: config.apiCallsPerSecond }),
-    });
+    const budget = new CallBudget({ callsPerSecond: config.apiCallsPerSecond });
+    const stopBudgetMetrics = budgetMetrics(budget);
+    const identity = createIdentityClient({ ...identityOptions, onCall: apiCallMetrics(), budget });
     const agent = await agentPlatformOf(config, stack);
     try {
       const worker = await createVerificationWorker({
@@ -72,12 +71,13 @@ export const workerCommand: Command = {
       await Promise.race([running, io.stopRequested]);
       if (worker.getState() === 'RUNNING') worker.shutdown();
       await running;
-      identity.budget?.close();
       io.stderr.write('idv worker: stopped\n');
       return 0;
     } finally {
       await tracing?.spanProcessor.shutdown();
       await agent?.clients.close();
+      stopBudgetMetrics();
+      budget.close();
       await identity.close();
       await connection.close();
       await store.close();

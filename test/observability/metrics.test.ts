@@ -67,6 +67,10 @@ describe('the worker metrics endpoint', () => {
       expect(sample(after, 'idv_session_polls_per_verification_sum')).toBeGreaterThan(
         sample(before, 'idv_session_polls_per_verification_sum'),
       );
+      // The worker's call budget: the default rate in force, nothing left waiting.
+      expect(sample(after, 'idv_api_budget_limit')).toBe(25);
+      expect(sample(after, 'idv_api_budget_waiting')).toBe(0);
+      expect(after).toContain('idv_api_budget_polled_sessions');
       // The Temporal runtime's own metrics share the endpoint.
       expect(sample(after, 'temporal_workflow_completed', { task_queue: taskQueue })).toBeGreaterThan(0);
       // Labels carry names and statuses only: no session id, no reference.

@@ -22,6 +22,22 @@ import { inLanes } from '../receiver/deliveries';
 import { spawnWorker, type WorkerProcess } from '../scale/stack';
 
 type Plan = 'succeeds' | 'fails' | 'cancelled' | 'times-out';
+/** How long one start (or one ask for its step) may take before the run goes on without it. */
+const START_WAIT_MS = 3 * 60_000;
+
+/** `promise`, or a rejection once `ms` passed: no single call can hold the run up. */
+async function withinDeadline<T>(promise: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const expired = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`no answer in ${ms / 1000} s`)), ms);
+  });
+  try {
+    return await Promise.race([promise, expired]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
 /** How long the run waits for all outcomes once the last fault was injected. */
 const OUTCOME_WAIT_MS = 15 * 60_000;
 const VERIFICATIONS = Number(process.env.CHAOS_VERIFICATIONS ?? 300);
@@ -104,7 +120,9 @@ async function main(): Promise<number> {
         orphanSweepDelayMs: 1_000,
         polling: { initialMs: 500, maxMs: 2_000 },
       });
-      const start = await idv.startVerification(request).catch((error: unknown) => error);
+      const start = await withinDeadline(idv.startVerification(request), START_WAIT_MS).catch(
+        (error: unknown) => error,
+      );
       const sessionId =
         start instanceof Error
           ? undefined
@@ -120,10 +138,10 @@ async function main(): Promise<number> {
     await inLanes(started.length, 20, async (i) => {
       const entry = started[i];
       if (!entry || entry.sessionId || entry.plan === 'times-out') return;
-      const answer = await idv
-        .getVerification(entry.reference)
-        .nextStep()
-        .catch(() => undefined);
+      const answer = await withinDeadline(
+        idv.getVerification(entry.reference).nextStep(),
+        START_WAIT_MS,
+      ).catch(() => undefined);
       if (answer) entry.sessionId = answer.sessionId;
     });
     say(`${started.filter((s) => s.sessionId).length} started with a session`);

@@ -10,14 +10,36 @@ export const DEFAULT_API_RATE = 25;
 export const MAX_PAUSE_MS = 60_000;
 /** The longest delay between two polls of a session the budget asks for. */
 export const MAX_POLL_DELAY_MS = 10 * 60_000;
+/**
+ * How 429s tighten the budget, from the 429s and the calls granted in the last
+ * {@link REFUSAL_WINDOW_MS} (at least {@link MIN_REFUSALS} 429s, or nothing changes: its call
+ * waits out its own `Retry-After`):
+ * - at least this share of the calls refused: the process is over the service's limit; every call
+ *   pauses until `Retry-After` and the limit is halved;
+ * - fewer: the process may be a little over (or the refusals are another client's burst, a
+ *   fault): the limit eases by one call per second, once per window, down to
+ *   {@link EASE_FLOOR} of the configured rate, so that passing refusals cannot collapse it
+ *   (halving on each of 5 % of 429s held 25/s near 1/s).
+ * The counts start again after each tightening: the refusals that caused it do not cause another,
+ * nor do those of the calls already sent (the 429s of the next second).
+ */
+export const OVERLOAD_SHARE = 0.1;
+/** See {@link OVERLOAD_SHARE}. */
+export const MIN_REFUSALS = 3;
+/** See {@link OVERLOAD_SHARE}. */
+export const REFUSAL_WINDOW_MS = 10_000;
+/** See {@link OVERLOAD_SHARE}. */
+export const EASE_FLOOR = 0.8;
+/** The counts of {@link REFUSAL_WINDOW_MS} are kept per this many ms. */
+const REFUSAL_BUCKET_MS = 100;
 
 /** Options of {@link CallBudget}; defaults are resolved in its constructor only. */
 export interface CallBudgetOptions {
-  /** Calls granted in any window of one second (a whole number, at least 1; a fraction is rounded down). */
+  /** Calls granted in any window of 1.1 s (a whole number, at least 1; a fraction is rounded down). */
   callsPerSecond: number;
   /** Share of the budget the fair poll interval plans for (0 to 1); the rest stays free for `first` calls. @default 0.8 */
   pollShare?: number;
-  /** After a 429, the budget is halved and grows back by a tenth of `callsPerSecond` this often. @default 5_000 */
+  /** After 429s tightened it (see {@link OVERLOAD_SHARE}), the limit grows back by a tenth of `callsPerSecond` this often without another tightening. @default 5_000 */
   recoverEveryMs?: number;
   /** A monotonic clock in ms (a wall clock stepping back would stall every call). @default performance.now */
   now?: () => number;
@@ -27,7 +49,7 @@ export interface CallBudgetOptions {
 export interface CallBudgetStats {
   /** The configured calls per second. */
   callsPerSecond: number;
-  /** The calls per second in force now (lower for a while after a 429). */
+  /** The calls per second in force now (lower for a while after 429s, see {@link OVERLOAD_SHARE}). */
   currentLimit: number;
   /** Sessions the polls are spread across (seen by this process recently). */
   polledSessions: number;
@@ -57,8 +79,8 @@ const RETURN_GRACE_MS = 30_000;
 /**
  * A per-process limit on calls per second to a service, shared by every caller: at most
  * `limit` calls start in any one-second window (a sliding window, so no burst doubles it),
- * `first` calls are granted before polls, and a 429 with `Retry-After` pauses every call and
- * halves the limit for a while. It also spreads polls fairly: {@link pollDelayMs} stretches each
+ * `first` calls are granted before polls, and 429s tighten the limit for a while (see
+ * {@link OVERLOAD_SHARE}). It also spreads polls fairly: {@link pollDelayMs} stretches each
  * session's interval so that all the sessions polled through this process fit in its budget.
  */
 export class CallBudget {
@@ -74,13 +96,16 @@ export class CallBudget {
   readonly #sessions = new Map<string, number>();
   #limit: number;
   #pausedUntil = 0;
-  #lastHalvedAt = Number.NEGATIVE_INFINITY;
   /** Since when the limit grows back (the last 429, then each step of growth). */
   #recoveringSince = 0;
   #timer: NodeJS.Timeout | undefined;
   #timerAt = Number.POSITIVE_INFINITY;
   #prunedAt = 0;
   #granted = 0;
+  /** Calls granted and 429s, per {@link REFUSAL_BUCKET_MS}, over the last {@link REFUSAL_WINDOW_MS}. */
+  readonly #answers = new Map<number, { granted: number; refused: number }>();
+  #easedAt = Number.NEGATIVE_INFINITY;
+  #tightenedAt = Number.NEGATIVE_INFINITY;
 
   constructor(options: CallBudgetOptions) {
     if (!Number.isFinite(options.callsPerSecond) || options.callsPerSecond < 1)
@@ -137,23 +162,37 @@ export class CallBudget {
   }
 
   /**
-   * The service answered 429: no call starts before `retryAfterMs` (a second without it, a
-   * minute at the most), and
-   * the limit is halved (once however many 429s arrive within a second); it grows back while no
-   * 429 comes.
+   * The service answered 429: tightens the limit when the 429s of the last
+   * {@link REFUSAL_WINDOW_MS} call for it (see {@link OVERLOAD_SHARE}). Over the service's limit,
+   * no call starts before `retryAfterMs` (a second without it, a minute at the most) and the
+   * limit is halved. The limit grows back while no tightening comes.
    */
   throttled(retryAfterMs: number | undefined): void {
     const now = this.#now();
     this.#recover(now);
-    const pauseMs = Math.min(MAX_PAUSE_MS, Math.max(0, retryAfterMs ?? SECOND_MS));
-    this.#pausedUntil = Math.max(this.#pausedUntil, now + pauseMs);
-    // The 429s of calls already under way say the same thing: halve once per window.
-    if (now - this.#lastHalvedAt >= SECOND_MS) {
+    // The 429s of calls sent before a tightening, arriving within a second of it, say nothing new.
+    if (now - this.#tightenedAt < SECOND_MS) return;
+    this.#bucket(now).refused += 1;
+    const { granted, refused } = this.#counts(now);
+    if (refused < MIN_REFUSALS) return;
+    if (refused >= OVERLOAD_SHARE * granted) {
+      const pauseMs = Math.min(MAX_PAUSE_MS, Math.max(0, retryAfterMs ?? SECOND_MS));
+      this.#pausedUntil = Math.max(this.#pausedUntil, now + pauseMs);
       this.#limit = Math.max(1, Math.floor(this.#limit / 2));
-      this.#lastHalvedAt = now;
+    } else {
+      if (now - this.#easedAt < REFUSAL_WINDOW_MS) return;
+      this.#easedAt = now;
+      this.#limit = Math.max(Math.min(this.#limit, Math.floor(this.#rate * EASE_FLOOR)), this.#limit - 1, 1);
     }
+    this.#answers.clear();
+    this.#tightenedAt = now;
     this.#recoveringSince = now;
     this.#schedule();
+  }
+
+  /** How long every call is paused still (after 429s said the process was over the limit). */
+  pausedForMs(): number {
+    return Math.max(0, this.#pausedUntil - this.#now());
   }
 
   /**
@@ -166,8 +205,9 @@ export class CallBudget {
     const now = this.#now();
     this.#prune(now);
     // From the configured rate, not the limit in force: a delay is held at the server long after
-    // a 429's halving has grown back; the pause and the window enforce the limit meanwhile.
-    const share = this.#rate * this.#pollShare;
+    // a 429's halving has grown back; the pause and the window enforce the limit meanwhile. The
+    // window grants `rate` per 1.1 s: the share is of what it grants in a second.
+    const share = ((this.#rate * SECOND_MS) / WINDOW_MS) * this.#pollShare;
     const sessions = this.#sessions.size + (this.#sessions.has(sessionId) ? 0 : 1);
     const fair = Math.min(MAX_POLL_DELAY_MS, (sessions / share) * SECOND_MS);
     const delay = Math.round(Math.max(ownIntervalMs, fair));
@@ -181,7 +221,9 @@ export class CallBudget {
   }
 
   stats(): CallBudgetStats {
-    this.#recover(this.#now());
+    const now = this.#now();
+    this.#recover(now);
+    this.#prune(now);
     return {
       callsPerSecond: this.#rate,
       currentLimit: this.#limit,
@@ -207,6 +249,7 @@ export class CallBudget {
     if (this.#recent.length >= this.#limit) return false;
     this.#recent.push(now);
     this.#granted += 1;
+    this.#bucket(now).granted += 1;
     return true;
   }
 
@@ -239,6 +282,32 @@ export class CallBudget {
       },
       Math.max(0, at - now),
     );
+  }
+
+  /** The counts of now's bucket, dropping the buckets that left {@link REFUSAL_WINDOW_MS}. */
+  #bucket(now: number): { granted: number; refused: number } {
+    const at = Math.floor(now / REFUSAL_BUCKET_MS);
+    let bucket = this.#answers.get(at);
+    if (!bucket) {
+      for (const old of this.#answers.keys())
+        if (old <= at - REFUSAL_WINDOW_MS / REFUSAL_BUCKET_MS) this.#answers.delete(old);
+      bucket = { granted: 0, refused: 0 };
+      this.#answers.set(at, bucket);
+    }
+    return bucket;
+  }
+
+  /** Calls granted and 429s in the last {@link REFUSAL_WINDOW_MS} (to a bucket). */
+  #counts(now: number): { granted: number; refused: number } {
+    const since = Math.floor(now / REFUSAL_BUCKET_MS) - REFUSAL_WINDOW_MS / REFUSAL_BUCKET_MS;
+    let granted = 0;
+    let refused = 0;
+    for (const [at, counts] of this.#answers)
+      if (at > since) {
+        granted += counts.granted;
+        refused += counts.refused;
+      }
+    return { granted, refused };
   }
 
   /** The limit grows back by a tenth of the rate per period without a 429. */

@@ -38,7 +38,7 @@ export interface HttpCoreOptions {
   onCall?: (call: ApiCall) => void;
   /**
    * The process's limit on calls per second, shared by every client given it; each request
-   * waits for its turn (see {@link CallOptions.priority}), and a 429 tightens it. @default none
+   * waits for its turn (see {@link CallOptions.priority}), and 429s tighten it (see `OVERLOAD_SHARE`). @default none
    */
   budget?: CallBudget;
 }
@@ -217,7 +217,12 @@ export class HttpCore {
     if (this.#budget) {
       const maxWaitMs = spec.budgetWaitMs ?? FIRST_CALL_WAIT_MS;
       const turn = await this.#budget.acquire(spec.priority ?? 'first', { signal: spec.signal, maxWaitMs });
-      if (!turn) throw new OverBudgetError({ operation: spec.operation, retryAfterMs: 1_000 });
+      // Retried after the pause that refused it, if any: not three times into it.
+      if (!turn)
+        throw new OverBudgetError({
+          operation: spec.operation,
+          retryAfterMs: Math.max(1_000, this.#budget.pausedForMs()),
+        });
     }
     const hasBody = spec.body !== undefined;
     let response: Dispatcher.ResponseData;

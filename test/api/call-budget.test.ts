@@ -4,6 +4,9 @@ import {
   CallBudget,
   type CallPriority,
   DEFAULT_API_RATE,
+  EASE_FLOOR,
+  MIN_REFUSALS,
+  REFUSAL_WINDOW_MS,
 } from '../../api/http/call-budget';
 import { FIRST_CALL_WAIT_MS } from '../../api/http/http-core';
 import { OverBudgetError, RateLimitedError } from '../../api/http/errors';
@@ -19,6 +22,11 @@ function busiestSecond(times: readonly number[]): number {
     most = Math.max(most, end - start);
   }
   return most;
+}
+
+/** The service answers 429 often enough to say the process is over its limit. */
+function overload(budget: CallBudget, retryAfterMs: number | undefined): void {
+  for (let i = 0; i < MIN_REFUSALS; i += 1) budget.throttled(retryAfterMs);
 }
 
 describe('the call budget', () => {
@@ -86,9 +94,9 @@ describe('the call budget', () => {
     expect(budget.stats().waiting).toBe(0);
   });
 
-  it('after a 429 starts nothing before Retry-After, halves the limit, then grows it back', async () => {
+  it('once 429s say it is over the limit, starts nothing before Retry-After, halves the limit, then grows it back', async () => {
     const budget = new CallBudget({ callsPerSecond: 20, recoverEveryMs: 10_000 });
-    budget.throttled(3_000);
+    overload(budget, 3_000);
     expect(budget.stats().currentLimit).toBe(10);
     const granted: Array<[CallPriority, number]> = [];
     const waiting = ask(budget, 'first', 30, granted);
@@ -103,20 +111,23 @@ describe('the call budget', () => {
     expect(budget.stats().currentLimit).toBe(20);
   });
 
-  it('halves once for the 429s that arrive within one second', () => {
+  it('halves once for the 429s of the second after it (calls sent before it), then counts afresh', async () => {
     const budget = new CallBudget({ callsPerSecond: 16 });
-    budget.throttled(undefined);
-    budget.throttled(undefined);
-    budget.throttled(500);
+    overload(budget, undefined);
     expect(budget.stats().currentLimit).toBe(8);
-    jest.advanceTimersByTime(1_000);
+    for (let i = 0; i < 10; i += 1) budget.throttled(500);
+    expect(budget.stats().currentLimit).toBe(8);
+    await jest.advanceTimersByTimeAsync(1_000);
+    // The refusals that halved it do not count again: one more 429 is a passing one.
     budget.throttled(undefined);
+    expect(budget.stats().currentLimit).toBe(8);
+    overload(budget, undefined);
     expect(budget.stats().currentLimit).toBe(4);
   });
 
   it('pauses a minute at the most, whatever Retry-After asks for', async () => {
     const budget = new CallBudget({ callsPerSecond: 4 });
-    budget.throttled(3_600_000);
+    overload(budget, 3_600_000);
     const granted: Array<[CallPriority, number]> = [];
     const waiting = ask(budget, 'first', 1, granted);
     await jest.advanceTimersByTimeAsync(59_999);
@@ -124,6 +135,47 @@ describe('the call budget', () => {
     await jest.advanceTimersByTimeAsync(1);
     await Promise.all(waiting);
     expect(granted).toHaveLength(1);
+  });
+
+  it('eases the limit by one, pausing nothing, for 429s under a tenth of the calls of the last 10 s', async () => {
+    const budget = new CallBudget({ callsPerSecond: 100 });
+    const granted: Array<[CallPriority, number]> = [];
+    await Promise.all(ask(budget, 'first', 100, granted));
+    for (let i = 0; i < MIN_REFUSALS; i += 1) budget.throttled(1_000);
+    expect(budget.stats().currentLimit).toBe(99);
+    expect(budget.pausedForMs()).toBe(0);
+    // Once per window.
+    await jest.advanceTimersByTimeAsync(2_000);
+    await Promise.all(ask(budget, 'first', 50, granted));
+    for (let i = 0; i < MIN_REFUSALS; i += 1) budget.throttled(1_000);
+    expect(budget.stats().currentLimit).toBe(99);
+  });
+
+  it('never eases below 80 % of its rate, however long 429s under a tenth go on', async () => {
+    const budget = new CallBudget({ callsPerSecond: 100, recoverEveryMs: 1e9 });
+    const granted: Array<[CallPriority, number]> = [];
+    for (let round = 0; round < 30; round += 1) {
+      await jest.advanceTimersByTimeAsync(REFUSAL_WINDOW_MS);
+      await Promise.all(ask(budget, 'first', 40, granted));
+      for (let i = 0; i < MIN_REFUSALS; i += 1) budget.throttled(1_000);
+    }
+    expect(budget.stats().currentLimit).toBe(100 * EASE_FLOOR);
+    expect(budget.pausedForMs()).toBe(0);
+  });
+
+  it('counts the 429s of the last 10 s, to a tenth of a second', async () => {
+    const inside = new CallBudget({ callsPerSecond: 10 });
+    const outside = new CallBudget({ callsPerSecond: 10 });
+    for (let i = 1; i < MIN_REFUSALS; i += 1) {
+      inside.throttled(1_000);
+      outside.throttled(1_000);
+    }
+    await jest.advanceTimersByTimeAsync(REFUSAL_WINDOW_MS - 100);
+    inside.throttled(1_000);
+    expect(inside.stats().currentLimit).toBe(5);
+    await jest.advanceTimersByTimeAsync(200);
+    outside.throttled(1_000);
+    expect(outside.stats().currentLimit).toBe(10);
   });
 
   it('keeps granting when the wall clock steps back (its clock is monotonic)', async () => {
@@ -139,10 +191,11 @@ describe('the call budget', () => {
 
   it('stretches polls from its configured rate, not from a limit a 429 halved for a while', () => {
     const budget = new CallBudget({ callsPerSecond: 10, pollShare: 0.5 });
-    budget.throttled(1_000);
+    overload(budget, 1_000);
     expect(budget.stats().currentLimit).toBe(5);
+    // 50 sessions over half of the 10 calls the 1.1 s window grants per 1.1 s: 11 s each.
     for (let i = 1; i < 50; i += 1) budget.pollDelayMs(`s-${i}`, 1_000);
-    expect(budget.pollDelayMs('s-50', 1_000)).toBe(10_000);
+    expect(budget.pollDelayMs('s-50', 1_000)).toBe(11_000);
   });
 
   it('asks for no poll delay above ten minutes', () => {
@@ -157,11 +210,11 @@ describe('the call budget', () => {
     // Few sessions: each keeps its own interval.
     expect(budget.pollDelayMs('s-1', 2_000)).toBe(2_000);
     for (let i = 2; i <= 100; i += 1) budget.pollDelayMs(`s-${i}`, 2_000);
-    // 100 sessions at 5 polls per second: each polled every 20 s, none more often.
-    expect(budget.pollDelayMs('s-1', 2_000)).toBe(20_000);
+    // 100 sessions at 5 polls per 1.1 s (the window): each polled every 22 s, none more often.
+    expect(budget.pollDelayMs('s-1', 2_000)).toBe(22_000);
     expect(budget.pollDelayMs('s-1', 60_000)).toBe(60_000);
     for (let i = 51; i <= 100; i += 1) budget.forget(`s-${i}`);
-    expect(budget.pollDelayMs('s-1', 2_000)).toBe(10_000);
+    expect(budget.pollDelayMs('s-1', 2_000)).toBe(11_000);
     expect(budget.stats().polledSessions).toBe(50);
   });
 
@@ -187,16 +240,20 @@ describe('the identity client under a budget', () => {
     session: { id: SESSION_ID, state: 'IdvInProgress', done: false, success: false, created: 0, updated: 0 },
   };
 
-  it('tightens the budget on a 429 and keeps the service’s Retry-After on the error', async () => {
+  it('tightens the budget on 429s and keeps the service’s Retry-After on the error', async () => {
     const agent = new MockAgent();
     agent.disableNetConnect();
     agent
       .get(ORIGIN)
       .intercept(getSession)
-      .reply(429, '', { headers: { 'retry-after': '2' } });
+      .reply(429, '', { headers: { 'retry-after': '2' } })
+      .times(MIN_REFUSALS);
     const budget = new CallBudget({ callsPerSecond: 8 });
     const identity = createIdentityClient({ baseUrl: ORIGIN, apiKey: API_KEY, dispatcher: agent, budget });
-    const error = await identity.sessions.get(SESSION_ID).catch((e: unknown) => e);
+    const errors = await Promise.all(
+      Array.from({ length: MIN_REFUSALS }, () => identity.sessions.get(SESSION_ID).catch((e: unknown) => e)),
+    );
+    const error = errors[0];
     expect(error).toBeInstanceOf(RateLimitedError);
     expect((error as RateLimitedError).retryAfterMs).toBe(2_000);
     expect(budget.stats().currentLimit).toBe(4);
@@ -205,7 +262,7 @@ describe('the identity client under a budget', () => {
       .get(SESSION_ID, { priority: 'poll', budgetWaitMs: 50 })
       .catch((e: unknown) => e);
     expect(refused).toBeInstanceOf(OverBudgetError);
-    expect(budget.stats().granted).toBe(1);
+    expect(budget.stats().granted).toBe(MIN_REFUSALS);
     budget.close();
     await identity.close();
     await agent.close();
@@ -225,11 +282,14 @@ describe('the identity client under a budget', () => {
     const agent = new MockAgent();
     agent.disableNetConnect();
     const budget = new CallBudget({ callsPerSecond: 1 });
-    budget.throttled(60_000);
+    overload(budget, 60_000);
     const identity = createIdentityClient({ baseUrl: ORIGIN, apiKey: API_KEY, dispatcher: agent, budget });
     const call = identity.sessions.get(SESSION_ID).catch((e: unknown) => e);
     await jest.advanceTimersByTimeAsync(FIRST_CALL_WAIT_MS);
-    expect(await call).toBeInstanceOf(OverBudgetError);
+    const error = await call;
+    expect(error).toBeInstanceOf(OverBudgetError);
+    // Its retry comes after the pause, not into it.
+    expect((error as OverBudgetError).retryAfterMs).toBe(60_000 - FIRST_CALL_WAIT_MS);
     expect(budget.stats()).toMatchObject({ granted: 0, waiting: 0 });
     jest.useRealTimers();
     budget.close();

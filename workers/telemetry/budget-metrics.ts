@@ -7,7 +7,7 @@ const SAMPLE_EVERY_MS = 5_000;
 
 /**
  * Gauges of a worker's call budget on the Temporal runtime's meter, sampled every 5 s:
- * `idv_api_budget_limit` (calls per second in force: lower for a while after a 429),
+ * `idv_api_budget_limit` (calls per second in force: lower for a while after 429s),
  * `idv_api_budget_waiting` (calls waiting for their turn) and `idv_api_budget_polled_sessions`
  * (sessions the polls are spread across). Returns the function that stops sampling.
  */

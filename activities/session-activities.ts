@@ -31,6 +31,11 @@ function settles(error: unknown): boolean {
 /** Session activities: create, check, refresh, native challenge, cancel. */
 export function sessionActivities(deps: ActivityDeps) {
   const signal = () => Context.current().cancellationSignal;
+  /** A session seen done needs no more polls: the budget stops spreading polls over it. */
+  const unpolledWhenDone = (sessionId: string, state: NormalisedSessionState) => {
+    if (state.done) deps.identity.budget?.forget(sessionId);
+    return state;
+  };
   return {
     /**
      * CreateDirectProviderSession. Each attempt is recorded before it is sent and settled when an
@@ -96,7 +101,10 @@ export function sessionActivities(deps: ActivityDeps) {
     /** One GetSession, normalised. */
     async checkSession(sessionId: string): Promise<NormalisedSessionState> {
       return await classified(async () =>
-        stateOf(await deps.identity.sessions.get(sessionId, { signal: signal() })),
+        unpolledWhenDone(
+          sessionId,
+          stateOf(await deps.identity.sessions.get(sessionId, { signal: signal() })),
+        ),
       );
     },
 
@@ -132,11 +140,14 @@ export function sessionActivities(deps: ActivityDeps) {
     async cancelSession(sessionId: string): Promise<NormalisedSessionState> {
       return await classified(async () => {
         try {
-          return stateOf(await deps.identity.sessions.cancel(sessionId, { signal: signal() }));
+          return unpolledWhenDone(
+            sessionId,
+            stateOf(await deps.identity.sessions.cancel(sessionId, { signal: signal() })),
+          );
         } catch (error) {
           if (error instanceof ValidationError && error.sent) {
             const state = stateOf(await deps.identity.sessions.get(sessionId, { signal: signal() }));
-            if (state.done) return state;
+            if (state.done) return unpolledWhenDone(sessionId, state);
           }
           throw error;
         }

@@ -4,6 +4,13 @@
  */
 export const SESSION_RUNNING = 'SessionRunning';
 
+/**
+ * Temporal task queue priority of the polls (1 goes first; unset is 3): when activities back up
+ * in the task queue, due poll attempts wait behind every other call of a verification (a
+ * redirect check, a results fetch, a create, a cancel), as they do in the call budget.
+ */
+export const POLL_PRIORITY_KEY = 4;
+
 /** The interval after `polls` idle polls: `initialMs`, growing by half each poll up to `maxMs`. */
 export function pollIntervalMs(plan: { initialMs: number; maxMs: number }, polls: number): number {
   return Math.min(plan.maxMs, Math.round(plan.initialMs * 1.5 ** Math.max(0, polls)));

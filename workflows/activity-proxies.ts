@@ -1,5 +1,6 @@
 import { ActivityCancellationType, proxyActivities } from '@temporalio/workflow';
 import type { VerificationActivities } from '../activities/index';
+import { POLL_PRIORITY_KEY } from '../domain/polling';
 
 // Temporal retries; activities only classify. Non-retryable types come from activities/failures.
 // Every proxy is bounded, directly or by the workflow cancelling it, so no call outlives the
@@ -34,6 +35,7 @@ export function sessionPolls(remainingMs: number) {
     // A redirect, a cancel or the deadline acts at once: an attempt under way (a read, bounded by
     // its minute) is not waited for; its answer, once cancelled, is dropped by the server.
     cancellationType: ActivityCancellationType.TRY_CANCEL,
+    priority: { priorityKey: POLL_PRIORITY_KEY },
     startToCloseTimeout: '1 minute',
     scheduleToCloseTimeout: Math.max(0, remainingMs) + 10 * 60_000,
     retry,

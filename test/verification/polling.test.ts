@@ -1,4 +1,5 @@
 import { temporal } from '@temporalio/proto';
+import { POLL_PRIORITY_KEY } from '../../domain/polling';
 import { eventually } from '../harness/eventually';
 import { useVerificationStack } from '../harness/verification-stack';
 
@@ -63,6 +64,8 @@ describe('polling open verifications', () => {
         event.activityTaskScheduledEventAttributes?.activityType?.name === 'pollSession',
     );
     expect(polls).toHaveLength(1);
+    // Behind every other activity of the task queue (a redirect check, a results fetch, a create).
+    expect(polls[0]?.activityTaskScheduledEventAttributes?.priority?.priorityKey).toBe(POLL_PRIORITY_KEY);
   });
 
   it('waits a long interval at the server (past the retry policy’s maximum), and checks a redirect at once', async () => {
@@ -94,5 +97,31 @@ describe('polling open verifications', () => {
     const counters = await stack().control('GET', '/counters');
     expect(counters.busiestSecond).toBeGreaterThan(BUDGET / 2);
     expect(counters.busiestSecond).toBeLessThanOrEqual(BUDGET);
+  });
+});
+
+// The budget spreads polls over the sessions still polled: one that ended through a redirect
+// check or a cancel no longer counts (it stretched the others' polls for up to ten minutes).
+describe('the budget’s count of polled sessions', () => {
+  const stack = useVerificationStack({}, { apiCallsPerSecond: BUDGET });
+
+  it('drops a session that ended through its redirect check or a cancel', async () => {
+    await stack().control('PUT', '/script', { outcome: 'manual' });
+    const polling = { initialMs: 60_000, maxMs: 60_000 };
+    const [returning, leaving] = await Promise.all(
+      [1, 2].map(() => stack().idv.startVerification(stack().request({ polling }))),
+    );
+    const budget = () => stack().identity.budget?.stats();
+    // The first attempts armed their interval: both sessions counted.
+    await eventually(
+      () => Promise.resolve(budget()?.polledSessions === 2 ? true : undefined),
+      'two polled sessions',
+    );
+    await stack().control('POST', `/sessions/${returning?.nextStep.sessionId ?? ''}/complete`);
+    await returning?.handle.redirectCaptured();
+    expect((await returning?.handle.result())?.status).toBe('succeeded');
+    await leaving?.handle.cancel('customer left');
+    expect((await leaving?.handle.result())?.status).toBe('cancelled');
+    expect(budget()?.polledSessions).toBe(0);
   });
 });

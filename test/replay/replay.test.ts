@@ -17,7 +17,11 @@ const recordedSchema = z.object({
   history: z.record(z.string(), z.unknown()),
 });
 const files = readdirSync(directory).filter((name) => name.endsWith('.json'));
-/** Histories recorded by earlier versions, kept: runs started then must still replay (patched paths). */
+/**
+ * Histories recorded by earlier versions, kept: runs started then must still replay (patched
+ * paths). redirect-after-upgrade: started by the code before polls-as-retries (a held poll), then
+ * continued by the code after it (a redirect, then pollSession behind the patch marker).
+ */
 const legacyDirectory = join(__dirname, 'legacy');
 const legacyFiles = readdirSync(legacyDirectory).filter((name) => name.endsWith('.json'));
 

@@ -7,10 +7,11 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { Client, Connection } from '@temporalio/client';
+import { Client, Connection, WorkflowNotFoundError } from '@temporalio/client';
 import { closeCount } from '../../test/harness/close-events';
 import { testProviderRequest } from '../../test/harness/requests';
 import { IdvClient } from '../../client/idv-client';
+import { type VerificationHandle, VerificationEndedError } from '../../client/verification-handle';
 import { encryptingDataConverter } from '../../codec/data-converter';
 import { newEncryptionKeyEntry, parseEncryptionKeys } from '../../codec/encryption-keys';
 import { emulatorControl } from '../../emulator/control-client';
@@ -24,6 +25,8 @@ import { spawnWorker, type WorkerProcess } from '../scale/stack';
 type Plan = 'succeeds' | 'fails' | 'cancelled' | 'times-out';
 /** How long one start (or one ask for its step) may take before the run goes on without it. */
 const START_WAIT_MS = 3 * 60_000;
+/** How long one cancel waits for its answer before it is sent again. */
+const CANCEL_ATTEMPT_MS = 30_000;
 
 /** `promise`, or a rejection once `ms` passed: no single call can hold the run up. */
 async function withinDeadline<T>(promise: Promise<T>, ms: number): Promise<T> {
@@ -35,6 +38,34 @@ async function withinDeadline<T>(promise: Promise<T>, ms: number): Promise<T> {
     return await Promise.race([promise, expired]);
   } finally {
     clearTimeout(timer);
+  }
+}
+
+/**
+ * Cancels the way a business service would: a cancel that got no answer (Temporal was just
+ * restarted and lost the update, the connection broke) is sent again, until the verification
+ * answers or says it has ended, for at most {@link START_WAIT_MS}.
+ */
+async function cancelUntilSent(handle: VerificationHandle): Promise<void> {
+  const giveUpAt = Date.now() + START_WAIT_MS;
+  for (;;) {
+    try {
+      await withinDeadline(
+        handle.cancel('chaos'),
+        Math.max(1, Math.min(CANCEL_ATTEMPT_MS, giveUpAt - Date.now())),
+      );
+      return;
+    } catch (error) {
+      // Ended (or never started: its count shows as such): nothing to cancel.
+      if (error instanceof VerificationEndedError || error instanceof WorkflowNotFoundError) return;
+      if (Date.now() >= giveUpAt) {
+        say(
+          `cancel of ${handle.reference} not sent: ${error instanceof Error ? error.message : String(error)}`,
+        );
+        return;
+      }
+      await sleep(2_000);
+    }
   }
 }
 
@@ -166,11 +197,7 @@ async function main(): Promise<number> {
     faultsAgain = setInterval(() => void faults().catch(() => undefined), 50_000);
     await inLanes(started.length, 20, async (i) => {
       const entry = started[i];
-      if (entry?.plan === 'cancelled')
-        await idv
-          .getVerification(entry.reference)
-          .cancel('chaos')
-          .catch(() => undefined);
+      if (entry?.plan === 'cancelled') await cancelUntilSent(idv.getVerification(entry.reference));
     });
     await sleep(5_000);
     await killWorker(true);
@@ -193,8 +220,11 @@ async function main(): Promise<number> {
           ),
           sleep(Math.max(0, waitUntil - Date.now())).then(() => 'no outcome in time'),
         ]);
-        const { events } = await handle.workflow.fetchHistory();
-        const closes = closeCount(events);
+        // A workflow that never started has no history: no close (counted off unless planned so).
+        const closes = await handle.workflow.fetchHistory().then(
+          ({ events }) => closeCount(events),
+          () => 0,
+        );
         return { plan, status: outcome, closes };
       }),
     );

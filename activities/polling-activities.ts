@@ -1,10 +1,10 @@
 import { Context } from '@temporalio/activity';
 import { ApplicationFailure, ApplicationFailureCategory } from '@temporalio/common';
-import { OverBudgetError } from '../api/http/errors';
+import { OverBudgetError, RateLimitedError } from '../api/http/errors';
 import { pollIntervalMs, SESSION_RUNNING } from '../domain/polling';
 import { type NormalisedSessionState } from '../domain/session-status';
 import { type ActivityDeps } from './deps';
-import { classified } from './failures';
+import { classified, MAX_RETRY_AFTER_MS } from './failures';
 import { stateOf } from './wire-views';
 
 /** How `awaitSessionOutcome` polls. */
@@ -75,12 +75,19 @@ export function pollingActivities(deps: ActivityDeps) {
             }),
           );
         } catch (error) {
-          if (error instanceof OverBudgetError) return undefined;
+          // Not polled (no turn, or the service's 429): the next poll comes after the session's
+          // fair delay or the service's Retry-After, whichever is later.
+          if (error instanceof OverBudgetError || error instanceof RateLimitedError)
+            return { notPolled: error.retryAfterMs ?? 0 };
           throw error;
         }
       });
-      if (!state)
-        return pollAgain(plan.sessionId, pollIntervalMs(plan, polls - 1), 'over budget: not polled');
+      if ('notPolled' in state)
+        return pollAgain(
+          plan.sessionId,
+          Math.max(pollIntervalMs(plan, polls - 1), Math.min(state.notPolled, MAX_RETRY_AFTER_MS)),
+          'not polled: over budget or refused',
+        );
       if (state.done) {
         budget?.forget(plan.sessionId);
         return { state, polls };

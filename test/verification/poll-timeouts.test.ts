@@ -7,6 +7,7 @@ import { request } from 'undici';
 import { createActivities } from '../../activities/index';
 import { createIdentityClient, type IdentityClient } from '../../api/identity/identity-client';
 import { type Emulator, startEmulator } from '../../emulator/emulator';
+import { SESSION_RUNNING } from '../../domain/polling';
 import { localActivityDeps } from '../harness/activity-deps';
 
 // The poll's heartbeat timeout only detects a dead worker: the poll heartbeats while it waits on
@@ -63,4 +64,40 @@ describe('the polling activity and its timeouts', () => {
     expect(heartbeats).toBeGreaterThanOrEqual(2);
     await control('DELETE', '/faults');
   }, 20_000);
+
+  it('polls again after the session’s own interval or the service’s Retry-After, whichever is later, when refused (429)', async () => {
+    const activities = createActivities(await localActivityDeps(dataDir, identity));
+    await control('PUT', '/script', { outcome: 'manual' });
+    const created = await identity.sessions.createDirectProviderSession({
+      verificationProfileId: emulator.verificationProfiles[0]?.id ?? '',
+      provider: 'yoti',
+      capabilities: ['DeeplinkToMobile', 'PollResult', 'RefreshStepContent'],
+    });
+    const refusedPoll = async (retryAfterSeconds: number) => {
+      await control('PUT', '/faults', {
+        operation: 'GetSession',
+        rateLimitRate: 1,
+        retryAfterSeconds,
+        count: 1,
+      });
+      // The second attempt is the first poll that calls the service.
+      const env = new MockActivityEnvironment({ attempt: 2 });
+      const error: unknown = await env
+        .run((plan: Parameters<typeof activities.pollSession>[0]) => activities.pollSession(plan), {
+          sessionId: created.sessionId,
+          initialMs: 2_000,
+          maxMs: 2_000,
+        })
+        .catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(ApplicationFailure);
+      return error as ApplicationFailure;
+    };
+    const long = await refusedPoll(7);
+    expect(long.type).toBe(SESSION_RUNNING);
+    expect(long.nextRetryDelay).toBe(7_000);
+    // No Retry-After worth waiting: the session's own interval, not an immediate poll.
+    const short = await refusedPoll(0);
+    expect(short.nextRetryDelay).toBe(2_000);
+    await control('DELETE', '/faults');
+  });
 });

@@ -41,7 +41,8 @@ describe('the polling activity and its timeouts', () => {
     await response.body.dump();
   };
 
-  it('heartbeats during a slow GetSession and fails with TimeoutError, not a heartbeat timeout', async () => {
+  /** The activities, and a session that runs until told otherwise. */
+  const runningSession = async () => {
     const activities = createActivities(await localActivityDeps(dataDir, identity));
     await control('PUT', '/script', { outcome: 'manual' });
     const created = await identity.sessions.createDirectProviderSession({
@@ -49,6 +50,11 @@ describe('the polling activity and its timeouts', () => {
       provider: 'yoti',
       capabilities: ['DeeplinkToMobile', 'PollResult', 'RefreshStepContent'],
     });
+    return { activities, created };
+  };
+
+  it('heartbeats during a slow GetSession and fails with TimeoutError, not a heartbeat timeout', async () => {
+    const { activities, created } = await runningSession();
     await control('PUT', '/faults', { operation: 'GetSession', latencyMs: 6_000, count: 1 });
     const env = new MockActivityEnvironment();
     let heartbeats = 0;
@@ -66,13 +72,7 @@ describe('the polling activity and its timeouts', () => {
   }, 20_000);
 
   it('polls again after the session’s own interval or the service’s Retry-After, whichever is later, when refused (429)', async () => {
-    const activities = createActivities(await localActivityDeps(dataDir, identity));
-    await control('PUT', '/script', { outcome: 'manual' });
-    const created = await identity.sessions.createDirectProviderSession({
-      verificationProfileId: emulator.verificationProfiles[0]?.id ?? '',
-      provider: 'yoti',
-      capabilities: ['DeeplinkToMobile', 'PollResult', 'RefreshStepContent'],
-    });
+    const { activities, created } = await runningSession();
     const refusedPoll = async (retryAfterSeconds: number) => {
       await control('PUT', '/faults', {
         operation: 'GetSession',

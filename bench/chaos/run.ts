@@ -4,7 +4,7 @@
 // one planned outcome and nothing may be left live, readable or running. Prints the counts and
 // exits 1 when any is off.
 import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { cpus, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Client, Connection, WorkflowNotFoundError } from '@temporalio/client';
@@ -21,6 +21,7 @@ import { freePort } from '../../workers/dev/free-port';
 import { type DevServer, startDevServer } from '../../workers/dev/temporal-dev-server';
 import { inLanes } from '../receiver/deliveries';
 import { spawnWorker, type WorkerProcess } from '../scale/stack';
+import { recordSection } from '../support/record';
 
 type Plan = 'succeeds' | 'fails' | 'cancelled' | 'times-out';
 /** How long one start (or one ask for its step) may take before the run goes on without it. */
@@ -252,6 +253,7 @@ async function main(): Promise<number> {
       seconds: Math.round((Date.now() - stamp) / 1000),
     };
     process.stdout.write(`chaos: ${JSON.stringify(counts)}\n`);
+    recordSection('chaos', chaosSection(counts));
     const off = [
       counts.asPlanned !== counts.verifications && 'an outcome other than planned, or more than one close',
       counts.live !== 0 && 'sessions left live at the service',
@@ -268,6 +270,33 @@ async function main(): Promise<number> {
     await server.stop();
     await rm(dataDir, { recursive: true, force: true });
   }
+}
+
+/** The run's counts as docs/benchmarks.md's `chaos` section. */
+function chaosSection(counts: {
+  verifications: number;
+  asPlanned: number;
+  byStatus: Record<string, number>;
+  sessions: number;
+  orphans: number;
+  live: number;
+  holdingIdentity: number;
+  running: number;
+  workerKills: number;
+  seconds: number;
+}): string {
+  const statuses = Object.entries(counts.byStatus)
+    .map(([status, count]) => `${count} ${status}`)
+    .join(', ');
+  return [
+    '## npm run chaos: verifications under faults, killed workers and a Temporal restart',
+    '',
+    `Run: \`npm run chaos\` (\`CHAOS_VERIFICATIONS=${counts.verifications}\`), ${new Date().toISOString().slice(0, 10)}, Node ${process.version}, ${cpus().length} cores, ${Math.round(totalmem() / 2 ** 30)} GiB. Half the users finish, the rest fail, are cancelled or time out (90 s) in equal parts. The emulator answers 10 % of calls 5xx and 5 % 429 and drops 5 % of connections, and loses 30 % of create answers; the worker process (\`idv worker\`, default budget) is SIGKILLed ${counts.workerKills} times (once during the starts) and Temporal's dev server is stopped and started again once on its SQLite file.`,
+    '',
+    '| verifications | as planned, one close each | outcomes | sessions created | of them duplicates of lost create answers | left live | holding identity | workflows still running | wall s |',
+    '| --- | --- | --- | --- | --- | --- | --- | --- | --- |',
+    `| ${counts.verifications} | ${counts.asPlanned} | ${statuses} | ${counts.sessions} | ${counts.orphans} | ${counts.live} | ${counts.holdingIdentity} | ${counts.running} | ${counts.seconds} |`,
+  ].join('\n');
 }
 
 main().then(

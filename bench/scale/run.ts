@@ -179,7 +179,7 @@ async function main(): Promise<void> {
       '|---|---|---|---|---|---|---|---|---|',
       `| ${open.count} | ${cell(open.startSeconds)} | ${cell(open.rssMiB)} | ${cell(open.peakRssMiB)} | ${cell(open.idleCpuPercent)} | ${cell(open.idleCallsPerMinute)} | ${open.busiestSecond} | ${OPEN_RATE} | ${cell(open.drainSeconds)} |`,
       '',
-      `Idle calls are bounded by the budget, not by the number of open verifications: each waiting session is polled about every ${cell(open.count / (OPEN_RATE * 0.8))} s (${open.count} sessions over 80 % of ${OPEN_RATE} calls/s).`,
+      `Idle calls are bounded by the budget, not by the number of open verifications: each waiting session is polled about every ${cell(open.count / ((OPEN_RATE / 1.1) * 0.8))} s (${open.count} sessions over 80 % of the ${OPEN_RATE} calls per 1.1 s window).`,
       '',
       `### Instant users: orchestration cost per verification (${INSTANT} each, 50 at a time)`,
       '',

@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { randomBytes, randomInt } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -97,7 +97,10 @@ export function useVerificationStack(
 
   beforeAll(async () => {
     const address = harnessValue(harnessEnv.temporalAddress);
-    const emulator = await startEmulator({ seed: 11, ...emulatorOptions });
+    // A seed of its own: the emulator's ids come from it, and session ids name workflows
+    // (`idv-redact-<session>`) on the dev server every test file shares. With one seed for all,
+    // a redaction left waiting by one file took the id of another file's first session.
+    const emulator = await startEmulator({ seed: randomInt(1, 2 ** 31), ...emulatorOptions });
     const dataDir = await mkdtemp(join(tmpdir(), 'idv-e2e-'));
     const taskQueue = uniqueTaskQueue('verify');
     nativeConnection = await NativeConnection.connect({ address });

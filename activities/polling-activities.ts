@@ -42,12 +42,10 @@ export function pollingActivities(deps: ActivityDeps) {
   const budget = deps.identity.budget;
   /** Ends this attempt; Temporal runs the next one (the next poll) after the delay, no slot held meanwhile. */
   const pollAgain = (sessionId: string, ownMs: number, reason: string): never => {
-    // A cancelled attempt (a redirect check, a cancel or the deadline took over) registers nothing.
-    const cancelled = Context.current().cancellationSignal.aborted;
     throw ApplicationFailure.create({
       type: SESSION_RUNNING,
       message: reason,
-      nextRetryDelay: budget && !cancelled ? budget.pollDelayMs(sessionId, ownMs) : ownMs,
+      nextRetryDelay: budget ? budget.pollDelayMs(sessionId, ownMs) : ownMs,
       category: ApplicationFailureCategory.BENIGN,
     });
   };

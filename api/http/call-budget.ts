@@ -6,7 +6,7 @@ export type CallPriority = 'first' | 'poll';
 
 /** Calls per second a worker makes to the identity service unless configured otherwise (`IDV_API_RATE`). */
 export const DEFAULT_API_RATE = 25;
-/** The longest pause a 429 imposes, whatever its `Retry-After` says (the next 429 pauses again). */
+/** The longest pause 429s impose, whatever their `Retry-After` says. */
 export const MAX_PAUSE_MS = 60_000;
 /** The longest delay between two polls of a session the budget asks for. */
 export const MAX_POLL_DELAY_MS = 10 * 60_000;
@@ -15,21 +15,26 @@ export const MAX_POLL_DELAY_MS = 10 * 60_000;
  * {@link REFUSAL_WINDOW_MS} (at least {@link MIN_REFUSALS} 429s, or nothing changes: its call
  * waits out its own `Retry-After`):
  * - at least this share of the calls refused: the process is over the service's limit; every call
- *   pauses until `Retry-After` and the limit is halved;
- * - fewer: the process may be a little over (or the refusals are another client's burst, a
- *   fault): the limit eases by one call per second, once per window, down to
+ *   pauses until the longest `Retry-After` of the window and the limit is halved. The window's
+ *   429s are then forgotten (its calls still count), and 429s of calls sent before the halving
+ *   are not counted: one overload halves once for what it refused;
+ * - fewer: the process may be a little over, as easing to 80 % would fix (or the refusals are
+ *   another client's burst, a fault): the ceiling of the limit eases by one call per second, once per window, down to
  *   {@link EASE_FLOOR} of the configured rate, so that passing refusals cannot collapse it
- *   (halving on each of 5 % of 429s held 25/s near 1/s).
- * The counts start again after each tightening: the refusals that caused it do not cause another,
- * nor do those of the calls already sent (the 429s of the next second).
+ *   (halving on each of 5 % of 429s held 25/s near 1/s). The ceiling grows back by one per
+ *   window without a 429.
+ * After a halving the limit grows back to the ceiling by a tenth of the rate every
+ * `recoverEveryMs`.
  */
-export const OVERLOAD_SHARE = 0.1;
+export const OVERLOAD_SHARE = 0.2;
 /** See {@link OVERLOAD_SHARE}. */
 export const MIN_REFUSALS = 3;
 /** See {@link OVERLOAD_SHARE}. */
 export const REFUSAL_WINDOW_MS = 10_000;
 /** See {@link OVERLOAD_SHARE}. */
 export const EASE_FLOOR = 0.8;
+/** How long a session seen done is remembered, so that a poll attempt under way then does not count it again. */
+const ENDED_MEMORY_MS = MAX_POLL_DELAY_MS;
 /** The counts of {@link REFUSAL_WINDOW_MS} are kept per this many ms. */
 const REFUSAL_BUCKET_MS = 100;
 
@@ -39,7 +44,7 @@ export interface CallBudgetOptions {
   callsPerSecond: number;
   /** Share of the budget the fair poll interval plans for (0 to 1); the rest stays free for `first` calls. @default 0.8 */
   pollShare?: number;
-  /** After 429s tightened it (see {@link OVERLOAD_SHARE}), the limit grows back by a tenth of `callsPerSecond` this often without another tightening. @default 5_000 */
+  /** After 429s halved it (see {@link OVERLOAD_SHARE}), the limit grows back by a tenth of `callsPerSecond` this often without another halving. @default 5_000 */
   recoverEveryMs?: number;
   /** A monotonic clock in ms (a wall clock stepping back would stall every call). @default performance.now */
   now?: () => number;
@@ -57,6 +62,13 @@ export interface CallBudgetStats {
   waiting: number;
   /** Calls granted since the start. */
   granted: number;
+}
+
+/** Calls granted and 429s in a stretch of time, and the longest `Retry-After` of those 429s. */
+interface Counts {
+  granted: number;
+  refused: number;
+  retryAfterMs: number;
 }
 
 interface Waiter {
@@ -78,7 +90,7 @@ const RETURN_GRACE_MS = 30_000;
 
 /**
  * A per-process limit on calls per second to a service, shared by every caller: at most
- * `limit` calls start in any one-second window (a sliding window, so no burst doubles it),
+ * `limit` calls start in any window of 1.1 s (a sliding window, so no burst doubles it),
  * `first` calls are granted before polls, and 429s tighten the limit for a while (see
  * {@link OVERLOAD_SHARE}). It also spreads polls fairly: {@link pollDelayMs} stretches each
  * session's interval so that all the sessions polled through this process fit in its budget.
@@ -96,14 +108,20 @@ export class CallBudget {
   readonly #sessions = new Map<string, number>();
   #limit: number;
   #pausedUntil = 0;
-  /** Since when the limit grows back (the last 429, then each step of growth). */
+  /** Since when the limit grows back (the last halving, then each step of growth). */
   #recoveringSince = 0;
+  /** The highest the limit may grow back to: the rate, eased by passing 429s. */
+  #ceiling: number;
+  /** Since when the ceiling grows back (the last 429, then each step of growth). */
+  #ceilingSince = Number.NEGATIVE_INFINITY;
+  /** Sessions seen done, and when: not registered again by a poll attempt that was under way. */
+  readonly #ended = new Map<string, number>();
   #timer: NodeJS.Timeout | undefined;
   #timerAt = Number.POSITIVE_INFINITY;
   #prunedAt = 0;
   #granted = 0;
   /** Calls granted and 429s, per {@link REFUSAL_BUCKET_MS}, over the last {@link REFUSAL_WINDOW_MS}. */
-  readonly #answers = new Map<number, { granted: number; refused: number }>();
+  readonly #answers = new Map<number, Counts>();
   #easedAt = Number.NEGATIVE_INFINITY;
   #tightenedAt = Number.NEGATIVE_INFINITY;
 
@@ -116,6 +134,7 @@ export class CallBudget {
     if (!(recoverEveryMs >= 1)) throw new RangeError('recoverEveryMs must be at least 1');
     this.#rate = Math.floor(options.callsPerSecond);
     this.#limit = this.#rate;
+    this.#ceiling = this.#rate;
     this.#pollShare = pollShare;
     this.#recoverEveryMs = recoverEveryMs;
     this.#now = options.now ?? (() => performance.now());
@@ -162,32 +181,43 @@ export class CallBudget {
   }
 
   /**
-   * The service answered 429: tightens the limit when the 429s of the last
-   * {@link REFUSAL_WINDOW_MS} call for it (see {@link OVERLOAD_SHARE}). Over the service's limit,
-   * no call starts before `retryAfterMs` (a second without it, a minute at the most) and the
-   * limit is halved. The limit grows back while no tightening comes.
+   * The service answered 429 to a call granted at `sentAt` (see {@link now}; a second ago when
+   * not given): tightens the limit when the 429s of the last {@link REFUSAL_WINDOW_MS} call for it
+   * (see {@link OVERLOAD_SHARE}). Over the service's limit, no call starts before the window's
+   * longest `retryAfterMs` (a second without one, a minute at the most) and the limit is halved.
    */
-  throttled(retryAfterMs: number | undefined): void {
+  throttled(retryAfterMs: number | undefined, sentAt?: number): void {
     const now = this.#now();
     this.#recover(now);
-    // The 429s of calls sent before a tightening, arriving within a second of it, say nothing new.
-    if (now - this.#tightenedAt < SECOND_MS) return;
-    this.#bucket(now).refused += 1;
-    const { granted, refused } = this.#counts(now);
-    if (refused < MIN_REFUSALS) return;
-    if (refused >= OVERLOAD_SHARE * granted) {
-      const pauseMs = Math.min(MAX_PAUSE_MS, Math.max(0, retryAfterMs ?? SECOND_MS));
+    // A call sent before the last halving was refused for the overload that caused it.
+    if ((sentAt ?? now - SECOND_MS) <= this.#tightenedAt) return;
+    const bucket = this.#bucket(now);
+    bucket.refused += 1;
+    bucket.retryAfterMs = Math.max(bucket.retryAfterMs, retryAfterMs ?? SECOND_MS);
+    this.#ceilingSince = now;
+    const counts = this.#counts(now);
+    if (counts.refused < MIN_REFUSALS) return;
+    if (counts.refused >= OVERLOAD_SHARE * counts.granted) {
+      const pauseMs = Math.min(MAX_PAUSE_MS, Math.max(0, counts.retryAfterMs));
       this.#pausedUntil = Math.max(this.#pausedUntil, now + pauseMs);
       this.#limit = Math.max(1, Math.floor(this.#limit / 2));
-    } else {
-      if (now - this.#easedAt < REFUSAL_WINDOW_MS) return;
+      for (const each of this.#answers.values()) {
+        each.refused = 0;
+        each.retryAfterMs = 0;
+      }
+      this.#tightenedAt = now;
+      this.#recoveringSince = now;
+      this.#schedule();
+    } else if (now - this.#easedAt >= REFUSAL_WINDOW_MS) {
       this.#easedAt = now;
-      this.#limit = Math.max(Math.min(this.#limit, Math.floor(this.#rate * EASE_FLOOR)), this.#limit - 1, 1);
+      this.#ceiling = Math.max(Math.floor(this.#rate * EASE_FLOOR), this.#ceiling - 1, 1);
+      this.#limit = Math.min(this.#limit, this.#ceiling);
     }
-    this.#answers.clear();
-    this.#tightenedAt = now;
-    this.#recoveringSince = now;
-    this.#schedule();
+  }
+
+  /** The budget's clock (monotonic ms): a call's turn, to hand to {@link throttled}. */
+  now(): number {
+    return this.#now();
   }
 
   /** How long every call is paused still (after 429s said the process was over the limit). */
@@ -204,20 +234,23 @@ export class CallBudget {
   pollDelayMs(sessionId: string, ownIntervalMs: number): number {
     const now = this.#now();
     this.#prune(now);
+    const ended = this.#ended.has(sessionId);
     // From the configured rate, not the limit in force: a delay is held at the server long after
     // a 429's halving has grown back; the pause and the window enforce the limit meanwhile. The
     // window grants `rate` per 1.1 s: the share is of what it grants in a second.
     const share = ((this.#rate * SECOND_MS) / WINDOW_MS) * this.#pollShare;
-    const sessions = this.#sessions.size + (this.#sessions.has(sessionId) ? 0 : 1);
+    const sessions = this.#sessions.size + (this.#sessions.has(sessionId) || ended ? 0 : 1);
     const fair = Math.min(MAX_POLL_DELAY_MS, (sessions / share) * SECOND_MS);
     const delay = Math.round(Math.max(ownIntervalMs, fair));
-    this.#sessions.set(sessionId, now + delay);
+    // A session seen done (by a check or a cancel while this poll was under way) stays forgotten.
+    if (!ended) this.#sessions.set(sessionId, now + delay);
     return delay;
   }
 
-  /** The session needs no more polls (it ended). */
+  /** The session needs no more polls (it ended): it no longer counts, nor will it again. */
   forget(sessionId: string): void {
     this.#sessions.delete(sessionId);
+    this.#ended.set(sessionId, this.#now());
   }
 
   stats(): CallBudgetStats {
@@ -285,37 +318,51 @@ export class CallBudget {
   }
 
   /** The counts of now's bucket, dropping the buckets that left {@link REFUSAL_WINDOW_MS}. */
-  #bucket(now: number): { granted: number; refused: number } {
+  #bucket(now: number): Counts {
     const at = Math.floor(now / REFUSAL_BUCKET_MS);
     let bucket = this.#answers.get(at);
     if (!bucket) {
       for (const old of this.#answers.keys())
         if (old <= at - REFUSAL_WINDOW_MS / REFUSAL_BUCKET_MS) this.#answers.delete(old);
-      bucket = { granted: 0, refused: 0 };
+      bucket = { granted: 0, refused: 0, retryAfterMs: 0 };
       this.#answers.set(at, bucket);
     }
     return bucket;
   }
 
-  /** Calls granted and 429s in the last {@link REFUSAL_WINDOW_MS} (to a bucket). */
-  #counts(now: number): { granted: number; refused: number } {
+  /** Calls granted, 429s and their longest `Retry-After` in the last {@link REFUSAL_WINDOW_MS} (to a bucket). */
+  #counts(now: number): Counts {
     const since = Math.floor(now / REFUSAL_BUCKET_MS) - REFUSAL_WINDOW_MS / REFUSAL_BUCKET_MS;
-    let granted = 0;
-    let refused = 0;
+    const total: Counts = { granted: 0, refused: 0, retryAfterMs: 0 };
     for (const [at, counts] of this.#answers)
       if (at > since) {
-        granted += counts.granted;
-        refused += counts.refused;
+        total.granted += counts.granted;
+        total.refused += counts.refused;
+        total.retryAfterMs = Math.max(total.retryAfterMs, counts.retryAfterMs);
       }
-    return { granted, refused };
+    return total;
   }
 
-  /** The limit grows back by a tenth of the rate per period without a 429. */
+  /**
+   * The ceiling grows back by one per {@link REFUSAL_WINDOW_MS} without a 429; the limit grows
+   * back to it by a tenth of the rate per `recoverEveryMs` without a halving.
+   */
   #recover(now: number): void {
-    if (this.#limit >= this.#rate) return;
+    if (this.#ceiling < this.#rate) {
+      const steps = Math.floor((now - this.#ceilingSince) / REFUSAL_WINDOW_MS);
+      if (steps > 0) {
+        this.#ceiling = Math.min(this.#rate, this.#ceiling + steps);
+        this.#ceilingSince += steps * REFUSAL_WINDOW_MS;
+      }
+    }
+    if (this.#limit >= this.#ceiling) {
+      this.#limit = this.#ceiling;
+      this.#recoveringSince = Math.max(this.#recoveringSince, now - this.#recoverEveryMs);
+      return;
+    }
     const periods = Math.floor((now - this.#recoveringSince) / this.#recoverEveryMs);
     if (periods <= 0) return;
-    this.#limit = Math.min(this.#rate, this.#limit + periods * Math.max(1, Math.ceil(this.#rate / 10)));
+    this.#limit = Math.min(this.#ceiling, this.#limit + periods * Math.max(1, Math.ceil(this.#rate / 10)));
     this.#recoveringSince += periods * this.#recoverEveryMs;
   }
 
@@ -323,6 +370,8 @@ export class CallBudget {
   #prune(now: number): void {
     if (now - this.#prunedAt < WINDOW_MS) return;
     this.#prunedAt = now;
+    for (const [sessionId, endedAt] of this.#ended)
+      if (endedAt + ENDED_MEMORY_MS < now) this.#ended.delete(sessionId);
     for (const [sessionId, returnsAt] of this.#sessions)
       if (returnsAt + RETURN_GRACE_MS < now) this.#sessions.delete(sessionId);
   }

@@ -214,6 +214,7 @@ export class HttpCore {
 
   /** Sends the request; an error status becomes its typed error, a transport failure too. */
   async #send(spec: SendSpec): Promise<{ response: Dispatcher.ResponseData; contentType?: string }> {
+    let sentAt: number | undefined;
     if (this.#budget) {
       const maxWaitMs = spec.budgetWaitMs ?? FIRST_CALL_WAIT_MS;
       const turn = await this.#budget.acquire(spec.priority ?? 'first', { signal: spec.signal, maxWaitMs });
@@ -223,6 +224,7 @@ export class HttpCore {
           operation: spec.operation,
           retryAfterMs: Math.max(1_000, this.#budget.pausedForMs()),
         });
+      sentAt = this.#budget.now();
     }
     const hasBody = spec.body !== undefined;
     let response: Dispatcher.ResponseData;
@@ -245,7 +247,7 @@ export class HttpCore {
     }
     this.#onCall?.({ operation: spec.operation, status: response.statusCode });
     if (response.statusCode === 429)
-      this.#budget?.throttled(parseRetryAfter(response.headers['retry-after']));
+      this.#budget?.throttled(parseRetryAfter(response.headers['retry-after']), sentAt);
     const contentType = header(response.headers['content-type']);
     if (response.statusCode >= 400) {
       const bodyText = await readText(spec, response, 'error body', this.#maxBodyBytes);

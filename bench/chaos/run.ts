@@ -261,6 +261,17 @@ async function main(): Promise<number> {
       counts.running !== 0 && 'workflows still running',
     ].filter(Boolean);
     for (const problem of off) say(`OFF: ${String(problem)}`);
+    if (counts.running > 0)
+      for await (const left of client.workflow.list({
+        query: `TaskQueue = '${taskQueue}' AND ExecutionStatus = 'Running'`,
+        pageSize: 10,
+      })) {
+        const { raw } = await client.workflow.getHandle(left.workflowId).describe();
+        const pending = (raw.pendingActivities ?? []).map(
+          (activity) => `${activity.activityType?.name ?? '?'} attempt ${activity.attempt ?? '?'}`,
+        );
+        say(`still running: ${left.type} ${left.workflowId} ${pending.join(', ')}`);
+      }
     // A run that went wrong prints its counts but does not replace the recorded figures.
     if (off.length === 0) recordSection('chaos', chaosSection(counts));
     return off.length === 0 ? 0 : 1;

@@ -261,6 +261,7 @@ async function main(): Promise<number> {
       counts.running !== 0 && 'workflows still running',
     ].filter(Boolean);
     for (const problem of off) say(`OFF: ${String(problem)}`);
+    let named = 0;
     if (counts.running > 0)
       for await (const left of client.workflow.list({
         query: `TaskQueue = '${taskQueue}' AND ExecutionStatus = 'Running'`,
@@ -271,6 +272,8 @@ async function main(): Promise<number> {
           (activity) => `${activity.activityType?.name ?? '?'} attempt ${activity.attempt ?? '?'}`,
         );
         say(`still running: ${left.type} ${left.workflowId} ${pending.join(', ')}`);
+        named += 1;
+        if (named >= 10) break;
       }
     // A run that went wrong prints its counts but does not replace the recorded figures.
     if (off.length === 0) recordSection('chaos', chaosSection(counts));

@@ -26,6 +26,8 @@ import { recordSection } from '../support/record';
 type Plan = 'succeeds' | 'fails' | 'cancelled' | 'times-out';
 /** How long one start (or one ask for its step) may take before the run goes on without it. */
 const START_WAIT_MS = 3 * 60_000;
+/** How long the run waits, once every outcome is in and the faults are gone, for nothing to run. */
+const RUNNING_WAIT_MS = 8 * 60_000;
 /** How long one cancel waits for its answer before it is sent again. */
 const CANCEL_ATTEMPT_MS = 30_000;
 
@@ -233,7 +235,9 @@ async function main(): Promise<number> {
     await control('DELETE', '/faults');
     const running = async () =>
       (await client.workflow.count(`TaskQueue = '${taskQueue}' AND ExecutionStatus = 'Running'`)).count;
-    const deadline = Date.now() + 5 * 60_000;
+    // An orphan sweep that failed under the faults waits up to 5 minutes between attempts (its
+    // retry policy): once the faults are gone, each has its next attempt within that, then lists.
+    const deadline = Date.now() + RUNNING_WAIT_MS;
     while ((await running()) > 0 && Date.now() < deadline) await sleep(1_000);
     const sessions = [...emulator.store.sessions.values()];
     const counts = {

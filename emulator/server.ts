@@ -109,9 +109,12 @@ export class EmulatorHttpServer {
       if (!principal) return send(response, problemReply(problem(401)), 0);
       context.principal = principal;
       this.store.count(route.operation, params.sessionId);
-      const fault = this.faults.decide(route.operation);
+      const named = params.sessionId === undefined ? undefined : this.store.session(params.sessionId);
+      const fault = this.faults.decide(route.operation, named?.outcome.done);
       if (fault.latencyMs > 0) await delay(fault.latencyMs);
       if (fault.kind === 'drop') return void response.socket?.destroy();
+      // Carried out whether or not the client still waits; answered only if it does.
+      if (fault.kind === 'late') await delay(fault.lateMs);
       if (fault.kind === 'drop-response') {
         await this.#run(route, context);
         return void response.socket?.destroy();

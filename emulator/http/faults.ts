@@ -16,6 +16,19 @@ export interface FaultSpec {
   dropRate?: number;
   /** Share of requests that are carried out but whose answer is lost (connection destroyed). */
   dropResponseRate?: number;
+  /**
+   * Share of requests carried out late: `lateMs` after they arrived, whatever became of their
+   * client meanwhile (a create that lands after the client's answer timeout, or after it gave
+   * up), then answered if the connection is still open.
+   */
+  lateRate?: number;
+  /** How late those requests are carried out. @default 10_000 */
+  lateMs?: number;
+  /**
+   * The fault touches only requests that name a session which is already done (CancelSession of
+   * a finished session answered 409, say); others pass untouched and count for nothing.
+   */
+  whenSessionDone?: boolean;
   /** The body is sent in two parts this far apart. */
   slowBodyMs?: number;
   /**
@@ -36,6 +49,7 @@ export type FaultDecision =
   | { kind: 'none'; latencyMs: number; slowBodyMs: number; mergeBody?: Record<string, unknown> }
   | { kind: 'drop'; latencyMs: number }
   | { kind: 'drop-response'; latencyMs: number }
+  | { kind: 'late'; latencyMs: number; lateMs: number }
   | { kind: 'error'; latencyMs: number; status: number; detail?: string }
   | { kind: 'rate-limit'; latencyMs: number; retryAfterSeconds: number };
 
@@ -75,8 +89,11 @@ export class FaultInjector {
     return Object.fromEntries([...this.#faults].map(([operation, fault]) => [operation, fault.spec]));
   }
 
-  /** Decides the fate of one request of `operation`. */
-  decide(operation: string): FaultDecision {
+  /**
+   * Decides the fate of one request of `operation`; `sessionDone` says whether the session the
+   * request names is done (undefined: it names none, or an unknown one).
+   */
+  decide(operation: string, sessionDone?: boolean): FaultDecision {
     const key = this.#faults.has(operation) ? operation : '*';
     const fault = this.#faults.get(key);
     if (!fault) return { kind: 'none', latencyMs: 0, slowBodyMs: 0 };
@@ -84,6 +101,7 @@ export class FaultInjector {
       this.#faults.delete(key);
       return { kind: 'none', latencyMs: 0, slowBodyMs: 0 };
     }
+    if (fault.spec.whenSessionDone && sessionDone !== true) return { kind: 'none', latencyMs: 0, slowBodyMs: 0 };
     if (fault.skipping > 0) {
       fault.skipping -= 1;
       return { kind: 'none', latencyMs: 0, slowBodyMs: 0 };
@@ -94,10 +112,12 @@ export class FaultInjector {
     const roll = this.#random.next();
     const drop = spec.dropRate ?? 0;
     const dropResponse = drop + (spec.dropResponseRate ?? 0);
-    const error = dropResponse + (spec.errorRate ?? 0);
+    const late = dropResponse + (spec.lateRate ?? 0);
+    const error = late + (spec.errorRate ?? 0);
     const limited = error + (spec.rateLimitRate ?? 0);
     if (roll < drop) return { kind: 'drop', latencyMs };
     if (roll < dropResponse) return { kind: 'drop-response', latencyMs };
+    if (roll < late) return { kind: 'late', latencyMs, lateMs: spec.lateMs ?? 10_000 };
     if (roll < error)
       return {
         kind: 'error',

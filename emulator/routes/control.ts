@@ -101,11 +101,12 @@ function parseFault(body: Record<string, unknown>): { operation: string; spec: F
     'count',
     'skip',
     'durationMs',
+    'lateMs',
   ] as const) {
     const value = nonNegative(body, name, errors);
     if (value !== undefined) spec[name] = value;
   }
-  for (const name of ['errorRate', 'rateLimitRate', 'dropRate', 'dropResponseRate'] as const) {
+  for (const name of ['errorRate', 'rateLimitRate', 'dropRate', 'dropResponseRate', 'lateRate'] as const) {
     const value = nonNegative(body, name, errors);
     if (value !== undefined && value > 1) errors[name] = [`${name} must be between 0 and 1.`];
     if (value !== undefined) spec[name] = value;
@@ -114,6 +115,10 @@ function parseFault(body: Record<string, unknown>): { operation: string; spec: F
     if (typeof body.errorDetail === 'string' && body.errorDetail.length <= 1_000)
       spec.errorDetail = body.errorDetail;
     else errors.errorDetail = ['errorDetail must be a string of at most 1000 characters.'];
+  }
+  if (body.whenSessionDone !== undefined) {
+    if (typeof body.whenSessionDone === 'boolean') spec.whenSessionDone = body.whenSessionDone;
+    else errors.whenSessionDone = ['whenSessionDone must be true or false.'];
   }
   if (body.mergeBody !== undefined) {
     if (typeof body.mergeBody === 'object' && body.mergeBody !== null && !Array.isArray(body.mergeBody))

@@ -1,9 +1,18 @@
 import { createIdentityClient } from '../../api/identity/identity-client';
-import { NetworkError, RateLimitedError, ServerError } from '../../api/http/errors';
+import { ConflictError, NetworkError, RateLimitedError, ServerError, TimeoutError } from '../../api/http/errors';
+import { eventually } from '../harness/eventually';
+import { testProviderRequest } from '../harness/requests';
 import { call, useEmulator } from './wire';
 
 describe('emulator fault injection', () => {
   const emulator = useEmulator();
+  const createRequest = () => {
+    const { reference: _, ...request } = testProviderRequest(
+      'unused',
+      emulator().verificationProfiles[0]?.id ?? '',
+    );
+    return { ...request, providerInput: request.providerInput as Record<string, unknown> };
+  };
   const setFault = (body: unknown) => call(emulator(), 'PUT', '/_emulator/faults', { key: null, body });
   afterEach(async () => {
     await call(emulator(), 'DELETE', '/_emulator/faults', { key: null });
@@ -73,6 +82,54 @@ describe('emulator fault injection', () => {
     expect((await call(emulator(), 'GET', '/api/v1/providers/nobody')).status).toBe(404);
     const invalid = await setFault({ mergeBody: [1] });
     expect(Object.keys(invalid.json.errors)).toEqual(['mergeBody']);
+  });
+
+  it('carries out a late request after its client gave up (a create that lands after the timeout)', async () => {
+    const client = createIdentityClient({
+      baseUrl: emulator().baseUrl,
+      apiKey: emulator().apiKeys[0] ?? '',
+      headersTimeoutMs: 1_000,
+      budget: 'unlimited',
+    });
+    try {
+      await setFault({ operation: 'CreateDirectProviderSession', lateRate: 1, lateMs: 3_000, count: 1 });
+      const before = emulator().store.sessions.size;
+      const request = createRequest();
+      await expect(client.sessions.createDirectProviderSession(request)).rejects.toBeInstanceOf(TimeoutError);
+      expect(emulator().store.sessions.size).toBe(before);
+      await eventually(
+        async () => (emulator().store.sessions.size === before + 1 ? true : undefined),
+        'the late create to land',
+        5_000,
+      );
+      // `count` spent: the next create is answered at once.
+      await expect(client.sessions.createDirectProviderSession(request)).resolves.toMatchObject({
+        sessionId: expect.any(String),
+      });
+    } finally {
+      await client.close();
+    }
+  });
+
+  it('touches only requests on finished sessions with whenSessionDone (a 409 for cancelling one)', async () => {
+    const client = createIdentityClient({
+      baseUrl: emulator().baseUrl,
+      apiKey: emulator().apiKeys[0] ?? '',
+      budget: 'unlimited',
+    });
+    try {
+      await setFault({ operation: 'CancelSession', errorRate: 1, errorStatus: 409, whenSessionDone: true });
+      const create = () => client.sessions.createDirectProviderSession(createRequest());
+      const finished = await create();
+      await call(emulator(), 'POST', `/_emulator/sessions/${finished.sessionId}/complete`, { key: null });
+      await expect(client.sessions.cancel(finished.sessionId)).rejects.toBeInstanceOf(ConflictError);
+      const live = await create();
+      await expect(client.sessions.cancel(live.sessionId)).resolves.toMatchObject({ done: true });
+      const invalid = await setFault({ whenSessionDone: 'yes' });
+      expect(Object.keys(invalid.json.errors)).toEqual(['whenSessionDone']);
+    } finally {
+      await client.close();
+    }
   });
 
   it('rejects an invalid fault with an errors map', async () => {

@@ -3,6 +3,7 @@ import { type IdentityClient } from '../api/identity/identity-client';
 import { type DataKeys } from '../codec/data-keys';
 import { type BlobStore } from '../stores/blob-store';
 import { type SessionVault } from '../stores/session-vault';
+import { type OrphanSettings } from './orphan-settings';
 import { type ResultLimits } from './result-limits';
 
 /** What the activities need; built once per worker. */
@@ -14,6 +15,8 @@ export interface ActivityDeps {
   dataKeys: DataKeys;
   /** Bounds of results fetching. @default defaultResultLimits */
   resultLimits?: Partial<ResultLimits>;
+  /** The orphan sweep's horizon. @default 24 hours */
+  orphans?: Partial<OrphanSettings>;
   /** The earlier agent platform; absent: the webhook registry's calls fail, saying so. */
   agent?: AgentPlatform;
 }

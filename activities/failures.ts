@@ -1,8 +1,10 @@
+import { Context } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
 import { ApiError } from '../api/http/errors';
 import { ResultsRefusedError } from './result-limits';
 import { DataKeyDestroyedError } from '../codec/data-keys';
 import { SessionSecretMissingError } from '../stores/session-vault';
+import { SessionDataDeletedError } from '../stores/blob-store';
 
 /**
  * The longest delay before a retry that a service's `Retry-After` may ask for: a longer one is
@@ -31,6 +33,7 @@ export function toActivityFailure(error: unknown): unknown {
   }
   if (
     error instanceof SessionSecretMissingError ||
+    error instanceof SessionDataDeletedError ||
     error instanceof ResultsRefusedError ||
     error instanceof DataKeyDestroyedError
   ) {
@@ -39,11 +42,17 @@ export function toActivityFailure(error: unknown): unknown {
   return error;
 }
 
-/** Runs an activity body, classifying its failure once. */
+/**
+ * Runs an activity body, classifying its failure once. An activity cancelled meanwhile reports
+ * the cancellation, whatever its aborted call threw, so the workflow (and the server) see it
+ * cancelled rather than failed and retried.
+ */
 export async function classified<T>(body: () => Promise<T>): Promise<T> {
   try {
     return await body();
   } catch (error) {
+    const { cancellationSignal } = Context.current();
+    if (cancellationSignal.aborted) throw cancellationSignal.reason ?? error;
     throw toActivityFailure(error);
   }
 }

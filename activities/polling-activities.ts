@@ -7,7 +7,7 @@ import { type ActivityDeps } from './deps';
 import { classified, MAX_RETRY_AFTER_MS } from './failures';
 import { stateOf } from './wire-views';
 
-/** How `awaitSessionOutcome` polls. */
+/** How `pollSession` polls. */
 export interface PollingPlan {
   sessionId: string;
   /** First interval; also the interval right after the user came back. */
@@ -16,23 +16,11 @@ export interface PollingPlan {
   maxMs: number;
 }
 
-/** What `awaitSessionOutcome` learned. */
+/** What `pollSession` learned. */
 export interface PolledOutcome {
   state: NormalisedSessionState;
   polls: number;
 }
-
-interface PollProgress {
-  polls: number;
-  intervalMs: number;
-}
-
-/**
- * How often the poll heartbeats, whatever it is doing (sleeping, or waiting on a slow GetSession
- * whose own timeouts give a typed TimeoutError): the heartbeat timeout only detects a dead worker,
- * and a cancellation reaches the activity with the next heartbeat's answer.
- */
-export const POLL_HEARTBEAT_EVERY_MS = 2_000;
 
 /** How long a poll waits for a turn under the call budget before it gives the turn up. */
 export const POLL_BUDGET_WAIT_MS = 2_000;
@@ -91,44 +79,6 @@ export function pollingActivities(deps: ActivityDeps) {
         return { state, polls };
       }
       return pollAgain(plan.sessionId, pollIntervalMs(plan, polls), 'session running');
-    },
-
-    /**
-     * Before `pollSession` (runs started then still schedule it): polls GetSession until the
-     * session is done, with an interval that grows while the user is
-     * idle (bounded by `maxMs`), starting one interval after the call. Heartbeats carry the progress across retries; cancellation (the
-     * workflow restarting it after a redirect, or its deadline) interrupts the wait at once.
-     */
-    async awaitSessionOutcome(plan: PollingPlan): Promise<PolledOutcome> {
-      return await classified(async () => {
-        const context = Context.current();
-        const resumed = context.info.heartbeatDetails as PollProgress | undefined;
-        const progress: PollProgress = {
-          polls: resumed?.polls ?? 0,
-          intervalMs: resumed?.intervalMs ?? plan.initialMs,
-        };
-        const ticker = setInterval(() => context.heartbeat(progress), POLL_HEARTBEAT_EVERY_MS);
-        try {
-          // A fresh start follows a create or a check that just saw the session running: the first
-          // look is one interval later. A retried attempt looks at once (time may have passed).
-          if (!resumed) await context.sleep(progress.intervalMs);
-          for (;;) {
-            const state = stateOf(
-              await deps.identity.sessions.get(plan.sessionId, {
-                signal: context.cancellationSignal,
-                priority: 'poll',
-              }),
-            );
-            progress.polls += 1;
-            if (state.done) return { state, polls: progress.polls };
-            context.heartbeat(progress);
-            await context.sleep(progress.intervalMs);
-            progress.intervalMs = Math.min(plan.maxMs, Math.round(progress.intervalMs * 1.5));
-          }
-        } finally {
-          clearInterval(ticker);
-        }
-      });
     },
   };
 }

@@ -1,6 +1,6 @@
 import { createHash, type Hash } from 'node:crypto';
 import { Context } from '@temporalio/activity';
-import { attachmentAad, legacyDataKeyId, type Sealed } from '../domain/sealed';
+import { attachmentAad, type Sealed } from '../domain/sealed';
 import { type AttachmentRef, type ResultMode } from '../domain/verification';
 import { type ActivityDeps } from './deps';
 import { classified } from './failures';
@@ -15,8 +15,7 @@ export interface FetchedResults {
 
 /** Results: identity data and attachments. */
 export function resultActivities(deps: ActivityDeps) {
-  const signal = () => Context.current().cancellationSignal;
-  const limits = { ...defaultResultLimits, ...deps.resultLimits };
+  const fetch = resultsFetcher(deps);
   return {
     /**
      * GetSessionResult, and with `data+attachments` every attachment streamed into the blob
@@ -25,66 +24,76 @@ export function resultActivities(deps: ActivityDeps) {
     async fetchResults(args: {
       sessionId: string;
       mode: ResultMode;
-      /** Absent for runs started before data keys existed. */
-      dataKeyId?: string;
+      dataKeyId: string;
     }): Promise<FetchedResults> {
-      return await classified(async () => {
-        if (args.mode === 'none') return {};
-        // A run started before data keys existed gets one now, named after its workflow.
-        const dataKeyId =
-          args.dataKeyId ??
-          (await deps.dataKeys.create(
-            legacyDataKeyId(Context.current().info.workflowExecution?.workflowId ?? 'standalone'),
-          ));
-        const resultsAccessKey = await deps.vault.accessKey(args.sessionId);
-        const { identityData } = await deps.identity.sessions.getResult(args.sessionId, resultsAccessKey, {
-          signal: signal(),
-        });
-        if (!identityData) return {};
-        const { attachments: infos, ...fields } = identityData;
-        const identity = await deps.dataKeys.seal(
-          dataKeyId,
-          boundIdentity(fields, limits.maxIdentityFieldBytes),
-        );
-        if (args.mode !== 'data+attachments') return { identity };
-        if (infos.length > limits.maxAttachments)
-          throw new ResultsRefusedError(`${infos.length} attachments, more than ${limits.maxAttachments}`);
-        const tooLarge = infos.find((info) => info.sizeBytes > limits.maxAttachmentBytes);
-        if (tooLarge)
-          throw new ResultsRefusedError(
-            `attachment ${tooLarge.id} declares ${tooLarge.sizeBytes} bytes, more than ${limits.maxAttachmentBytes}`,
-          );
-        const attachments: AttachmentRef[] = [];
-        for (const info of infos) {
-          // Stored sealed under the data key (shredded with it); the reference describes the content.
-          const plain = { hash: createHash('sha256'), sizeBytes: 0 };
-          const store = async (content: AsyncIterable<Buffer>) => {
-            const sealed = await deps.dataKeys.sealStream(
-              dataKeyId,
-              attachmentAad(args.sessionId, info.id),
-              measured(ofDeclaredSize(content, info), plain),
-            );
-            return await deps.blobs.put(args.sessionId, info.id, sealed);
-          };
-          const { contentType, stored } = await deps.identity.sessions.downloadAttachment(
-            { sessionId: args.sessionId, attachmentId: info.id, resultsAccessKey, maxBytes: info.sizeBytes },
-            store,
-            { signal: signal() },
-          );
-          attachments.push({
-            id: info.id,
-            type: info.type,
-            contentType,
-            uri: stored.uri,
-            sha256: plain.hash.digest('hex'),
-            sizeBytes: plain.sizeBytes,
-          });
-          Context.current().heartbeat(attachments.length);
-        }
-        return { identity, attachments };
-      });
+      const context = Context.current();
+      const beat = setInterval(() => context.heartbeat(), RESULTS_HEARTBEAT_EVERY_MS);
+      try {
+        return await fetch(args);
+      } finally {
+        clearInterval(beat);
+      }
     },
   };
+}
+
+/** How often a results fetch heartbeats, whatever it waits on (a slow answer, a slow attachment). */
+const RESULTS_HEARTBEAT_EVERY_MS = 1_000;
+
+/** The results of a session, fetched and stored (see `fetchResults`). */
+function resultsFetcher(deps: ActivityDeps) {
+  const signal = () => Context.current().cancellationSignal;
+  const limits = { ...defaultResultLimits, ...deps.resultLimits };
+  return async (args: { sessionId: string; mode: ResultMode; dataKeyId: string }): Promise<FetchedResults> =>
+    await classified(async () => {
+      if (args.mode === 'none') return {};
+      const { dataKeyId } = args;
+      const resultsAccessKey = await deps.vault.accessKey(args.sessionId);
+      const { identityData } = await deps.identity.sessions.getResult(args.sessionId, resultsAccessKey, {
+        signal: signal(),
+      });
+      if (!identityData) return {};
+      const { attachments: infos, ...fields } = identityData;
+      const identity = await deps.dataKeys.seal(
+        dataKeyId,
+        boundIdentity(fields, limits.maxIdentityFieldBytes),
+      );
+      if (args.mode !== 'data+attachments') return { identity };
+      if (infos.length > limits.maxAttachments)
+        throw new ResultsRefusedError(`${infos.length} attachments, more than ${limits.maxAttachments}`);
+      const tooLarge = infos.find((info) => info.sizeBytes > limits.maxAttachmentBytes);
+      if (tooLarge)
+        throw new ResultsRefusedError(
+          `attachment ${tooLarge.id} declares ${tooLarge.sizeBytes} bytes, more than ${limits.maxAttachmentBytes}`,
+        );
+      const attachments: AttachmentRef[] = [];
+      for (const info of infos) {
+        // Stored sealed under the data key (shredded with it); the reference describes the content.
+        const plain = { hash: createHash('sha256'), sizeBytes: 0 };
+        const store = async (content: AsyncIterable<Buffer>) => {
+          const sealed = await deps.dataKeys.sealStream(
+            dataKeyId,
+            attachmentAad(args.sessionId, info.id),
+            measured(ofDeclaredSize(content, info), plain),
+          );
+          return await deps.blobs.put(args.sessionId, info.id, sealed);
+        };
+        const { contentType, stored } = await deps.identity.sessions.downloadAttachment(
+          { sessionId: args.sessionId, attachmentId: info.id, resultsAccessKey, maxBytes: info.sizeBytes },
+          store,
+          { signal: signal() },
+        );
+        attachments.push({
+          id: info.id,
+          type: info.type,
+          contentType,
+          uri: stored.uri,
+          sha256: plain.hash.digest('hex'),
+          sizeBytes: plain.sizeBytes,
+        });
+      }
+      return { identity, attachments };
+    });
 }
 
 /** The content as it passes, hashed and counted into `into`. */
@@ -110,8 +119,6 @@ async function* ofDeclaredSize(
   for await (const chunk of content) {
     size += chunk.length;
     if (size > info.sizeBytes) throw refused();
-    // A large attachment arriving slowly must not look like a stuck activity.
-    Context.current().heartbeat({ attachment: info.id, bytes: size });
     yield chunk;
   }
   if (size !== info.sizeBytes) throw refused();

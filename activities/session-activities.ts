@@ -1,11 +1,15 @@
 import { Context } from '@temporalio/activity';
+import { ApplicationFailure } from '@temporalio/common';
 import { ApiError, ValidationError } from '../api/http/errors';
 import { type NormalisedSessionState } from '../domain/session-status';
-import { isSealed } from '../domain/sealed';
 import { type NextStep, type VerificationInput } from '../domain/verification';
+import { cancelUnlessDone } from './end-session';
 import { type ActivityDeps } from './deps';
 import { classified } from './failures';
 import { stateOf, stepView } from './wire-views';
+
+/** The failure type of a create answered after its verification closed creation. */
+export const CREATION_CLOSED = 'CreationClosed';
 
 /** What `createSession` returns: no results access key (it stays in the vault). */
 export interface CreatedSession {
@@ -13,19 +17,30 @@ export interface CreatedSession {
   collectionMethod: string;
   nextStep: NextStep;
   /**
-   * True when an earlier attempt of this workflow was never settled by an answer (lost answer,
-   * timeout, 5xx, crash): it may have left an orphan session, to be swept.
+   * True when an orphan may exist: an attempt of this verification not settled by an answer
+   * (lost answer, timeout, 5xx, cancelled, crashed: the service may still carry it out), or a
+   * session claimed for it that it does not keep. The profile's sweep is then needed.
    */
   orphansPossible: boolean;
 }
 
+/** How often a create heartbeats while it waits for the service: a cancel reaches it in seconds. */
+export const CREATE_HEARTBEAT_EVERY_MS = 1_000;
+
 /**
- * A definitive answer: the service created nothing unclaimed (a 4xx refusal, or never sent). A
- * success answer that could not be read (malformed, too large) did create a session.
+ * A definitive answer: the service created nothing unclaimed (a 4xx refusal other than a
+ * timeout, or never sent). A success answer that could not be read (malformed, too large) did
+ * create a session.
  */
 function settles(error: unknown): boolean {
   if (error instanceof ValidationError) return true;
-  return error instanceof ApiError && error.status !== undefined && error.status >= 400 && error.status < 500;
+  return (
+    error instanceof ApiError &&
+    error.status !== undefined &&
+    error.status >= 400 &&
+    error.status < 500 &&
+    error.status !== 408
+  );
 }
 
 /** Session activities: create, check, refresh, native challenge, cancel. */
@@ -36,69 +51,91 @@ export function sessionActivities(deps: ActivityDeps) {
     if (state.done) deps.identity.budget?.forget(sessionId);
     return state;
   };
+  const create = async (input: VerificationInput): Promise<CreatedSession> => {
+    const workflowId = Context.current().info.workflowExecution?.workflowId ?? 'standalone';
+    const profileId = input.verificationProfileId;
+    // Opened first: a destroyed key (a verification redacted meanwhile) creates nothing.
+    const providerInput =
+      input.providerInput === undefined
+        ? undefined
+        : ((await deps.dataKeys.open(input.providerInput)) as Record<string, unknown>);
+    const attemptId = await deps.vault.recordCreateAttempt({
+      workflowId,
+      profileId,
+      startedAtMs: Date.now(),
+    });
+    let created;
+    try {
+      created = await deps.identity.sessions.createDirectProviderSession(
+        {
+          verificationProfileId: input.verificationProfileId,
+          provider: input.provider,
+          capabilities: input.capabilities,
+          fallbackToHostedUI: input.fallbackToHostedUI,
+          redirectUrl: input.redirectUrl,
+          browserLanguages: input.browserLanguages,
+          providerInput,
+        },
+        { signal: signal() },
+      );
+    } catch (error) {
+      await deps.vault.endCreateAttempt(profileId, attemptId, {
+        endedAtMs: Date.now(),
+        settled: settles(error),
+      });
+      throw error;
+    }
+    const claimed = await deps.vault.claim(created.sessionId, {
+      workflowId,
+      profileId,
+      resultsAccessKey: created.resultCollection.resultsAccessKey,
+      dataKeyId: input.dataKeyId,
+      collectionMethod: created.resultCollection.method,
+      nextStep: stepView(created.nextStep),
+    });
+    await deps.vault.endCreateAttempt(profileId, attemptId, {
+      endedAtMs: Date.now(),
+      settled: true,
+      sessionId: created.sessionId,
+    });
+    if ('closed' in claimed)
+      throw ApplicationFailure.create({
+        type: CREATION_CLOSED,
+        message: 'the verification ended before this create was answered: its session is swept',
+        nonRetryable: true,
+      });
+    const { kept } = claimed;
+    const attempts = await deps.vault.createAttempts(profileId, workflowId);
+    return {
+      ...kept,
+      orphansPossible:
+        kept.sessionId !== created.sessionId ||
+        attempts.some(
+          (attempt) =>
+            !attempt.settled || (attempt.sessionId !== undefined && attempt.sessionId !== kept.sessionId),
+        ),
+    };
+  };
   return {
     /**
-     * CreateDirectProviderSession. Each attempt is recorded before it is sent and settled when an
-     * answer says what became of it, so an attempt whose answer was lost is known to the orphan
-     * sweep (see `sweepOrphans`), whatever happens to the workflow afterwards.
+     * CreateDirectProviderSession. Each attempt is recorded before it is sent and ended by what
+     * became of it, so an attempt whose answer never came is known to the profile's sweep
+     * whenever the service carries it out. It heartbeats, so a cancel (the deadline, the
+     * caller) aborts it at once and the workflow waits until it has ended. The session is
+     * claimed through the vault: the first one claimed for the verification is the one it keeps,
+     * so an attempt that finds one kept already answers that one, and its own is swept.
      */
     async createSession(input: VerificationInput): Promise<CreatedSession> {
-      return await classified(async () => {
-        const workflowId = Context.current().info.workflowExecution?.workflowId ?? 'standalone';
-        // Opened first: a destroyed key (a verification redacted meanwhile) creates nothing. Runs
-        // started before data keys existed carry it as it is.
-        const providerInput = isSealed(input.providerInput)
-          ? ((await deps.dataKeys.open(input.providerInput)) as Record<string, unknown>)
-          : (input.providerInput as Record<string, unknown> | undefined);
-        const attemptId = await deps.vault.recordCreateAttempt(workflowId, Date.now());
-        let created;
-        try {
-          created = await deps.identity.sessions.createDirectProviderSession(
-            {
-              verificationProfileId: input.verificationProfileId,
-              provider: input.provider,
-              capabilities: input.capabilities,
-              fallbackToHostedUI: input.fallbackToHostedUI,
-              redirectUrl: input.redirectUrl,
-              browserLanguages: input.browserLanguages,
-              providerInput,
-            },
-            { signal: signal() },
-          );
-        } catch (error) {
-          await deps.vault.endCreateAttempt(workflowId, attemptId, {
-            endedAtMs: Date.now(),
-            settled: settles(error),
-          });
-          throw error;
-        }
-        await deps.vault.claim(created.sessionId, {
-          workflowId,
-          resultsAccessKey: created.resultCollection.resultsAccessKey,
-          ...(input.dataKeyId ? { dataKeyId: input.dataKeyId } : {}),
-        });
-        await deps.vault.endCreateAttempt(workflowId, attemptId, {
-          endedAtMs: Date.now(),
-          settled: true,
-          sessionId: created.sessionId,
-        });
-        const attempts = await deps.vault.createAttempts(workflowId);
-        return {
-          sessionId: created.sessionId,
-          collectionMethod: created.resultCollection.method,
-          nextStep: stepView(created.nextStep),
-          // An attempt unanswered, or one whose session this call did not keep (its answer
-          // reached the vault but not the workflow): either may have left a live session.
-          orphansPossible: attempts.some(
-            (attempt) =>
-              !attempt.settled ||
-              (attempt.sessionId !== undefined && attempt.sessionId !== created.sessionId),
-          ),
-        };
-      });
+      const context = Context.current();
+      const beat = setInterval(() => context.heartbeat(), CREATE_HEARTBEAT_EVERY_MS);
+      try {
+        return await classified(() => create(input));
+      } finally {
+        clearInterval(beat);
+      }
     },
 
-    /** One GetSession, normalised. */
+    /** One GetSession, normalised. */ /** One GetSession, normalised. */
     async checkSession(sessionId: string): Promise<NormalisedSessionState> {
       return await classified(async () =>
         unpolledWhenDone(
@@ -134,24 +171,16 @@ export function sessionActivities(deps: ActivityDeps) {
     },
 
     /**
-     * CancelSession. A session that already finished cannot be cancelled: then its real state
-     * is answered, so a last-moment success is not lost.
+     * CancelSession. A session that already finished is not cancelled: its real state is
+     * answered, so a last-moment success is not lost (see `cancelUnlessDone`).
      */
     async cancelSession(sessionId: string): Promise<NormalisedSessionState> {
-      return await classified(async () => {
-        try {
-          return unpolledWhenDone(
-            sessionId,
-            stateOf(await deps.identity.sessions.cancel(sessionId, { signal: signal() })),
-          );
-        } catch (error) {
-          if (error instanceof ValidationError && error.sent) {
-            const state = stateOf(await deps.identity.sessions.get(sessionId, { signal: signal() }));
-            if (state.done) return unpolledWhenDone(sessionId, state);
-          }
-          throw error;
-        }
-      });
+      return await classified(async () =>
+        unpolledWhenDone(
+          sessionId,
+          await cancelUnlessDone(deps.identity.sessions, sessionId, { signal: signal() }),
+        ),
+      );
     },
   };
 }

@@ -20,8 +20,10 @@ import { DataKeyDestroyedError, DataKeys } from '../codec/data-keys';
 import { type EncryptionKey } from '../codec/encryption-keys';
 import { attachmentAad } from '../domain/sealed';
 import { type IdvStore } from '../stores/idv-store';
-import { sessionDataKeyId } from '../stores/session-vault';
 import { prepareVerificationInput } from './prepare-input';
+import { type FailedWork, listFailedWork } from './failed-work';
+import { lookForOrphansSignal, orphanSweepWorkflowId } from '../workflows/messages';
+import type { orphanSweep } from '../workflows/orphan-sweep';
 import { VerificationEndedError, VerificationHandle } from './verification-handle';
 
 /** Thrown when a verification has no session (it ended before the session was created). */
@@ -202,9 +204,11 @@ export class IdvClient {
   async readAttachment(sessionId: string, attachmentId: string): Promise<AsyncIterable<Buffer> | undefined> {
     const stored = await this.#store.blobs.read(sessionId, attachmentId);
     if (!stored) return undefined;
-    const dataKeyId = await sessionDataKeyId(this.#store.vault, sessionId);
-    // Stored by a version without data keys: as it was stored.
-    if (!dataKeyId || !(await this.#store.dataKeys.get(dataKeyId))) return stored;
+    const dataKeyId = await this.#store.vault.dataKeyOf(sessionId);
+    if (!dataKeyId) {
+      await stored[Symbol.asyncIterator]().return?.();
+      return undefined;
+    }
     try {
       return await this.#dataKeys.openStream(dataKeyId, attachmentAad(sessionId, attachmentId), stored);
     } catch (error) {
@@ -212,6 +216,31 @@ export class IdvClient {
       if (error instanceof DataKeyDestroyedError) return undefined;
       throw error;
     }
+  }
+
+  /**
+   * The workflows of this task queue that failed or gave up a step (redactions, orphan sweeps,
+   * onboardings, migrations, webhook registries), newest first, each with why and what to do next.
+   */
+  async listFailedWork(limit = 50): Promise<FailedWork[]> {
+    return await listFailedWork(this.client, { taskQueue: this.taskQueue, limit });
+  }
+
+  /**
+   * Starts the orphan sweep of a verification profile, or asks the running one to look now (after
+   * one gave up, once the service answers again). Resolves to the sweep's workflow ID.
+   */
+  async sweepOrphans(verificationProfileId: string): Promise<string> {
+    if (!/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(verificationProfileId))
+      throw new TypeError(`not a verification profile id: ${JSON.stringify(verificationProfileId).slice(0, 80)}`);
+    const workflowId = orphanSweepWorkflowId(verificationProfileId);
+    await this.client.workflow.signalWithStart<typeof orphanSweep, []>('orphanSweep', {
+      workflowId,
+      taskQueue: this.taskQueue,
+      args: [{ verificationProfileId }],
+      signal: lookForOrphansSignal,
+    });
+    return workflowId;
   }
 
   /** Verifications matching a filter, as the server lists them: running ones first, then ended ones, newest first in each (a visibility query on search attributes). */

@@ -75,6 +75,8 @@ export interface CarriedOnboarding {
   events: OnboardingEventCounts;
   /** Dedupe keys (`messageType:objectId`), oldest first. */
   keys: string[];
+  /** Once its verification began: how long it waited for the events, and until when it waits for the ending (epoch ms). */
+  verifying?: { waitedMs: number; waitUntil: number };
 }
 
 const count = z.number().int().min(0);
@@ -89,6 +91,7 @@ const carriedSchema: z.ZodType<CarriedOnboarding, CarriedOnboarding> = z.strictO
     byType: z.partialRecord(z.enum(agentMessageTypes), count),
   }),
   keys: z.array(z.string().max(500)).max(2_000),
+  verifying: z.strictObject({ waitedMs: count.max(8.64e15), waitUntil: count.max(8.64e15) }).optional(),
 });
 
 const bounded = (bounds: { min: number; max: number }, unit: (n: number) => string) =>

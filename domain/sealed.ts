@@ -28,11 +28,3 @@ export function isSealed(value: unknown): value is Sealed {
 export function attachmentAad(sessionId: string, attachmentId: string): string {
   return `attachment:${sessionId.toLowerCase()}/${attachmentId}`;
 }
-
-/**
- * The data key a verification started before data keys existed gets when its results arrive
- * (created then, destroyed by its redaction through the session's claimant).
- */
-export function legacyDataKeyId(workflowId: string): string {
-  return `legacy:${workflowId}`.slice(0, 200);
-}

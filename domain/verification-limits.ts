@@ -17,8 +17,6 @@ export const verificationLimits = {
   /** Poll intervals. */
   pollingMs: { minMs: 100, maxMs: 300_000 },
   pollingInitialMaxMs: 60_000,
-  /** Grace before orphans of lost create answers are swept. */
-  orphanSweepDelay: { minMs: 0, maxMs: 3_600_000 },
 } as const;
 
 /** What a workflow checks of its input (the validated request, durations in ms). */
@@ -29,7 +27,7 @@ export interface BoundedInput {
   timeout: unknown;
   redactAfter: unknown;
   polling?: { initialMs?: unknown; maxMs?: unknown } | undefined;
-  orphanSweepDelayMs?: unknown;
+  reportTo?: unknown;
 }
 
 function outside(name: string, value: unknown, bounds: { minMs: number; maxMs: number }): string[] {
@@ -41,17 +39,16 @@ function outside(name: string, value: unknown, bounds: { minMs: number; maxMs: n
 }
 
 /**
- * Every bound the input breaks, in words; empty when it is within bounds. Pure. `requireDataKey`:
- * the input must carry its data key and a sealed providerInput (runs started before data keys
- * existed, and their continuations, do not).
+ * Every bound the input breaks, in words; empty when it is within bounds. Pure. The input must
+ * carry its data key and a sealed providerInput (the client makes both).
  */
-export function verificationInputProblems(input: BoundedInput, options = { requireDataKey: true }): string[] {
+export function verificationInputProblems(input: BoundedInput): string[] {
   const problems: string[] = [];
   if (typeof input.reference !== 'string' || input.reference.length === 0)
     problems.push('reference is required');
-  if (options.requireDataKey && (typeof input.dataKeyId !== 'string' || input.dataKeyId.length === 0))
+  if (typeof input.dataKeyId !== 'string' || input.dataKeyId.length === 0)
     problems.push('dataKeyId is required (start verifications with IdvClient, which creates the data key)');
-  if (options.requireDataKey && input.providerInput !== undefined && !isSealed(input.providerInput))
+  if (input.providerInput !== undefined && !isSealed(input.providerInput))
     problems.push('providerInput must be sealed under the data key (IdvClient seals it)');
   problems.push(...outside('timeout', input.timeout, verificationLimits.timeout));
   if (input.redactAfter !== 'never')
@@ -60,9 +57,10 @@ export function verificationInputProblems(input: BoundedInput, options = { requi
     const value = input.polling?.[key];
     if (value !== undefined) problems.push(...outside(`polling.${key}`, value, verificationLimits.pollingMs));
   }
-  if (input.orphanSweepDelayMs !== undefined)
-    problems.push(
-      ...outside('orphanSweepDelayMs', input.orphanSweepDelayMs, verificationLimits.orphanSweepDelay),
-    );
+  if (
+    input.reportTo !== undefined &&
+    (typeof input.reportTo !== 'string' || !/^\S{1,1000}$/.test(input.reportTo))
+  )
+    problems.push('reportTo must be a workflow ID');
   return problems;
 }

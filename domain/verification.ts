@@ -94,9 +94,10 @@ export const referenceSchema = z
  * project's workflows. (Lookups take any reference: older verifications may have such names.)
  */
 export const newReferenceSchema = referenceSchema.refine(
-  (value) => !/^(agent-webhooks|connection|onboarding|migration|redact|end)-/.test(value),
+  (value) => !/^(agent-webhooks|connection|onboarding|migration|redact|end|orphans)-/.test(value),
   {
-    message: 'must not start with agent-webhooks-, connection-, onboarding-, migration-, redact- or end-',
+    message:
+      'must not start with agent-webhooks-, connection-, onboarding-, migration-, redact-, end- or orphans-',
   },
 );
 
@@ -138,13 +139,6 @@ export const verificationRequestSchema = z.strictObject({
         .optional(),
     })
     .optional(),
-  /** Advanced: grace before sessions orphaned by a lost create answer are swept. @default 60_000 */
-  orphanSweepDelayMs: z
-    .number()
-    .int()
-    .min(verificationLimits.orphanSweepDelay.minMs)
-    .max(verificationLimits.orphanSweepDelay.maxMs)
-    .optional(),
 });
 
 /** A verification request as callers write it. */
@@ -160,6 +154,11 @@ export type ParsedVerificationRequest = z.output<typeof verificationRequestSchem
 export type VerificationInput = Omit<ParsedVerificationRequest, 'providerInput'> & {
   dataKeyId: string;
   providerInput?: Sealed;
+  /**
+   * A workflow told the verification's ending (signal `verificationEnded`, no personal data)
+   * once its clean-up ran: an orchestration that waits for it without holding it as a child.
+   */
+  reportTo?: string;
 };
 
 /** The final status of a verification. */
@@ -176,9 +175,27 @@ export interface AttachmentRef {
 }
 
 /**
- * The outcome a verification workflow returns. `errorCode` is the service's code, or one of
- * ours: `SessionNotFound` (the service no longer knew the session), `ResultsUnavailable` (the
- * session succeeded but its results could not be fetched; they are redacted all the same).
+ * The error codes of our own in an outcome (beside the service's codes):
+ * - `SessionNotFound`: the service no longer knew the session;
+ * - `ResultsUnavailable`: the session succeeded but its results could not be fetched (they are
+ *   redacted all the same);
+ * - `ServiceRefused`: the service refused for good (400, 401, 403, …) to create or read the session;
+ * - `UnreadableAnswer`: the service answered something that cannot be read (a 200 of the wrong
+ *   shape, an answer too large);
+ * - `VerificationDefect`: a defect in the workflow code ended it (its clean-up ran).
+ */
+export const verificationErrorCodes = {
+  sessionNotFound: 'SessionNotFound',
+  resultsUnavailable: 'ResultsUnavailable',
+  serviceRefused: 'ServiceRefused',
+  unreadableAnswer: 'UnreadableAnswer',
+  defect: 'VerificationDefect',
+} as const;
+
+/**
+ * The outcome a verification workflow returns, however it ended (only input that breaks its
+ * bounds fails the workflow instead). `errorCode` is the service's code, or one of
+ * {@link verificationErrorCodes}.
  */
 export interface VerificationOutcome {
   status: VerificationStatus;
@@ -219,6 +236,9 @@ export interface VerificationProgress {
   deadline: string;
   /** API calls made for this verification, by operation. */
   apiCalls: Record<string, number>;
-  /** True once sessions orphaned by lost create answers are being swept (`idv-<reference>/orphan-sweep`). */
+  /**
+   * True once the verification asked its profile's orphan sweep (`idv-orphans-<profile>`) to
+   * look: a create attempt went unanswered, or a session was claimed that it does not keep.
+   */
   orphanSweep: boolean;
 }

@@ -131,9 +131,10 @@ export class EmulatorHttpServer {
         return send(response, reply, 0);
       }
       const reply = await this.#run(route, context);
-      if (fault.mergeBody && reply.status < 300 && typeof reply.body === 'object')
-        reply.body = mergeJson(reply.body, fault.mergeBody);
-      return send(response, reply, fault.slowBodyMs);
+      const shaped = fault.kind === 'none' ? fault : undefined;
+      if (shaped?.mergeBody && reply.status < 300 && typeof reply.body === 'object')
+        reply.body = mergeJson(reply.body, shaped.mergeBody);
+      return send(response, reply, shaped?.slowBodyMs ?? 0);
     }
     return send(response, await this.#run(route, context), 0);
   }

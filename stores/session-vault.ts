@@ -1,18 +1,23 @@
-import { legacyDataKeyId } from '../domain/sealed';
+import { type NextStep } from '../domain/verification';
 
 /** Thrown when a session's results access key is gone (redacted) or was never stored here. */
 export class SessionSecretMissingError extends Error {
   override readonly name = 'SessionSecretMissingError';
 }
 
-/** A create attempt: when it started, and whether an answer settled it. */
+/** A create attempt of a verification: recorded before it is sent, ended by what became of it. */
 export interface CreateAttempt {
+  /** Opaque, unique within the profile. */
+  id: string;
+  workflowId: string;
+  profileId: string;
   startedAtMs: number;
-  /** When the attempt ended (absent when the worker died during it). */
+  /** When the attempt ended (absent while it runs, or when its worker died during it). */
   endedAtMs?: number;
   /**
-   * True when the service answered definitively (created, or refused with a 4xx): no session
-   * of this attempt can exist unclaimed. False for lost answers, timeouts, 5xx and crashes.
+   * True when the service answered definitively (created and claimed, or refused with a 4xx):
+   * no session of this attempt can exist unclaimed. False for lost answers, timeouts, 5xx,
+   * cancelled attempts and crashes: the service may still carry such a create out, at any time.
    */
   settled: boolean;
   /** The session it created, once answered. */
@@ -26,43 +31,81 @@ export interface CreateAttemptEnding {
   sessionId?: string;
 }
 
+/** The session a verification keeps, as its create answered it (no results access key). */
+export interface KeptSession {
+  sessionId: string;
+  collectionMethod: string;
+  nextStep: NextStep;
+}
+
 /** What ties a created session to its verification. */
 export interface SessionClaim {
   workflowId: string;
+  profileId: string;
   resultsAccessKey: string;
   /** The verification's data key, so any redaction of the session can destroy it. */
   dataKeyId?: string;
-}
-
-/** A time window (epoch ms) in which an unsettled create attempt may have created a session. */
-export interface CreateWindow {
-  fromMs: number;
-  toMs: number;
+  /** What the create answered, handed to a later attempt of the same verification. */
+  collectionMethod: string;
+  nextStep: NextStep;
 }
 
 /**
- * Keeps what must not travel through Temporal payloads: each session's results access key, the
- * claim that ties a session to its workflow, and the create attempts of each workflow (to find
- * sessions orphaned by a lost answer). Every worker of a deployment must share it.
+ * What became of a claim: the verification's session (the first one claimed for it, which may
+ * be another than the one claimed now: that one is then an orphan), or `closed` when the
+ * verification no longer takes a session (it ended): the claimed one is an orphan.
+ */
+export type ClaimOutcome = { kept: KeptSession } | { closed: true };
+
+/**
+ * Keeps what must not travel through Temporal payloads and what makes creation safe: each
+ * session's results access key, the claim that ties a session to its verification, each
+ * verification's one kept session, the create attempts of each profile (so sessions the service
+ * created for an attempt whose answer never came can be found), and the orphans to sweep.
+ * Every worker of a deployment must share it.
  */
 export interface SessionVault {
-  /** Records that a create attempt of `workflowId` starts now; resolves to its id (overlapping attempts get distinct ids). */
-  recordCreateAttempt(workflowId: string, startedAtMs: number): Promise<string>;
+  /** Records that a create attempt starts now; resolves to its id. */
+  recordCreateAttempt(attempt: {
+    workflowId: string;
+    profileId: string;
+    startedAtMs: number;
+  }): Promise<string>;
   /** Records how a create attempt ended (unknown id: nothing). */
-  endCreateAttempt(workflowId: string, attemptId: string, ending: CreateAttemptEnding): Promise<void>;
-  /** The create attempts of a workflow, oldest first. */
-  createAttempts(workflowId: string): Promise<CreateAttempt[]>;
-  /** Forgets the create attempts of a workflow, once no orphan can be left to find. Idempotent. */
-  forgetCreateAttempts(workflowId: string): Promise<void>;
-  /** Stores a created session's key and claims it for its workflow (and its verification's data key). */
-  claim(sessionId: string, claim: SessionClaim): Promise<void>;
+  endCreateAttempt(profileId: string, attemptId: string, ending: CreateAttemptEnding): Promise<void>;
+  /** The create attempts of a profile (of one verification, if given), oldest first. */
+  createAttempts(profileId: string, workflowId?: string): Promise<CreateAttempt[]>;
+  /** Forgets create attempts once nothing can come of them any more. Idempotent. */
+  forgetCreateAttempts(profileId: string, attemptIds: readonly string[]): Promise<void>;
+  /**
+   * Stores a created session's key and claims it for its verification, atomically: the first
+   * session claimed for a verification is the one it keeps; any other (a retry's, a late
+   * attempt's, or one claimed after the verification closed its creation) is marked an orphan.
+   * Claiming the kept session again answers it again.
+   */
+  claim(sessionId: string, claim: SessionClaim): Promise<ClaimOutcome>;
+  /**
+   * Closes a verification's creation: no session claimed from now on is kept. A session claimed
+   * for it other than `keptSessionId` (one it never learnt of) is marked an orphan. Idempotent;
+   * resolves to the sessions it marked.
+   */
+  closeCreation(workflowId: string, keptSessionId?: string): Promise<string[]>;
+  /** The sessions of a profile marked orphans and not swept yet. */
+  orphans(profileId: string): Promise<string[]>;
+  /** The orphan was swept: its mark goes (its claim and tombstone stay). Idempotent. */
+  orphanSwept(sessionId: string): Promise<void>;
+  /** The sessions among these that anything claimed (a verification, or a tombstone of a sweep). */
+  claimed(sessionIds: readonly string[]): Promise<Set<string>>;
   /** The workflow that claimed the session (kept after its key was destroyed), if any. */
   claimant(sessionId: string): Promise<string | undefined>;
   /** The data key of the session's verification (kept after its key was destroyed), if known. */
   dataKeyOf(sessionId: string): Promise<string | undefined>;
   /** The session's results access key; {@link SessionSecretMissingError} when there is none. */
   accessKey(sessionId: string): Promise<string>;
-  /** Destroys the key; a tombstone keeps the claim. Idempotent. */
+  /**
+   * Destroys the key; a tombstone keeps the claim (or, for a session nothing claimed, records
+   * that it was swept, so it counts as claimed). Idempotent.
+   */
   destroy(sessionId: string): Promise<void>;
 }
 
@@ -82,13 +125,9 @@ export function canonicalSessionId(sessionId: string): string {
   return sessionId.toLowerCase();
 }
 
-/**
- * The data key of a session's verification: the one its claim names, or for a run started
- * before data keys existed the one named after its workflow; undefined when nothing claimed it.
- */
-export async function sessionDataKeyId(vault: SessionVault, sessionId: string): Promise<string | undefined> {
-  const named = await vault.dataKeyOf(sessionId);
-  if (named !== undefined) return named;
-  const claimant = await vault.claimant(sessionId);
-  return claimant === undefined ? undefined : legacyDataKeyId(claimant);
+/** A verification profile id (a uuid) in its canonical form; it names folders and rows. */
+export function canonicalProfileId(profileId: string): string {
+  if (!SESSION_ID.test(profileId))
+    throw new Error(`not a verification profile id: ${String(JSON.stringify(profileId)).slice(0, 80)}`);
+  return profileId.toLowerCase();
 }

@@ -7,6 +7,8 @@ import { z } from 'zod';
 import { identityBaseUrls, type IdentityRegion } from '../api/identity/base-urls';
 import { type EncryptionKey, EncryptionKeysError, parseEncryptionKeys } from '../codec/encryption-keys';
 import { ambiguousTenants, tenantProblem } from '../domain/agent-tenants';
+import { durationProblem, parseDuration } from '../domain/durations';
+import { DEFAULT_ORPHAN_HORIZON_MS } from '../activities/orphan-settings';
 
 /** Thrown when configuration is invalid; the message names the variable. */
 export class ConfigError extends Error {
@@ -41,6 +43,8 @@ export interface IdvConfig {
   apiCallsPerSecond: number;
   /** `IDV_WORKFLOW_CACHE`: workflows the worker keeps cached between their tasks. */
   workflowCacheSize: number;
+  /** `IDV_ORPHAN_HORIZON`: how long after an unanswered create its session may still land (and is swept). */
+  orphanHorizonMs: number;
 }
 
 /**
@@ -115,6 +119,17 @@ const variables = {
     .int('must be a whole number of workflows')
     .min(2, 'must be at least 2')
     .max(1_000_000, 'must be at most 1000000'),
+  IDV_ORPHAN_HORIZON: z.string().transform((value, context) => {
+    const ms = parseDuration(value);
+    if (ms === undefined || ms < 1_000 || ms > 30 * 86_400_000) {
+      context.addIssue({
+        code: 'custom',
+        message: `must be a duration from 1s to 30 days${ms === undefined ? ` (${durationProblem(value) ?? 'such as 24h'})` : ''}`,
+      });
+      return z.NEVER;
+    }
+    return ms;
+  }),
   IDV_LOG_LEVEL: z
     .string()
     .transform((value) => value.toLowerCase())
@@ -173,6 +188,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): IdvConfig {
     logLevel: read(env, 'IDV_LOG_LEVEL') ?? 'info',
     apiCallsPerSecond: read(env, 'IDV_API_RATE') ?? DEFAULT_API_RATE,
     workflowCacheSize: read(env, 'IDV_WORKFLOW_CACHE') ?? DEFAULT_WORKFLOW_CACHE,
+    orphanHorizonMs: read(env, 'IDV_ORPHAN_HORIZON') ?? DEFAULT_ORPHAN_HORIZON_MS,
   };
 }
 

@@ -4,6 +4,7 @@ import { type AgentPlatform } from '../activities/deps';
 import { DataKeys } from '../codec/data-keys';
 import { type IdvStore } from '../stores/idv-store';
 import { type ResultLimits } from '../activities/result-limits';
+import { type OrphanSettings } from '../activities/orphan-settings';
 import { type IdentityClient } from '../api/identity/identity-client';
 import { encryptingDataConverter } from '../codec/data-converter';
 import { type EncryptionKey } from '../codec/encryption-keys';
@@ -22,6 +23,11 @@ export interface VerificationWorkerOptions {
   store: IdvStore;
   /** Bounds of results fetching (attachment size and count, identity field size). @default defaultResultLimits */
   resultLimits?: Partial<ResultLimits>;
+  /**
+   * The orphan sweep: how long after a create attempt that got no answer the service may still
+   * carry it out (its session is swept whenever it lands until then). @default 24 hours
+   */
+  orphans?: Partial<OrphanSettings>;
   /** Payload encryption keys, newest first (every payload and failure text is encrypted). */
   encryptionKeys: readonly EncryptionKey[];
   /** The earlier agent platform (tenant keys, receiver URL) for the webhook registries; absent: their calls fail, saying so. */
@@ -60,6 +66,7 @@ export async function createVerificationWorker(options: VerificationWorkerOption
     blobs: options.store.blobs,
     dataKeys: new DataKeys(options.store.dataKeys, options.encryptionKeys),
     ...(options.resultLimits ? { resultLimits: options.resultLimits } : {}),
+    ...(options.orphans ? { orphans: options.orphans } : {}),
     ...(options.agent ? { agent: options.agent } : {}),
   });
   const tracing = options.tracing ? workerTracing(options.tracing, !options.workflowBundle) : {};

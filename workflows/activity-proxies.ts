@@ -7,8 +7,17 @@ import { POLL_PRIORITY_KEY } from '../domain/polling';
 // verification's deadline by more than its own bound.
 const retry = { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '30 seconds' };
 
-/** Creation: retried until it answers, the deadline passes or a cancel comes (the workflow races them). */
-export const creation = proxyActivities<VerificationActivities>({ startToCloseTimeout: '1 minute', retry });
+/**
+ * Creation: retried until it answers, the deadline passes or a cancel comes (the workflow races
+ * them). It heartbeats, so a cancel reaches an attempt under way in seconds, and the workflow
+ * waits until the attempt has ended: its record then says what became of it.
+ */
+export const creation = proxyActivities<VerificationActivities>({
+  startToCloseTimeout: '1 minute',
+  heartbeatTimeout: '5 seconds',
+  cancellationType: ActivityCancellationType.WAIT_CANCELLATION_COMPLETED,
+  retry,
+});
 
 /** Checks, refreshes, native challenge and cancel while the session runs or is being ended. */
 export const sessionCalls = proxyActivities<VerificationActivities>({
@@ -17,11 +26,18 @@ export const sessionCalls = proxyActivities<VerificationActivities>({
   retry,
 });
 
-/** Result fetching: may stream several attachments; after an hour the results count as unavailable. */
+/**
+ * Result fetching: may stream several attachments; after an hour the results count as
+ * unavailable. A cancelled fetch is waited for until it has stopped, so it never writes after
+ * the clean-up (and the redaction it starts).
+ */
 export const results = proxyActivities<VerificationActivities>({
   startToCloseTimeout: '10 minutes',
-  heartbeatTimeout: '2 minutes',
+  // It heartbeats every second whatever it waits on, so this only notices a dead worker, and a
+  // cancel reaches it within seconds.
+  heartbeatTimeout: '10 seconds',
   scheduleToCloseTimeout: '1 hour',
+  cancellationType: ActivityCancellationType.WAIT_CANCELLATION_COMPLETED,
   retry,
 });
 
@@ -38,19 +54,6 @@ export function sessionPolls(remainingMs: number) {
     priority: { priorityKey: POLL_PRIORITY_KEY },
     startToCloseTimeout: '1 minute',
     scheduleToCloseTimeout: Math.max(0, remainingMs) + 10 * 60_000,
-    retry,
-  });
-}
-
-/**
- * Before `sessionPolls` (runs started then replay it): the long poll, bounded by the verification deadline. It heartbeats every few seconds whatever
- * it does (see POLL_HEARTBEAT_EVERY_MS), so the heartbeat timeout only detects a dead worker;
- * a slow GetSession ends in the HTTP client's own TimeoutError.
- */
-export function poller(remainingMs: number) {
-  return proxyActivities<VerificationActivities>({
-    startToCloseTimeout: Math.max(0, remainingMs) + 60_000,
-    heartbeatTimeout: '20 seconds',
     retry,
   });
 }

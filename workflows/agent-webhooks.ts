@@ -5,8 +5,11 @@ import {
   condition,
   continueAsNew,
   setHandler,
+  upsertSearchAttributes,
   workflowInfo,
 } from '@temporalio/workflow';
+import { countGiveUp } from './maintenance';
+import { IdvStatus, NEEDS_ATTENTION } from './search-attributes';
 import {
   MAX_NOTIFICATION_WEBHOOKS,
   sameWebhookUrl,
@@ -187,8 +190,23 @@ export async function agentWebhooks(input: AgentWebhooksInput): Promise<WebhookL
   return await continueAsNew<typeof agentWebhooks>({ ...input, carried: state.carried() });
 }
 
-/** Compares with the platform and repairs or adopts per the drift policy; never throws for the platform. */
-async function reconcile(state: RegistryState): Promise<void> {
+/**
+ * Compares with the platform and repairs or adopts per the drift policy; never throws for the
+ * platform. False when it gave up on something (the platform did not answer within the calls'
+ * bound, or a repair was refused): counted, and the registry is marked for attention until a
+ * comparison goes through.
+ */
+async function reconcile(state: RegistryState): Promise<boolean> {
+  const well = await compare(state);
+  if (!well) countGiveUp({ kind: 'registry', step: 'reconcile' });
+  if (well === state.attention) {
+    state.attention = !well;
+    upsertSearchAttributes([{ key: IdvStatus, value: well ? 'ok' : NEEDS_ATTENTION }]);
+  }
+  return well;
+}
+
+async function compare(state: RegistryState): Promise<boolean> {
   const { tenant } = state;
   const at = new Date().toISOString();
   let observed: ObservedWebhook[];
@@ -197,7 +215,7 @@ async function reconcile(state: RegistryState): Promise<void> {
   } catch (error) {
     if (!(error instanceof ActivityFailure)) throw error;
     state.lastReconcile = { at, ok: false, error: failureMessage(error) };
-    return;
+    return false;
   }
   const receiverUrl = await currentReceiverUrl(state, observed);
   const plan = planReconcile(
@@ -216,6 +234,7 @@ async function reconcile(state: RegistryState): Promise<void> {
     for (const webhook of plan.managed) if (!state.managed(webhook.id)) state.put(webhook);
   }
   for (const drift of plan.drift) if (drift.kind === 'found') outcomes.set(drift.webhookId, 'managed');
+  let repaired = true;
   for (const repair of plan.repairs) {
     const webhookId = repair.kind === 'set-enabled' ? repair.webhookId : repair.webhook.id;
     try {
@@ -223,6 +242,7 @@ async function reconcile(state: RegistryState): Promise<void> {
     } catch (error) {
       if (!(error instanceof ActivityFailure)) throw error;
       outcomes.set(webhookId, `repair failed: ${failureMessage(error)}`);
+      repaired = false;
     }
   }
   const drift: WebhookDrift[] = plan.drift.map((found) => ({
@@ -232,6 +252,7 @@ async function reconcile(state: RegistryState): Promise<void> {
   }));
   state.noteDrift(drift);
   state.lastReconcile = { at, ok: true };
+  return repaired;
 }
 
 async function applyRepair(

@@ -1,11 +1,10 @@
-import { condition, isCancellation, log, patched, workflowInfo } from '@temporalio/workflow';
+import { condition, isCancellation, log, workflowInfo } from '@temporalio/workflow';
 import type { PolledOutcome, PollingPlan } from '../activities/polling-activities';
 import { type VerificationInput } from '../domain/verification';
-import { poller, sessionCalls, sessionPolls } from './activity-proxies';
+import { sessionCalls, sessionPolls } from './activity-proxies';
 import { endAtService } from './end-at-service';
-import { activityFailureType, failedForGood, sessionUnknown } from './failure-types';
+import { activityFailureType, failedForGood, refusalCode, sessionUnknown } from './failure-types';
 import { OwnedActivity } from './owned-activity';
-import { patches } from './patches';
 import { type SessionState } from './session-state';
 
 const DEFAULT_POLLING = { initialMs: 1_000, maxMs: 10_000 };
@@ -22,14 +21,15 @@ export function historyFull(): boolean {
   return info.continueAsNewSuggested || info.historyLength >= MAX_HISTORY_EVENTS;
 }
 
-/** Records what the service said of the session; a session it no longer knows ends the verification. */
+/**
+ * Records what the service said of the session: a session it no longer knows ends the
+ * verification (`SessionNotFound`), and so does a refusal for good or an answer it cannot read
+ * (`ServiceRefused`, `UnreadableAnswer`): an outcome, not a failed workflow.
+ */
 function learned(state: SessionState, error: unknown): void {
   if (isCancellation(error)) throw error;
-  if (sessionUnknown(error)) {
-    state.end({ status: 'failed', errorCode: 'SessionNotFound' }, Date.now());
-    return;
-  }
-  throw error;
+  if (sessionUnknown(error)) state.sessionUnknown(Date.now());
+  else state.end({ status: 'failed', errorCode: refusalCode(error) }, Date.now());
 }
 
 /**
@@ -65,16 +65,10 @@ async function refreshNow(state: SessionState, sessionId: string): Promise<void>
   }
 }
 
-/** Starts the poll: a retried one-call activity, or (runs started before it) the held long poll. */
+/** Starts the poll: a retried one-call activity, bounded by the deadline (see `sessionPolls`). */
 function startPoll(poll: OwnedActivity<PolledOutcome>, plan: PollingPlan, deadlineMs: number): void {
-  const remainingMs = deadlineMs - Date.now();
-  if (patched(patches.pollsAsRetries)) {
-    const { pollSession } = sessionPolls(remainingMs);
-    poll.start(() => pollSession(plan));
-  } else {
-    const { awaitSessionOutcome } = poller(remainingMs);
-    poll.start(() => awaitSessionOutcome(plan));
-  }
+  const { pollSession } = sessionPolls(deadlineMs - Date.now());
+  poll.start(() => pollSession(plan));
 }
 
 /**

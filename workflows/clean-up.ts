@@ -1,27 +1,25 @@
 import {
   allHandlersFinished,
+  condition,
+  getExternalWorkflowHandle,
   isCancellation,
   log,
-  condition,
   ParentClosePolicy,
-  patched,
   startChild,
   upsertSearchAttributes,
-  workflowInfo,
+  WorkflowIdReusePolicy,
 } from '@temporalio/workflow';
 import { WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
 import { type VerificationInput } from '../domain/verification';
-import { endAtService } from './end-at-service';
-import { orphanSweep, orphanSweepWorkflowId } from './orphan-sweep';
-import { IdvStatus } from './search-attributes';
-import { recordVerificationEnd } from './verification-metrics';
-import { type RedactionArgs, redactionWorkflowId, sessionRedaction } from './session-redaction';
 import { sessionCalls } from './activity-proxies';
-import { patches } from './patches';
-import { activityFailureType } from './failure-types';
+import { describeFailure } from './bounded-step';
+import { endAtService } from './end-at-service';
+import { lookForOrphansSignal, orphanSweepWorkflowId, verificationEndedSignal } from './messages';
+import { orphanSweep } from './orphan-sweep';
+import { IdvStatus } from './search-attributes';
+import { type RedactionArgs, redactionWorkflowId, sessionRedaction } from './session-redaction';
 import { type SessionState } from './session-state';
-
-const DEFAULT_ORPHAN_SWEEP_DELAY_MS = 60_000;
+import { recordVerificationEnd } from './verification-metrics';
 
 /** Starts an abandoned child once; a second start of the same ID is fine. */
 async function startOnce(start: () => Promise<unknown>): Promise<void> {
@@ -32,46 +30,79 @@ async function startOnce(start: () => Promise<unknown>): Promise<void> {
   }
 }
 
-/** Starts the orphan sweep if a create attempt may have left one (see `SweepNeed`). */
-export async function scheduleOrphanSweep(input: VerificationInput, state: SessionState): Promise<void> {
-  if (state.sweep !== 'maybe') return;
-  const workflowId = workflowInfo().workflowId;
-  await startOnce(() =>
-    startChild(orphanSweep, {
-      workflowId: orphanSweepWorkflowId(workflowId),
-      args: [
-        {
-          verificationProfileId: input.verificationProfileId,
-          workflowId,
-          ...(state.sessionId ? { keepSessionId: state.sessionId } : {}),
-          delayMs: input.orphanSweepDelayMs ?? DEFAULT_ORPHAN_SWEEP_DELAY_MS,
-        },
-      ],
-      parentClosePolicy: ParentClosePolicy.ABANDON,
-    }),
-  );
-  state.sweep = 'scheduled';
+/**
+ * Makes sure the profile's orphan sweep runs and looks soon: starts it (abandoned, so it
+ * outlives this run), or signals the one running. One that ended between the two is started
+ * again.
+ */
+export async function askForOrphanSweep(input: VerificationInput, state: SessionState): Promise<void> {
+  const profileId = input.verificationProfileId;
+  const workflowId = orphanSweepWorkflowId(profileId);
+  for (let tries = 0; tries < 3; tries += 1) {
+    try {
+      await startChild(orphanSweep, {
+        workflowId,
+        args: [{ verificationProfileId: profileId }],
+        parentClosePolicy: ParentClosePolicy.ABANDON,
+        workflowIdReusePolicy: WorkflowIdReusePolicy.ALLOW_DUPLICATE,
+      });
+      break;
+    } catch (error) {
+      if (!(error instanceof WorkflowExecutionAlreadyStartedError)) throw error;
+    }
+    try {
+      await getExternalWorkflowHandle(workflowId).signal(lookForOrphansSignal);
+      break;
+    } catch (error) {
+      if (isCancellation(error)) throw error;
+    }
+  }
   state.progress.orphanSweep = true;
 }
 
 /**
- * The verification's create attempts were all settled by an answer: no orphan can be left, so
- * their records go. Best effort (a record left behind names no person).
+ * Closes the verification's creation: from now on, any session created for it (an attempt whose
+ * answer is still to come) is an orphan. When one may exist, the profile's sweep is asked.
  */
-async function forgetCreateAttempts(): Promise<void> {
+async function closeCreation(input: VerificationInput, state: SessionState): Promise<void> {
+  let sweepNeeded = true;
   try {
-    await sessionCalls.forgetCreateAttempts(workflowInfo().workflowId);
+    ({ sweepNeeded } = await sessionCalls.closeCreation({
+      verificationProfileId: input.verificationProfileId,
+      ...(state.sessionId ? { keptSessionId: state.sessionId } : {}),
+    }));
   } catch (error) {
     if (isCancellation(error)) throw error;
-    log.warn('forgetting the create attempts failed', { failureType: activityFailureType(error) });
+    // The store is away: the sweep is asked all the same, as an orphan may exist.
+    log.warn('closing the creation failed', { reason: describeFailure(error) });
+  }
+  if (sweepNeeded) await askForOrphanSweep(input, state);
+}
+
+/** Tells the workflow named by `reportTo` how the verification ended; one that has gone is not told. */
+async function report(input: VerificationInput, state: SessionState): Promise<void> {
+  if (!input.reportTo) return;
+  const { reference } = state.progress;
+  const { status, errorCode, sessionId } = state.outcome();
+  try {
+    await getExternalWorkflowHandle(input.reportTo).signal(verificationEndedSignal, {
+      reference,
+      status,
+      ...(errorCode ? { errorCode } : {}),
+      ...(sessionId ? { sessionId } : {}),
+    });
+  } catch (error) {
+    if (isCancellation(error)) throw error;
+    log.warn('the workflow to report to is gone', { reason: describeFailure(error) });
   }
 }
 
 /**
- * Runs on every way out (outcome, failure, Temporal cancellation; in a non-cancellable scope
- * for the latter): ends a session still live at the service, records the final status, starts
- * the redaction and the orphan sweep (both abandoned children, so they outlive this run), and
- * lets every handler finish.
+ * Runs on every way out (outcome, refusal, defect, Temporal cancellation; in a non-cancellable
+ * scope): ends a session still live at the service, records the final status, closes creation
+ * (the profile's sweep asked when an orphan may exist), starts the redaction (an abandoned
+ * child, so it outlives this run; also, with `redactAfter: 'never'`, to end a session not known
+ * to be done), tells `reportTo`, and lets every handler finish.
  */
 export async function cleanUp(
   input: VerificationInput,
@@ -84,15 +115,15 @@ export async function cleanUp(
   recordVerificationEnd(state.progress);
   const sessionId = state.sessionId;
   const redact = input.redactAfter !== 'never';
-  const keyed = patched(patches.dataKeys) && input.dataKeyId !== undefined;
   // Without a session only the data key (sealing the start input's providerInput) is left to destroy.
-  if ((redact && (sessionId || keyed)) || (sessionId && state.cancelFailed)) {
+  if (redact || (sessionId && !state.sessionDone)) {
     const args: RedactionArgs = {
       ...(sessionId ? { sessionId } : {}),
-      ...(input.dataKeyId === undefined ? {} : { dataKeyId: input.dataKeyId }),
+      dataKeyId: input.dataKeyId,
       delayMs: redact ? (input.redactAfter as number) : 0,
       ...(input.redactAfter === 0 && (state.identity || state.attachments) ? { awaitDelivery: true } : {}),
       ...(redact ? {} : { redact: false }),
+      ...(state.sessionDone ? { sessionDone: true } : {}),
     };
     await startOnce(() =>
       startChild(sessionRedaction, {
@@ -102,7 +133,7 @@ export async function cleanUp(
       }),
     );
   }
-  await scheduleOrphanSweep(input, state);
-  if (keyed && state.sweep === 'none' && sessionId) await forgetCreateAttempts();
+  await closeCreation(input, state);
+  await report(input, state);
   await condition(allHandlersFinished);
 }

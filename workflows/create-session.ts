@@ -1,36 +1,19 @@
-import {
-  ActivityFailure,
-  ApplicationFailure,
-  CancellationScope,
-  condition,
-  isCancellation,
-  upsertSearchAttributes,
-} from '@temporalio/workflow';
+import { CancellationScope, condition, isCancellation, upsertSearchAttributes } from '@temporalio/workflow';
 import type { CreatedSession } from '../activities/session-activities';
 import { type VerificationInput } from '../domain/verification';
 import { creation } from './activity-proxies';
-import { verificationFailureTypes } from './failure-types';
+import { refusalCode, sessionNotCreated } from './failure-types';
 import { IdvSessionId, IdvStatus } from './search-attributes';
 import { type SessionState } from './session-state';
 
-function notCreated(error: unknown): ApplicationFailure {
-  const cause = error instanceof ActivityFailure && error.cause ? error.cause : error;
-  return ApplicationFailure.create({
-    type: verificationFailureTypes.notCreated,
-    message: `the session could not be created: ${cause instanceof Error ? cause.message : String(cause)}`,
-    nonRetryable: true,
-    cause: error instanceof Error ? error : undefined,
-  });
-}
-
 /**
  * Creates the session. Creation is retried while the service fails, but never past the deadline
- * nor a caller's cancel: then the attempt is cancelled and the verification ends (`timed-out` or
- * `cancelled`) without a session. Until a clean answer says otherwise, an attempt may have left
- * an orphan, so the sweep stays `maybe`. Throws `SessionNotCreated` when the service refused.
+ * nor a caller's cancel: then the attempt is cancelled, waited for until it has stopped, and the
+ * verification ends (`timed-out` or `cancelled`) without a session. A refusal for good ends it
+ * `failed` (`ServiceRefused` or `UnreadableAnswer`), and the `nextStep` callers learn why.
+ * Resolves to whether an orphan may exist (see `CreatedSession.orphansPossible`).
  */
-export async function createSession(input: VerificationInput, state: SessionState): Promise<void> {
-  state.sweep = 'maybe';
+export async function createSession(input: VerificationInput, state: SessionState): Promise<boolean> {
   let created: CreatedSession | undefined;
   let failure: unknown;
   const scope = new CancellationScope();
@@ -43,21 +26,25 @@ export async function createSession(input: VerificationInput, state: SessionStat
   const answered = () => created !== undefined || failure !== undefined;
   const remainingMs = state.deadlineMs - Date.now();
   if (remainingMs > 0) await condition(() => answered() || state.cancelRequested !== undefined, remainingMs);
-  if (!answered()) scope.cancel();
+  const cutShort = !answered();
+  if (cutShort) scope.cancel();
   await attempt;
-  if (created) {
+  // An answer that came while the cancel was on its way is not kept: the clean-up closes the
+  // verification's creation, which marks that session an orphan for the sweep.
+  if (created && !cutShort) {
     state.count('CreateDirectProviderSession');
     state.created(created.sessionId, created.collectionMethod, created.nextStep, Date.now());
-    state.sweep = created.orphansPossible ? 'maybe' : 'none';
     upsertSearchAttributes([
       { key: IdvSessionId, value: created.sessionId },
       { key: IdvStatus, value: 'pending' },
     ]);
-    return;
+    return created.orphansPossible;
   }
-  if (failure !== undefined && !isCancellation(failure)) {
-    state.createFailure = notCreated(failure);
-    throw state.createFailure;
+  if (failure !== undefined && !isCancellation(failure) && !cutShort) {
+    state.createFailure = sessionNotCreated(failure);
+    state.end({ status: 'failed', errorCode: refusalCode(failure) }, Date.now());
+    return false;
   }
   state.end({ status: state.cancelRequested !== undefined ? 'cancelled' : 'timed-out' }, Date.now());
+  return false;
 }

@@ -1,4 +1,5 @@
 import { ActivityFailure, ApplicationFailure } from '@temporalio/common';
+import { verificationErrorCodes } from '../domain/verification';
 
 /**
  * Failure types the verification workflows raise, stable API: clients (ours in client/, and
@@ -13,9 +14,10 @@ export const verificationFailureTypes = {
   invalidInput: 'InvalidVerificationInput',
   /** An update's argument is invalid. */
   invalidArgument: 'InvalidUpdateArgument',
-  /** A defect in the workflow code: the verification failed after its clean-up ran. */
-  defect: 'VerificationDefect',
 } as const;
+
+/** The failure type of a maintenance workflow (redaction, sweep, onboarding) whose step gave up (stable API). */
+export const MAINTENANCE_GAVE_UP = 'MaintenanceGaveUp';
 
 /** The type of the failure an activity failed with (its API error class), if it has one. */
 export function activityFailureType(error: unknown): string | undefined {
@@ -36,4 +38,26 @@ export function failedForGood(error: unknown): boolean {
 /** True when the service no longer knows the session (404). */
 export function sessionUnknown(error: unknown): boolean {
   return activityFailureType(error) === 'NotFoundError';
+}
+
+/** Answers that cannot be read (the same would come again): a 200 of the wrong shape, one too large. */
+const UNREADABLE = new Set(['MalformedResponseError', 'ResponseTooLargeError']);
+
+/** The outcome's error code for a call the service refused for good, or answered unreadably. */
+export function refusalCode(error: unknown): string {
+  const type = activityFailureType(error);
+  return type !== undefined && UNREADABLE.has(type)
+    ? verificationErrorCodes.unreadableAnswer
+    : verificationErrorCodes.serviceRefused;
+}
+
+/** What the `nextStep` update answers when the session could not be created (the reason in its message). */
+export function sessionNotCreated(error: unknown): ApplicationFailure {
+  const cause = error instanceof ActivityFailure && error.cause ? error.cause : error;
+  return ApplicationFailure.create({
+    type: verificationFailureTypes.notCreated,
+    message: `the session could not be created: ${cause instanceof Error ? cause.message : String(cause)}`,
+    nonRetryable: true,
+    cause: error instanceof Error ? error : undefined,
+  });
 }

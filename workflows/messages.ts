@@ -1,5 +1,5 @@
 import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
-import { type NextStep, type VerificationProgress } from '../domain/verification';
+import { type NextStep, type VerificationProgress, type VerificationStatus } from '../domain/verification';
 
 /** What the `nextStep` update answers: enough for an HTTP handler to launch the user. */
 export interface NextStepAnswer {
@@ -34,3 +34,22 @@ export const cancelUpdate = defineUpdate<VerificationProgress, [reason: string]>
  * redaction due "right after delivery" (`redactAfter: 0`) need not wait any longer.
  */
 export const resultsDeliveredSignal = defineSignal('resultsDelivered');
+
+/** How a verification ended, as told to the workflow named by its input's `reportTo` (no personal data). */
+export interface VerificationEnding {
+  reference: string;
+  status: VerificationStatus;
+  errorCode?: string;
+  sessionId?: string;
+}
+
+/** Signal to the workflow named by a verification's `reportTo`: it has ended (its clean-up ran). */
+export const verificationEndedSignal = defineSignal<[VerificationEnding]>('verificationEnded');
+
+/** Asks a running orphan sweep to look again soon (a verification that may have left an orphan). */
+export const lookForOrphansSignal = defineSignal('lookForOrphans');
+
+/** The ID of a profile's orphan sweep: one per profile (`orphans-` is refused as a reference's start). */
+export function orphanSweepWorkflowId(verificationProfileId: string): string {
+  return `idv-orphans-${verificationProfileId.toLowerCase()}`;
+}

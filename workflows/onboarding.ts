@@ -2,13 +2,16 @@ import {
   allHandlersFinished,
   ApplicationFailure,
   CancellationScope,
-  CancelledFailure,
-  ChildWorkflowFailure,
   condition,
   continueAsNew,
+  getExternalWorkflowHandle,
+  isCancellation,
+  ParentClosePolicy,
   proxyActivities,
   setHandler,
+  startChild,
   workflowInfo,
+  WorkflowIdReusePolicy,
 } from '@temporalio/workflow';
 import { WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
 import type { VerificationActivities } from '../activities/index';
@@ -20,17 +23,24 @@ import {
   onboardingLimits,
   onboardingReference,
 } from '../domain/onboarding';
-import { type SealedVerificationOutcome } from '../domain/verification';
+import { FINAL_URL_MEMO, type VerificationInput } from '../domain/verification';
 import { type AgentEvent, agentEventSignal } from './agent-messages';
+import { describeFailure } from './bounded-step';
+import { activityFailureType } from './failure-types';
+import { gaveUp } from './maintenance';
+import { type VerificationEnding, verificationEndedSignal } from './messages';
 import {
   type OnboardingProgress,
   onboardingProgressQuery,
   type OnboardingSummary,
 } from './onboarding-messages';
-import { runVerification, verificationWorkflowId } from './run-verification';
+import { verificationWorkflowId } from './run-verification';
+import { verificationSession } from './verification-session';
 
+// Preparing is our own store's work: an hour of retries, then the onboarding gives up visibly.
 const { prepareOnboardingVerification } = proxyActivities<VerificationActivities>({
   startToCloseTimeout: '1 minute',
+  scheduleToCloseTimeout: '1 hour',
   retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '30 seconds' },
 });
 
@@ -38,11 +48,22 @@ const { prepareOnboardingVerification } = proxyActivities<VerificationActivities
 const MAX_KEYS_REMEMBERED = 2_000;
 
 /**
+ * How long past its own deadline a verification may take to end and report (results, clean-up);
+ * an onboarding waits no longer for it.
+ */
+const VERIFICATION_GRACE_MS = 2 * 3_600_000;
+
+/** How long a cancelled onboarding waits for its cancelled verification's clean-up to report. */
+const CANCEL_GRACE_MS = 10 * 60_000;
+
+/**
  * The onboarding of one connection of a tenant (`idv-onboarding-<tenant>-<connectionId>`), started
  * by the receiver's signal-with-start or by `OnboardingClient`: it waits, days if need be, until
- * every `waitFor` event has come, runs the person's verification as its child and ends with a
- * summary of counts and the outcome, never the person's data. The pattern a business copies:
- * signals only record, the main flow only waits and decides.
+ * every `waitFor` event has come, runs the person's verification and ends with a summary of
+ * counts and the outcome, never the person's data. The pattern a business copies: signals only
+ * record, the main flow only waits and decides. The verification is started abandoned and tells
+ * its ending by signal (`reportTo`), so the onboarding continues as new while it runs too:
+ * events keep coming for up to 30 days, and the history stays bounded.
  */
 export async function onboarding(input: OnboardingInput): Promise<OnboardingSummary> {
   // Refused at once: bad settings would otherwise wait days before failing in the verification.
@@ -68,8 +89,9 @@ export async function onboarding(input: OnboardingInput): Promise<OnboardingSumm
   const keys = new Set(carried?.keys ?? []);
   const reference = onboardingReference(tenant, connectionId);
   const verification = { reference, workflowId: verificationWorkflowId(reference) };
-  let stage: OnboardingProgress['stage'] = 'waiting';
-  let verificationBegun = false;
+  let stage: OnboardingProgress['stage'] = carried?.verifying ? 'verifying' : 'waiting';
+  let verificationBegun = carried?.verifying !== undefined;
+  let ending: VerificationEnding | undefined;
   let waitedMs = 0;
   const missing = () => waitFor.filter((type) => !events.byType[type]);
 
@@ -96,6 +118,9 @@ export async function onboarding(input: OnboardingInput): Promise<OnboardingSumm
     events.total += 1;
     events.byType[event.messageType] = (events.byType[event.messageType] ?? 0) + 1;
   });
+  setHandler(verificationEndedSignal, (ended: VerificationEnding) => {
+    if (ended?.reference === reference) ending = ended;
+  });
   setHandler(onboardingProgressQuery, () => ({
     tenant,
     connectionId,
@@ -112,7 +137,7 @@ export async function onboarding(input: OnboardingInput): Promise<OnboardingSumm
   };
   const summary = async (
     endedBy: OnboardingSummary['endedBy'],
-    outcome?: SealedVerificationOutcome,
+    outcome?: VerificationEnding,
   ): Promise<OnboardingSummary> => {
     stage = 'done';
     await condition(allHandlersFinished);
@@ -134,8 +159,14 @@ export async function onboarding(input: OnboardingInput): Promise<OnboardingSumm
     };
   };
 
+  const carry = (verifying?: { waitedMs: number; waitUntil: number }) =>
+    continueAsNew<typeof onboarding>({
+      ...input,
+      carried: { startedAt, deadline, events, keys: [...keys], ...(verifying ? { verifying } : {}) },
+    });
+
   // Waiting: one durable timer to the deadline, woken by every event; days cost nothing.
-  while (missing().length > 0) {
+  while (!verificationBegun && missing().length > 0) {
     const remaining = deadline - Date.now();
     if (remaining <= 0) {
       waitedMs = Date.now() - startedAt;
@@ -143,45 +174,83 @@ export async function onboarding(input: OnboardingInput): Promise<OnboardingSumm
     }
     await condition(() => missing().length === 0 || historyLarge(), remaining);
     if (missing().length > 0 && historyLarge()) {
-      // Only while waiting: a child cannot be carried into a new run.
       await condition(allHandlersFinished);
-      return await continueAsNew<typeof onboarding>({
-        ...input,
-        carried: { startedAt, deadline, events, keys: [...keys] },
-      });
+      return await carry();
     }
   }
-  waitedMs = Date.now() - startedAt;
+  waitedMs = carried?.verifying?.waitedMs ?? Date.now() - startedAt;
 
-  // Verifying: a child, so a cancelled onboarding cancels it and waits for its clean-up (the
-  // session cancelled at the service) before ending cancelled itself. Events still count meanwhile.
+  // Verifying: started once (a new run carries the wait on), abandoned so this workflow can
+  // continue as new while it runs; its clean-up tells the ending (`reportTo`).
   stage = 'verifying';
-  verificationBegun = true;
-  const prepared = await prepareOnboardingVerification({
-    tenant,
-    connectionId,
-    verification: input.verification,
-  });
-  let outcome: SealedVerificationOutcome;
-  try {
-    outcome = await runVerification(prepared);
-  } catch (error) {
-    // Its verification cancelled on its own (by hand, in the web UI) while the onboarding was not:
-    // an outcome like any other, reported.
-    if (
-      error instanceof ChildWorkflowFailure &&
-      error.cause instanceof CancelledFailure &&
-      !CancellationScope.current().consideredCancelled
-    )
-      return await summary('verified', { status: 'cancelled' });
-    // Started again by hand after it verified: a reference has one verification, ever.
-    if (error instanceof WorkflowExecutionAlreadyStartedError)
-      throw ApplicationFailure.create({
-        type: 'OnboardingAlreadyVerified',
-        message: `this connection's verification has run already: see ${verification.workflowId}`,
-        nonRetryable: true,
+  let waitUntil = carried?.verifying?.waitUntil;
+  if (waitUntil === undefined) {
+    verificationBegun = true;
+    let prepared: VerificationInput;
+    try {
+      prepared = await prepareOnboardingVerification({
+        tenant,
+        connectionId,
+        verification: input.verification,
       });
+    } catch (error) {
+      if (isCancellation(error)) throw error;
+      if (activityFailureType(error) === 'InvalidOnboardingInput') throw error;
+      throw gaveUp({
+        kind: 'onboarding',
+        step: 'preparing the verification',
+        reason: describeFailure(error),
+        next: 'check the store, then start the onboarding again (OnboardingClient.start)',
+      });
+    }
+    try {
+      await startChild(verificationSession, {
+        workflowId: verification.workflowId,
+        args: [{ ...prepared, reportTo: workflowInfo().workflowId }],
+        parentClosePolicy: ParentClosePolicy.ABANDON,
+        // As a client start: a reference that already ran is refused, never a second session.
+        workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
+        ...(prepared.finalUrl ? { memo: { [FINAL_URL_MEMO]: prepared.finalUrl } } : {}),
+      });
+    } catch (error) {
+      // Started again by hand after it verified: a reference has one verification, ever.
+      if (error instanceof WorkflowExecutionAlreadyStartedError)
+        throw ApplicationFailure.create({
+          type: 'OnboardingAlreadyVerified',
+          message: `this connection's verification has run already: see ${verification.workflowId}`,
+          nonRetryable: true,
+        });
+      throw error;
+    }
+    waitUntil = Date.now() + prepared.timeout + VERIFICATION_GRACE_MS;
+  }
+  try {
+    for (;;) {
+      const remaining = waitUntil - Date.now();
+      if (ending === undefined && remaining <= 0)
+        throw gaveUp({
+          kind: 'onboarding',
+          step: 'waiting for the verification',
+          reason: `${verification.workflowId} did not report its ending in time`,
+          next: `look at ${verification.workflowId} (\`idv status ${reference}\`); the onboarding is to be started again by hand`,
+        });
+      await condition(() => ending !== undefined || historyLarge(), Math.max(1, remaining));
+      if (ending !== undefined) return await summary('verified', ending);
+      if (historyLarge()) {
+        await condition(allHandlersFinished);
+        if (ending === undefined) return await carry({ waitedMs, waitUntil });
+      }
+    }
+  } catch (error) {
+    if (!isCancellation(error)) throw error;
+    // Cancelled: the verification is cancelled too, and its clean-up (the session cancelled at
+    // the service) waited for, before this ends cancelled.
+    await CancellationScope.nonCancellable(async () => {
+      await getExternalWorkflowHandle(verification.workflowId)
+        .cancel()
+        .catch(() => undefined);
+      await condition(() => ending !== undefined, CANCEL_GRACE_MS);
+    });
     throw error;
   }
-  return await summary('verified', outcome);
 }

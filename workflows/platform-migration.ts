@@ -5,16 +5,20 @@ import {
   isCancellation,
   proxyActivities,
   setHandler,
+  upsertSearchAttributes,
 } from '@temporalio/workflow';
 import type { VerificationActivities } from '../activities/index';
 import type { TenantPlan } from '../activities/migration-activities';
 import { innermostMessage } from '../domain/failure-message';
 import { migrationInputProblems, type PlatformMigrationInput } from '../domain/migration/migration-input';
 import {
+  failedMigrationOutcomes,
   type MigrationReport,
   reportFlagCount,
   type WebhookReport,
 } from '../domain/migration/migration-report';
+import { countGiveUp } from './maintenance';
+import { IdvStatus, NEEDS_ATTENTION } from './search-attributes';
 import { type MigrationProgress, migrationProgressQuery } from './migration-messages';
 
 // Each call is short and heartbeats (a dead worker is noticed in seconds); the registry behind the
@@ -73,6 +77,14 @@ export async function platformMigration(input: PlatformMigrationInput): Promise<
     // The innermost message says why (the platform's answer, the registry's refusal).
     if (error !== undefined) report.error = innermostMessage(error);
     report.finishedAt = new Date().toISOString();
+    if (failedMigrationOutcomes.includes(outcome)) {
+      // Bounded steps that gave up: counted, and listed by `idv list --failed`.
+      countGiveUp({
+        kind: 'migration',
+        step: outcome === 'compensation-failed' ? 'compensation' : progress.stage,
+      });
+      upsertSearchAttributes([{ key: IdvStatus, value: NEEDS_ATTENTION }]);
+    }
     return report;
   };
 
@@ -156,22 +168,41 @@ export async function platformMigration(input: PlatformMigrationInput): Promise<
     // attempt (someone else's doing; a retry after a lost answer reports its own as disabled).
     const inFlight = attempted.find((entry) => entry.action === 'disable');
     const touched = attempted.filter((entry) => entry.action !== 'already-disabled');
-    const compensated = await CancellationScope.nonCancellable(() => reEnable(tenant, touched, progress));
+    const failedEnables: ActivityFailure[] = [];
+    const compensated = await CancellationScope.nonCancellable(() =>
+      reEnable(tenant, touched, progress, failedEnables),
+    );
     if (inFlight?.action === 're-enabled') inFlight.action = 'failed';
     for (const entry of report.webhooks) if (entry.action === 'disable') entry.action = 'not-reached';
-    if (isCancellation(error)) throw error;
-    return finish(compensated ? 'rolled-back' : 'failed', expectedFailure(error));
+    const cancelled = isCancellation(error);
+    // A cancel whose compensation worked ends cancelled; one whose compensation failed reports
+    // which webhooks stay disabled, and why, rather than vanish in a plain cancel.
+    if (cancelled && compensated) throw error;
+    if (cancelled) report.cancelled = true;
+    const reason = cancelled ? new Error('cancelled during the cut-over') : expectedFailure(error);
+    if (compensated) return finish('rolled-back', reason);
+    const failedEnable = failedEnables.at(-1);
+    return finish(
+      'compensation-failed',
+      new Error(
+        `${innermostMessage(reason)}; enabling again failed${failedEnable ? ` (${innermostMessage(failedEnable)})` : ''}: ${report.webhooks
+          .filter((entry) => entry.action === 're-enable-failed')
+          .map((entry) => entry.id)
+          .join(', ')} stay disabled`,
+      ),
+    );
   }
 
   progress.stage = 'report';
   return finish(changed ? 'applied' : 'unchanged');
 }
 
-/** Enables each webhook again, newest first; false when any could not be. */
+/** Enables each webhook again, newest first; false when any could not be (its failure kept). */
 async function reEnable(
   tenant: string,
   disabled: WebhookReport[],
   progress: MigrationProgress,
+  failures: ActivityFailure[],
 ): Promise<boolean> {
   let all = true;
   for (const entry of [...disabled].reverse()) {
@@ -179,7 +210,7 @@ async function reEnable(
       entry.action = await calls.enableEarlierWebhook({ tenant, webhookId: entry.id });
       progress.webhooks.reEnabled += 1;
     } catch (error) {
-      expectedFailure(error);
+      failures.push(expectedFailure(error));
       entry.action = 're-enable-failed';
       all = false;
     }

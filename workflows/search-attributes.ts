@@ -6,5 +6,11 @@ export const IdvSessionId = defineSearchAttributeKey('IdvSessionId', SearchAttri
 export const IdvProfileId = defineSearchAttributeKey('IdvProfileId', SearchAttributeType.KEYWORD);
 /** Provider id. */
 export const IdvProvider = defineSearchAttributeKey('IdvProvider', SearchAttributeType.KEYWORD);
-/** Normalised status: starting, pending, succeeded, failed, cancelled, timed-out. */
+/**
+ * Verifications: their normalised status (starting, pending, succeeded, failed, cancelled,
+ * timed-out). Maintenance workflows: {@link NEEDS_ATTENTION} while a step gave up.
+ */
 export const IdvStatus = defineSearchAttributeKey('IdvStatus', SearchAttributeType.KEYWORD);
+
+/** The `IdvStatus` of a maintenance workflow one of whose steps gave up (`idv list --failed` lists it). */
+export const NEEDS_ATTENTION = 'needs-attention';

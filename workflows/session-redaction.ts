@@ -1,22 +1,47 @@
-import {
-  condition,
-  isCancellation,
-  log,
-  patched,
-  proxyActivities,
-  setHandler,
-  sleep,
-} from '@temporalio/workflow';
-import type { VerificationActivities } from '../activities/index';
-import { activityFailureType } from './failure-types';
+import { condition, isCancellation, setHandler, sleep } from '@temporalio/workflow';
+import { boundedStep, type StepBound, type StepOutcome } from './bounded-step';
+import { gaveUp } from './maintenance';
 import { resultsDeliveredSignal } from './messages';
-import { patches } from './patches';
 
-const { endSessionIfLive, redactAtService, deleteLocalSessionData, destroyDataKey } =
-  proxyActivities<VerificationActivities>({
-    startToCloseTimeout: '1 minute',
-    retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '5 minutes' },
-  });
+const MINUTE = 60_000;
+const HOUR = 60 * MINUTE;
+const DAY = 24 * HOUR;
+
+/**
+ * The bound of each step. The service's steps (ending, redacting) keep trying for a week, at
+ * least every 10 minutes while the service fails (an outage that ends is noticed soon), and
+ * hourly after a refusal for good (a rotated API key); our own store's for a day.
+ */
+export const redactionBounds = {
+  endSession: {
+    what: 'ending the session',
+    boundMs: 7 * DAY,
+    gapMs: HOUR,
+    maxRetryIntervalMs: 10 * MINUTE,
+  },
+  redactAtService: {
+    what: 'redacting at the service',
+    boundMs: 7 * DAY,
+    gapMs: HOUR,
+    maxRetryIntervalMs: 10 * MINUTE,
+  },
+  deleteStoredData: {
+    what: 'deleting the stored data',
+    boundMs: DAY,
+    gapMs: HOUR,
+    maxRetryIntervalMs: 5 * MINUTE,
+  },
+} satisfies Record<string, StepBound>;
+
+/**
+ * How long the redaction at the service waits for a live session to be ended first: a session
+ * still running could gather data after it was redacted. Past this, it redacts all the same,
+ * and again once the session is ended.
+ */
+export const ENDING_HEAD_START_MS = 10 * 60_000;
+
+/** How long results due "right after delivery" wait for the caller to receive them. */
+export const DELIVERY_GRACE_MS = HOUR;
 
 /** What `sessionRedaction` reports. */
 export interface RedactionReport {
@@ -34,7 +59,7 @@ export interface RedactionReport {
 export interface RedactionArgs {
   /** Absent for a verification that never got a session: only its data key is destroyed. */
   sessionId?: string;
-  /** The verification's data key, destroyed with the rest (absent for runs from before data keys). */
+  /** The verification's data key, destroyed with the rest (without it: the one the session's claim names). */
   dataKeyId?: string;
   delayMs: number;
   /**
@@ -44,30 +69,8 @@ export interface RedactionArgs {
   awaitDelivery?: boolean;
   /** False: only end the session (the verification keeps its data, `redactAfter: 'never'`). @default true */
   redact?: boolean;
-}
-
-/** How long results due "right after delivery" wait for the caller to receive them. */
-export const DELIVERY_GRACE_MS = 60 * 60 * 1000;
-
-/** Service calls refused for good (an API key rotated meanwhile…) are tried again this often… */
-const REFUSED_RETRY_MS = 60 * 60 * 1000;
-/** …this many times (a week), then the workflow fails visibly. History stays bounded. */
-const REFUSED_RETRIES = 168;
-
-/** Runs a service call until it succeeds: retryable failures by the activity, refusals hourly. */
-async function persist<T>(what: string, call: () => Promise<T>): Promise<T> {
-  for (let attempt = 1; ; attempt += 1) {
-    try {
-      return await call();
-    } catch (error) {
-      if (isCancellation(error) || attempt > REFUSED_RETRIES) throw error;
-      log.warn(`${what} refused; trying again in an hour`, {
-        failureType: activityFailureType(error),
-        attempt,
-      });
-      await sleep(REFUSED_RETRY_MS);
-    }
-  }
+  /** The verification saw the session finished at the service: there is nothing to end. */
+  sessionDone?: boolean;
 }
 
 /** The ID of a redaction: by session, or by data key for a verification without a session. */
@@ -81,12 +84,13 @@ export function redactionWorkflowId(args: {
 }
 
 /**
- * Removes everything readable about the person of a verification: ends its session at the
- * service if still live (a cancel the verification could not make; a no-op otherwise), and
- * meanwhile, once `delayMs` after the start is due, deletes stored attachments and the results
- * access key and destroys the data key (whatever the service answers: nothing stays readable in
- * our stores or in any history), then redacts at the service, insisting until it accepts.
- * Idempotent: a second run, or a session the service already redacted, is fine.
+ * Removes everything readable about the person of a verification, in independent bounded steps:
+ * ends the session at the service unless it is known to be done (beside the wait), and at the
+ * due time deletes stored attachments and the results access key and destroys the data key
+ * (nothing stays readable in our stores or any history, whatever the service answers), then
+ * redacts at the service, whatever the ending does (it waits a little for a live session to
+ * end first, and redacts again if the ending came after). A step that runs out of its bound
+ * does not stop the others; the workflow then fails visibly (`MaintenanceGaveUp`). Idempotent.
  * ID from {@link redactionWorkflowId}.
  */
 export async function sessionRedaction(args: RedactionArgs): Promise<RedactionReport> {
@@ -95,64 +99,93 @@ export async function sessionRedaction(args: RedactionArgs): Promise<RedactionRe
   setHandler(resultsDeliveredSignal, () => {
     delivered = true;
   });
+  const problems: Array<{ step: string; reason: string }> = [];
+  const settle = <T>(step: string, outcome: StepOutcome<T>): T | undefined => {
+    if ('value' in outcome) return outcome.value;
+    problems.push({ step, reason: outcome.gaveUp });
+    return undefined;
+  };
+  const finish = <T>(report: T): T => {
+    if (problems.length === 0) return report;
+    throw gaveUp({
+      kind: 'redaction',
+      step: problems.map((problem) => problem.step).join(' and '),
+      reason: problems.map((problem) => problem.reason).join('; '),
+      next: sessionId
+        ? `the service may still hold the session ${sessionId} live or with data: once it answers again, run \`idv redact\` for its verification`
+        : 'check the store, then run `idv redact` for its verification',
+    });
+  };
+
   if (sessionId === undefined) {
     if (args.delayMs > 0) await sleep(args.delayMs);
-    const destroyed = dataKeyId === undefined ? false : (await destroyDataKey(dataKeyId)).destroyed;
-    return {
+    const destroyed =
+      dataKeyId === undefined
+        ? false
+        : settle(
+            'destroying the data key',
+            await boundedStep(redactionBounds.deleteStoredData, (calls) => calls.destroyDataKey(dataKeyId)),
+          )?.destroyed;
+    return finish({
       redactedAt: new Date(Date.now()).toISOString(),
       redactedAtService: false,
       attachmentsDeleted: 0,
-      dataKeyDestroyed: destroyed,
-    };
+      dataKeyDestroyed: destroyed ?? false,
+    });
   }
-  // Runs started before this order existed redacted first, then deleted; they replay that way.
-  if (!patched(patches.endDeleteThenRedact)) {
-    if (args.delayMs > 0) await sleep(args.delayMs);
-    const { redacted } = await redactAtService(sessionId);
-    const { attachmentsDeleted } = await deleteLocalSessionData(sessionId);
-    return {
-      sessionId,
-      redactedAt: new Date(Date.now()).toISOString(),
-      redactedAtService: redacted,
-      attachmentsDeleted,
-    };
-  }
+
   const dueAtMs = Date.now() + args.delayMs;
-  let endFailure: Error | undefined;
-  let endCancelled: Error | undefined;
-  // Ending runs beside the wait: whatever the service answers (for up to a week), the local data
-  // and the data key go at their due time. It never rejects (a cancellation is kept and rethrown
-  // where it is awaited), so a workflow cancelled meanwhile leaves no unhandled rejection.
-  const ending = persist('ending the session', () => endSessionIfLive(sessionId)).then(
-    () => undefined,
-    (error: unknown) => {
-      if (isCancellation(error)) endCancelled = error as Error;
-      // The redaction still happens; the failure (an activity's, always an Error) is reported afterwards.
-      else endFailure = error as Error;
-    },
-  );
-  const ended = async () => {
-    await ending;
-    if (endCancelled !== undefined) throw endCancelled;
+  // The ending runs beside the wait and never rejects (a cancellation is kept, rethrown where
+  // awaited), so a workflow cancelled meanwhile leaves no unhandled rejection.
+  const ending = { done: args.sessionDone === true, endedLive: false, cancelled: undefined as unknown };
+  const endingRun = ending.done
+    ? Promise.resolve()
+    : boundedStep(redactionBounds.endSession, (calls) => calls.endSessionIfLive(sessionId)).then(
+        (outcome) => {
+          ending.endedLive = settle('ending the session', outcome)?.cancelled ?? false;
+          ending.done = true;
+        },
+        (error: unknown) => {
+          ending.cancelled = error;
+          ending.done = true;
+        },
+      );
+  const endingSettled = async () => {
+    await endingRun;
+    if (isCancellation(ending.cancelled)) throw ending.cancelled;
   };
-  // Runs started before that waited for the ending first; they replay that way.
-  if (!patched(patches.shredAtDueTime)) await ended();
+
   if (args.redact === false) {
-    await ended();
-    if (endFailure !== undefined) throw endFailure;
-    return { sessionId, redactedAt: '', redactedAtService: false, attachmentsDeleted: 0 };
+    await endingSettled();
+    return finish({ sessionId, redactedAt: '', redactedAtService: false, attachmentsDeleted: 0 });
   }
   if (dueAtMs > Date.now()) await sleep(dueAtMs - Date.now());
   if (args.awaitDelivery) await condition(() => delivered, DELIVERY_GRACE_MS);
-  const { attachmentsDeleted, dataKeyDestroyed } = await deleteLocalSessionData(sessionId, dataKeyId);
-  await ended();
-  const { redacted } = await persist('redacting the session', () => redactAtService(sessionId));
-  if (endFailure !== undefined) throw endFailure;
-  return {
+  const local = settle(
+    'deleting the stored data',
+    await boundedStep(redactionBounds.deleteStoredData, (calls) =>
+      calls.deleteLocalSessionData(sessionId, dataKeyId),
+    ),
+  );
+  await condition(() => ending.done, ENDING_HEAD_START_MS);
+  const endedBeforeRedaction = ending.done;
+  let redacted = settle(
+    'redacting at the service',
+    await boundedStep(redactionBounds.redactAtService, (calls) => calls.redactAtService(sessionId)),
+  )?.redacted;
+  await endingSettled();
+  // Ended only after the redaction: what it gathered meanwhile goes too.
+  if (!endedBeforeRedaction && ending.endedLive)
+    redacted =
+      settle(
+        'redacting at the service',
+        await boundedStep(redactionBounds.redactAtService, (calls) => calls.redactAtService(sessionId)),
+      )?.redacted ?? redacted;
+  return finish({
     sessionId,
     redactedAt: new Date(Date.now()).toISOString(),
-    redactedAtService: redacted,
-    attachmentsDeleted,
-    dataKeyDestroyed,
-  };
+    redactedAtService: redacted ?? false,
+    attachmentsDeleted: local?.attachmentsDeleted ?? 0,
+    dataKeyDestroyed: local?.dataKeyDestroyed ?? false,
+  });
 }

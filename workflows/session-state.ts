@@ -1,6 +1,7 @@
 import { type NormalisedSessionState } from '../domain/session-status';
 import { type Sealed } from '../domain/sealed';
 import {
+  verificationErrorCodes,
   type AttachmentRef,
   type NextStep,
   type VerificationInput,
@@ -15,16 +16,10 @@ export interface Ending {
   errorCode?: string;
 }
 
-/**
- * Whether sessions orphaned by lost create answers must be swept: `maybe` while a create attempt
- * may have gone unanswered (the sweep child reads the vault to know), `scheduled` once started.
- */
-export type SweepNeed = 'none' | 'maybe' | 'scheduled';
-
 /** What a run hands to the next one when it continues as new (plain JSON). */
 export interface CarriedVerification {
   progress: VerificationProgress;
-  sweep: SweepNeed;
+  sessionDone: boolean;
   redirectPending: boolean;
   refreshStopped: boolean;
 }
@@ -43,9 +38,14 @@ export class SessionState {
   redirectPending = false;
   /** True once clean-up began: handlers waiting for the session stop waiting. */
   closing = false;
-  /** Cancelling at the service failed for good: clean-up hands the session to a child that insists. */
-  cancelFailed = false;
-  sweep: SweepNeed = 'none';
+  /**
+   * The service said the session is done (or no longer knows it): there is nothing to end. An
+   * ending of our own (a refusal, a defect, a cancel that failed) leaves it false, so clean-up
+   * hands the session to a redaction that ends it.
+   */
+  sessionDone = false;
+  /** The session was asked to end here once already (a refused cancel goes to the redaction, not again). */
+  cancelTried = false;
   /** Automatic refreshes stopped after a permanent failure (the step's content stays as it is). */
   refreshStopped = false;
   /** A refresh that failed for a while is tried again at this time. */
@@ -58,7 +58,7 @@ export class SessionState {
   constructor(input: VerificationInput, now: number, carried?: CarriedVerification) {
     if (carried) {
       this.progress = carried.progress;
-      this.sweep = carried.sweep;
+      this.sessionDone = carried.sessionDone;
       this.redirectPending = carried.redirectPending;
       this.refreshStopped = carried.refreshStopped;
       this.progress.dataKeyId = input.dataKeyId;
@@ -81,7 +81,7 @@ export class SessionState {
   carry(): CarriedVerification {
     return {
       progress: this.progress,
-      sweep: this.sweep,
+      sessionDone: this.sessionDone,
       redirectPending: this.redirectPending,
       refreshStopped: this.refreshStopped,
     };
@@ -131,6 +131,7 @@ export class SessionState {
    */
   finish(state: NormalisedSessionState, now: number, asTimeout = false): void {
     if (!state.done) return;
+    this.sessionDone = true;
     const status: VerificationStatus =
       state.status === 'succeeded'
         ? 'succeeded'
@@ -151,10 +152,17 @@ export class SessionState {
     this.touch(now);
   }
 
-  /** The session succeeded but its results could not be fetched: the verification fails. */
+  /** The service no longer knows the session: nothing is left to end there. */
+  sessionUnknown(now: number): void {
+    this.sessionDone = true;
+    this.end({ status: 'failed', errorCode: verificationErrorCodes.sessionNotFound }, now);
+  }
+
+  /** The session succeeded but its results could not be fetched: the verification fails (the first ending is replaced). */
   resultsUnavailable(now: number): void {
-    this.ending = { status: 'failed', errorCode: 'ResultsUnavailable' };
-    Object.assign(this.progress, { status: 'failed', errorCode: 'ResultsUnavailable' });
+    const ending = { status: 'failed' as const, errorCode: verificationErrorCodes.resultsUnavailable };
+    this.ending = ending;
+    Object.assign(this.progress, ending);
     this.touch(now);
   }
 

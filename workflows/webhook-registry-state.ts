@@ -15,6 +15,8 @@ export interface RegistryCarriedState {
   external: ObservedWebhook[];
   drift: WebhookDrift[];
   lastReconcile?: WebhookListing['lastReconcile'];
+  /** Its last comparison gave up on something (`IdvStatus` says so). */
+  attention?: boolean;
 }
 
 /** The registry's memory of a tenant's webhooks: plain data, so it carries across runs. */
@@ -23,6 +25,8 @@ export class RegistryState {
   external: ObservedWebhook[];
   drift: WebhookDrift[];
   lastReconcile: WebhookListing['lastReconcile'];
+  /** Its last comparison gave up on something: marked for attention until one goes through. */
+  attention: boolean;
 
   constructor(
     readonly tenant: string,
@@ -33,6 +37,7 @@ export class RegistryState {
     this.external = carried?.external ?? [];
     this.drift = carried?.drift ?? [];
     this.lastReconcile = carried?.lastReconcile;
+    this.attention = carried?.attention ?? false;
   }
 
   /** Every webhook the tenant has as far as the registry knows (managed and external): the limit counts them all. */
@@ -112,6 +117,7 @@ export class RegistryState {
       external: this.external,
       drift: this.drift,
       ...(this.lastReconcile ? { lastReconcile: this.lastReconcile } : {}),
+      ...(this.attention ? { attention: true } : {}),
     };
   }
 }

@@ -1,5 +1,6 @@
 // npm run chaos: the fault run at scale. Verifications run while the service answers 5xx and 429,
-// drops connections and loses create answers; the worker process is SIGKILLed several times and
+// drops connections, loses create answers, carries creates out late, answers 409 to cancels of
+// finished sessions and 503 to every redaction while the faults last; the worker process is SIGKILLed several times and
 // Temporal is restarted once on its SQLite database. Afterwards every verification must have its
 // one planned outcome and nothing may be left live, readable or running. Prints the counts and
 // exits 1 when any is off.
@@ -26,8 +27,11 @@ import { recordSection } from '../support/record';
 type Plan = 'succeeds' | 'fails' | 'cancelled' | 'times-out';
 /** How long one start (or one ask for its step) may take before the run goes on without it. */
 const START_WAIT_MS = 3 * 60_000;
-/** How long the run waits, once every outcome is in and the faults are gone, for nothing to run. */
-const RUNNING_WAIT_MS = 8 * 60_000;
+/**
+ * How long the run waits, once every outcome is in and the faults are gone, for nothing to run:
+ * a redaction whose RedactSession kept failing retries at least every 10 minutes.
+ */
+const RUNNING_WAIT_MS = 13 * 60_000;
 /** How long one cancel waits for its answer before it is sent again. */
 const CANCEL_ATTEMPT_MS = 30_000;
 
@@ -111,6 +115,8 @@ async function main(): Promise<number> {
     IDV_TASK_QUEUE: taskQueue,
     IDV_DATA_DIR: join(dataDir, 'store'),
     IDV_LOG_LEVEL: 'fatal',
+    // Late creates land 40 s after they were sent: the sweep looks a few minutes past that.
+    IDV_ORPHAN_HORIZON: '3m',
   };
   let worker: WorkerProcess = await spawnWorker(workerEnv);
   let kills = 0;
@@ -129,10 +135,29 @@ async function main(): Promise<number> {
       dropRate: 0.05,
       durationMs: 60_000,
     });
+    // A tenth of creates are carried out 40 s late, after the client's 30 s answer timeout,
+    // while their retry succeeds (or the deadline has cut the verification short).
     await control('PUT', '/faults', {
       operation: 'CreateDirectProviderSession',
       dropResponseRate: 0.3,
+      lateRate: 0.1,
+      lateMs: 40_000,
       errorRate: 0.1,
+      durationMs: 60_000,
+    });
+    // "Already finished" answered 409, as the interface does not rule out.
+    await control('PUT', '/faults', {
+      operation: 'CancelSession',
+      errorRate: 1,
+      errorStatus: 409,
+      whenSessionDone: true,
+      durationMs: 60_000,
+    });
+    // A 5xx that lasts as long as the faults do: redactions wait it out, then go through.
+    await control('PUT', '/faults', {
+      operation: 'RedactSession',
+      errorRate: 1,
+      errorStatus: 503,
       durationMs: 60_000,
     });
   };
@@ -151,7 +176,7 @@ async function main(): Promise<number> {
       const request = testProviderRequest(reference, emulator.verificationProfiles[0]?.id ?? '', {
         timeout: plan === 'times-out' ? '90s' : '10m',
         redactAfter: 0,
-        orphanSweepDelayMs: 1_000,
+
         polling: { initialMs: 500, maxMs: 2_000 },
       });
       const start = await withinDeadline(idv.startVerification(request), START_WAIT_MS).catch(
@@ -311,7 +336,7 @@ function chaosSection(counts: {
   return [
     '## npm run chaos: verifications under faults, killed workers and a Temporal restart',
     '',
-    `Run: \`npm run chaos\` (\`CHAOS_VERIFICATIONS=${counts.verifications}\`), ${new Date().toISOString().slice(0, 10)}, Node ${process.version}, ${cpus().length} cores, ${Math.round(totalmem() / 2 ** 30)} GiB. Half the users finish, the rest fail, are cancelled or time out (90 s) in equal parts. The emulator answers 10 % of calls 5xx and 5 % 429 and drops 5 % of connections, and loses 30 % of create answers; the worker process (\`idv worker\`, default budget) is SIGKILLed ${counts.workerKills} times (once during the starts) and Temporal's dev server is stopped and started again once on its SQLite file.`,
+    `Run: \`npm run chaos\` (\`CHAOS_VERIFICATIONS=${counts.verifications}\`), ${new Date().toISOString().slice(0, 10)}, Node ${process.version}, ${cpus().length} cores, ${Math.round(totalmem() / 2 ** 30)} GiB. Half the users finish, the rest fail, are cancelled or time out (90 s) in equal parts. The emulator answers 10 % of calls 5xx and 5 % 429 and drops 5 % of connections, loses 30 % of create answers and carries out 10 % of creates 40 s late (after the client's 30 s answer timeout), answers 409 to every CancelSession of a finished session, and 503 to every RedactSession while the faults last; the worker process (\`idv worker\`, default budget) is SIGKILLed ${counts.workerKills} times (once during the starts) and Temporal's dev server is stopped and started again once on its SQLite file.`,
     '',
     '| verifications | as planned, one close each | outcomes | sessions created | of them duplicates of lost create answers | left live | holding identity | workflows still running | wall s |',
     '| --- | --- | --- | --- | --- | --- | --- | --- | --- |',

@@ -34,7 +34,8 @@ export const devCommand: Command = {
     const uiPort = parsePort(stringOption(values, 'ui-port'), 'ui-port');
     const receiverPort = parsePort(stringOption(values, 'receiver-port'), 'receiver-port');
     const dataDir = stringOption(values, 'data-dir') ?? io.env.IDV_DATA_DIR ?? '.data';
-    const { storeUrl, onboardingFile, apiCallsPerSecond, workflowCacheSize } = commandConfig(io.env);
+    const { storeUrl, onboardingFile, apiCallsPerSecond, workflowCacheSize, orphanHorizonMs } =
+      commandConfig(io.env);
     const onboarding = await commandOnboardingSettings(values, onboardingFile);
     const stack = await startEmbeddedStack({
       dataDir,
@@ -42,6 +43,7 @@ export const devCommand: Command = {
       uiPort,
       apiCallsPerSecond,
       workflowCacheSize,
+      orphanHorizonMs,
       ...(receiverPort !== undefined ? { receiverPort } : {}),
       ...(storeUrl ? { storeUrl } : {}),
       ...(onboarding ? { onboarding } : {}),

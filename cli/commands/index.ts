@@ -4,7 +4,7 @@ import { demoCommand } from './demo';
 import { devCommand } from './dev';
 import { emulatorCommand } from './emulator';
 import { cancelCommand, redactCommand, statusCommand, watchCommand } from './follow-commands';
-import { listCommand, providersCommand, redirectUrisCommand } from './service-commands';
+import { listCommand, providersCommand, redirectUrisCommand, sweepCommand } from './service-commands';
 import { verifyCommand } from './verify';
 import { workerCommand } from './worker';
 import { receiverCommand } from './receiver';
@@ -31,6 +31,7 @@ export const commands: readonly Command[] = [
   cancelCommand,
   redactCommand,
   listCommand,
+  sweepCommand,
   providersCommand,
   redirectUrisCommand,
   webhooksCommand,

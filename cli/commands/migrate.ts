@@ -4,7 +4,7 @@ import { MigrationClient, MigrationError } from '../../client/migration-client';
 import { tenantProblem } from '../../domain/agent-tenants';
 import { migrationInputProblems } from '../../domain/migration/migration-input';
 import { type MigrationTarget } from '../../domain/migration/migration-plan';
-import { summariseMigration } from '../../domain/migration/migration-report';
+import { failedMigrationOutcomes, summariseMigration } from '../../domain/migration/migration-report';
 import { type TemplateType, templateTypes } from '../../domain/migration/schema-template';
 import { readStackInfo, type StackInfo } from '../../workers/dev/stack-file';
 import { type Command, type CommandArgs, CommandFailedError, UsageError } from '../command';
@@ -92,7 +92,7 @@ export const migrateCommand: Command = {
       });
       if (values.json === true) printJson(io, report);
       else io.stdout.write(`${summariseMigration(report)}\n`);
-      return report.outcome === 'failed' || report.outcome === 'rolled-back' ? 1 : 0;
+      return failedMigrationOutcomes.includes(report.outcome) ? 1 : 0;
     } finally {
       await connected.close();
     }

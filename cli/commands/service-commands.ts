@@ -1,6 +1,7 @@
 import { ApiError } from '../../api/http/errors';
 import { paginateRedirectUris } from '../../api/identity/pagination';
-import { type Command, CommandFailedError, type CommandIo, UsageError } from '../command';
+import { type Command, type CommandArgs, CommandFailedError, type CommandIo, UsageError } from '../command';
+import { type FailedWork } from '../../client/failed-work';
 import { connectIdentity, connectTemporal } from '../connect';
 import { printJson, tableLines } from '../output';
 import { parseNonNegative, stringOption } from '../parse-values';
@@ -93,8 +94,13 @@ export const listCommand: Command = {
   name: 'list',
   summary:
     'List verifications by status, provider or profile (running ones first, then ended ones; newest first in each)',
-  usage: 'list [--status S] [--provider P] [--profile ID] [--limit N] [--json]',
+  usage: 'list [--status S] [--provider P] [--profile ID] [--failed] [--limit N] [--json]',
   options: {
+    failed: {
+      type: 'boolean',
+      description:
+        'instead: the workflows that failed or gave up a step (redactions, sweeps, onboardings, migrations, registries), with why and what to do next',
+    },
     status: {
       type: 'string',
       valueName: 'S',
@@ -112,8 +118,13 @@ export const listCommand: Command = {
     }
     const limit = parseNonNegative(stringOption(values, 'limit'), 'limit', { integer: true }) ?? 50;
     if (limit === 0) throw new UsageError("--limit must be at least 1, got '0'");
+    if (values.failed === true) {
+      const filter = ['status', 'provider', 'profile'].find((name) => values[name] !== undefined);
+      if (filter) throw new UsageError(`--failed lists every kind of workflow: it takes no --${filter}`);
+    }
     const connected = await connectTemporal(io.env);
     try {
+      if (values.failed === true) return printFailedWork(io, await connected.idv.listFailedWork(limit), values);
       const found = await connected.idv.listVerifications({
         ...(status ? { status: status as (typeof statuses)[number] } : {}),
         ...(stringOption(values, 'provider') ? { provider: stringOption(values, 'provider') } : {}),
@@ -133,6 +144,42 @@ export const listCommand: Command = {
         ]);
         io.stdout.write(`${tableLines(['REFERENCE', 'STATUS', 'SESSION', 'STARTED'], rows).join('\n')}\n`);
       }
+      return 0;
+    } finally {
+      await connected.close();
+    }
+  },
+};
+
+/** Prints what `idv list --failed` found: one block per workflow, or JSON. */
+function printFailedWork(io: CommandIo, found: FailedWork[], values: CommandArgs['values']): number {
+  if (values.json === true) printJson(io, found);
+  else if (found.length === 0) io.stdout.write('nothing failed or gave up\n');
+  else
+    for (const work of found)
+      io.stdout.write(
+        `${work.workflowId} (${work.type}, ${work.state} since ${work.at})\n  why:  ${work.reason}\n  next: ${work.next}\n`,
+      );
+  return 0;
+}
+
+/** `idv sweep <profile>`. */
+export const sweepCommand: Command = {
+  name: 'sweep',
+  takesArguments: true,
+  summary: "Start a verification profile's orphan sweep, or make the running one look now",
+  usage: 'sweep <profile-id> [--json]',
+  options: {},
+  async run({ positionals, values }, io) {
+    const [profileId, ...extra] = positionals;
+    if (extra.length > 0) throw new UsageError(`unexpected argument '${extra[0]}'`);
+    if (!profileId || !/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(profileId))
+      throw new UsageError('idv sweep needs a verification profile id (a uuid)');
+    const connected = await connectTemporal(io.env);
+    try {
+      const workflowId = await connected.idv.sweepOrphans(profileId);
+      if (values.json === true) printJson(io, { workflowId });
+      else io.stdout.write(`${workflowId}: looking for orphans\n`);
       return 0;
     } finally {
       await connected.close();

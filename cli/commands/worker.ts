@@ -60,6 +60,7 @@ export const workerCommand: Command = {
         store,
         encryptionKeys,
         tuning: { maxCachedWorkflows: config.workflowCacheSize },
+        orphans: { horizonMs: config.orphanHorizonMs },
         ...(agent ? { agent } : {}),
         ...(namespace ? { namespace } : {}),
         ...(tracing ? { tracing } : {}),

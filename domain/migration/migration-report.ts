@@ -10,7 +10,13 @@ export type MigrationOutcome =
   | 'unchanged'
   /** The cut-over failed; the webhooks it had disabled were enabled again. */
   | 'rolled-back'
-  /** It failed before the cut-over began (or its compensation failed too): see `error`. */
+  /**
+   * The cut-over failed or was cancelled, and enabling again what it had disabled failed too:
+   * the webhooks marked `re-enable-failed` stay disabled (and their registry keeps them so)
+   * until someone enables them (`idv webhooks enable`); `error` says why.
+   */
+  | 'compensation-failed'
+  /** It failed before the cut-over began: see `error`. */
   | 'failed';
 
 /** What happened (or, in a dry run, would happen) to a redirect URI. */
@@ -50,7 +56,12 @@ export interface MigrationReport {
   blockers?: string[];
   /** Why it failed or rolled back. */
   error?: string;
+  /** The migration was cancelled during its cut-over (its compensation failed, or it would end cancelled). */
+  cancelled?: true;
 }
+
+/** Outcomes an operator must look at (the command exits 1, `idv list --failed` lists the migration). */
+export const failedMigrationOutcomes: readonly MigrationOutcome[] = ['failed', 'rolled-back', 'compensation-failed'];
 
 /** Flags of the report, all together. */
 export function reportFlagCount(report: MigrationReport): number {

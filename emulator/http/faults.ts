@@ -101,7 +101,8 @@ export class FaultInjector {
       this.#faults.delete(key);
       return { kind: 'none', latencyMs: 0, slowBodyMs: 0 };
     }
-    if (fault.spec.whenSessionDone && sessionDone !== true) return { kind: 'none', latencyMs: 0, slowBodyMs: 0 };
+    if (fault.spec.whenSessionDone && sessionDone !== true)
+      return { kind: 'none', latencyMs: 0, slowBodyMs: 0 };
     if (fault.skipping > 0) {
       fault.skipping -= 1;
       return { kind: 'none', latencyMs: 0, slowBodyMs: 0 };

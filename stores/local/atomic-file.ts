@@ -1,13 +1,71 @@
 import { randomUUID } from 'node:crypto';
-import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
+import { link, mkdir, open, readFile, rename, rm } from 'node:fs/promises';
 import { dirname } from 'node:path';
 
-/** Writes a file readable only by its owner, atomically (temporary file, then rename). */
-export async function writeFileAtomic(path: string, data: string | Buffer): Promise<void> {
+/** Writes `data` to a new temporary file beside `path`, synced to disk; resolves to its name. */
+async function writeTemporary(path: string, data: string | Buffer): Promise<string> {
   await mkdir(dirname(path), { recursive: true, mode: 0o700 });
   const temporary = `${path}.${randomUUID()}.tmp`;
-  await writeFile(temporary, data, { mode: 0o600 });
-  await rename(temporary, path);
+  const handle = await open(temporary, 'wx', 0o600);
+  try {
+    await handle.writeFile(data);
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
+  return temporary;
+}
+
+/** Syncs a folder, so a file created, renamed or removed in it survives a crash. */
+export async function syncFolder(folder: string): Promise<void> {
+  const handle = await open(folder, 'r');
+  try {
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
+}
+
+/**
+ * Writes a file readable only by its owner, atomically and durably: a temporary file synced,
+ * renamed over the old one, then its folder synced. Once it resolves, a crash of the process or
+ * the machine brings back neither the old content nor a half-written file.
+ */
+export async function writeFileAtomic(path: string, data: string | Buffer): Promise<void> {
+  const temporary = await writeTemporary(path, data);
+  try {
+    await rename(temporary, path);
+  } catch (error) {
+    await rm(temporary, { force: true });
+    throw error;
+  }
+  await syncFolder(dirname(path));
+}
+
+/**
+ * Creates a file only if none exists at `path` (a hard link appears whole and fails when the
+ * name is taken), durably; false when it existed. Two processes racing: exactly one wins.
+ */
+export async function createFileExclusive(path: string, data: string | Buffer): Promise<boolean> {
+  const temporary = await writeTemporary(path, data);
+  try {
+    await link(temporary, path);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'EEXIST') return false;
+    throw error;
+  } finally {
+    await rm(temporary, { force: true });
+  }
+  await syncFolder(dirname(path));
+  return true;
+}
+
+/** Removes a file (absent: nothing) and syncs its folder. */
+export async function removeFileDurably(path: string): Promise<void> {
+  await rm(path, { force: true });
+  await syncFolder(dirname(path)).catch((error: unknown) => {
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+  });
 }
 
 /** Reads a JSON file; undefined when it does not exist. */

@@ -1,111 +1,217 @@
 import { createHash, randomUUID } from 'node:crypto';
-import { readdir, rm } from 'node:fs/promises';
+import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { z } from 'zod';
 import {
+  canonicalProfileId,
   canonicalSessionId,
+  type ClaimOutcome,
   type CreateAttempt,
   type CreateAttemptEnding,
   secretMissing,
   type SessionClaim,
   type SessionVault,
 } from '../session-vault';
-import { readJsonFile, writeFileAtomic } from './atomic-file';
+import { createFileExclusive, readJsonFile, removeFileDurably, writeFileAtomic } from './atomic-file';
 
-const recordSchema = z.object({
+const stepSchema = z.object({
+  method: z.string(),
+  content: z.string(),
+  refresh: z
+    .object({ refreshAfter: z.string(), expiresAt: z.string(), timeToLiveSeconds: z.number() })
+    .nullable()
+    .optional(),
+});
+const claimSchema = z.object({
   workflowId: z.string(),
+  profileId: z.string().optional(),
   dataKeyId: z.string().optional(),
   resultsAccessKey: z.string().optional(),
+  collectionMethod: z.string().optional(),
+  nextStep: stepSchema.optional(),
   destroyedAt: z.string().optional(),
 });
 const attemptSchema = z.object({
+  workflowId: z.string(),
+  profileId: z.string(),
   startedAtMs: z.number(),
   endedAtMs: z.number().optional(),
   settled: z.boolean(),
   sessionId: z.string().optional(),
 });
+const slotSchema = z.object({ sessionId: z.string().optional(), closed: z.boolean().optional() });
 const ATTEMPT_ID = /^\d{15}-[0-9a-f-]{36}$/;
+/** Written in the tombstone of a session a sweep found unclaimed. */
+const SWEPT = 'swept';
 
-/** A {@link SessionVault} in a local directory (files readable by the owner only). */
+/**
+ * A {@link SessionVault} in a local directory (files readable by the owner only, each write
+ * synced with its folder). The verification's kept session is a file created exclusively, so
+ * processes racing for it agree: `sessions/`, `attempts/<profile>/`, `slots/`, `orphans/<profile>/`.
+ */
 export class FileSessionVault implements SessionVault {
   constructor(private readonly directory: string) {}
 
-  // One file per attempt: overlapping attempts (a retry beside a zombie) never overwrite each other.
-  async recordCreateAttempt(workflowId: string, startedAtMs: number): Promise<string> {
-    const attemptId = `${String(startedAtMs).padStart(15, '0')}-${randomUUID()}`;
-    const attempt: CreateAttempt = { startedAtMs, settled: false };
-    await writeFileAtomic(
-      join(this.#attemptsFolder(workflowId), `${attemptId}.json`),
-      JSON.stringify(attempt),
-    );
+  async recordCreateAttempt(attempt: {
+    workflowId: string;
+    profileId: string;
+    startedAtMs: number;
+  }): Promise<string> {
+    const profileId = canonicalProfileId(attempt.profileId);
+    const attemptId = `${String(attempt.startedAtMs).padStart(15, '0')}-${randomUUID()}`;
+    const record: Omit<CreateAttempt, 'id'> = { ...attempt, profileId, settled: false };
+    await writeFileAtomic(this.#attemptFile(profileId, attemptId), JSON.stringify(record));
     return attemptId;
   }
 
-  async endCreateAttempt(workflowId: string, attemptId: string, ending: CreateAttemptEnding): Promise<void> {
+  async endCreateAttempt(profileId: string, attemptId: string, ending: CreateAttemptEnding): Promise<void> {
     if (!ATTEMPT_ID.test(attemptId)) return;
-    const file = join(this.#attemptsFolder(workflowId), `${attemptId}.json`);
+    const file = this.#attemptFile(canonicalProfileId(profileId), attemptId);
     const parsed = attemptSchema.safeParse(await readJsonFile(file));
     if (!parsed.success) return;
     await writeFileAtomic(file, JSON.stringify({ ...parsed.data, ...ending }));
   }
 
-  async createAttempts(workflowId: string): Promise<CreateAttempt[]> {
-    const folder = this.#attemptsFolder(workflowId);
-    let names: string[];
-    try {
-      names = (await readdir(folder)).filter((name) => name.endsWith('.json')).sort();
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [];
-      throw error;
-    }
+  async createAttempts(profileId: string, workflowId?: string): Promise<CreateAttempt[]> {
+    const folder = join(this.directory, 'attempts', canonicalProfileId(profileId));
     const attempts: CreateAttempt[] = [];
-    for (const name of names) {
+    for (const name of await namesIn(folder)) {
+      if (!name.endsWith('.json')) continue;
       const parsed = attemptSchema.safeParse(await readJsonFile(join(folder, name)));
-      if (parsed.success) attempts.push(parsed.data);
+      if (!parsed.success) continue;
+      if (workflowId === undefined || parsed.data.workflowId === workflowId)
+        attempts.push({ id: name.slice(0, -'.json'.length), ...parsed.data });
     }
     return attempts;
   }
 
-  async forgetCreateAttempts(workflowId: string): Promise<void> {
-    await rm(this.#attemptsFolder(workflowId), { recursive: true, force: true });
+  async forgetCreateAttempts(profileId: string, attemptIds: readonly string[]): Promise<void> {
+    const profile = canonicalProfileId(profileId);
+    for (const attemptId of attemptIds)
+      if (ATTEMPT_ID.test(attemptId)) await removeFileDurably(this.#attemptFile(profile, attemptId));
   }
 
-  #attemptsFolder(workflowId: string): string {
-    return join(this.directory, 'attempts', createHash('sha256').update(workflowId).digest('hex'));
+  async claim(sessionId: string, claim: SessionClaim): Promise<ClaimOutcome> {
+    const session = canonicalSessionId(sessionId);
+    const profileId = canonicalProfileId(claim.profileId);
+    // The key first: an orphan marked below is swept with it.
+    await writeFileAtomic(this.#sessionFile(session), JSON.stringify({ ...claim, profileId }));
+    const slotFile = this.#slotFile(claim.workflowId);
+    if (await createFileExclusive(slotFile, JSON.stringify({ sessionId: session })))
+      return {
+        kept: { sessionId: session, collectionMethod: claim.collectionMethod, nextStep: claim.nextStep },
+      };
+    const slot = slotSchema.parse(await readJsonFile(slotFile));
+    if (slot.sessionId === session && !slot.closed)
+      return {
+        kept: { sessionId: session, collectionMethod: claim.collectionMethod, nextStep: claim.nextStep },
+      };
+    if (slot.sessionId !== session) await this.#markOrphan(session, profileId);
+    const kept = slot.sessionId === undefined ? undefined : await this.#claimOf(slot.sessionId);
+    if (slot.closed || !kept?.collectionMethod || !kept.nextStep || slot.sessionId === undefined)
+      return { closed: true };
+    return {
+      kept: { sessionId: slot.sessionId, collectionMethod: kept.collectionMethod, nextStep: kept.nextStep },
+    };
   }
 
-  async claim(sessionId: string, claim: SessionClaim): Promise<void> {
-    await writeFileAtomic(this.#file(sessionId), JSON.stringify(claim));
+  async closeCreation(workflowId: string, keptSessionId?: string): Promise<string[]> {
+    const slotFile = this.#slotFile(workflowId);
+    if (await createFileExclusive(slotFile, JSON.stringify({ closed: true }))) return [];
+    const slot = slotSchema.parse(await readJsonFile(slotFile));
+    const kept = keptSessionId === undefined ? undefined : canonicalSessionId(keptSessionId);
+    const marked: string[] = [];
+    if (slot.sessionId !== undefined && slot.sessionId !== kept) {
+      const claim = await this.#claimOf(slot.sessionId);
+      if (claim?.profileId) {
+        await this.#markOrphan(slot.sessionId, claim.profileId);
+        marked.push(slot.sessionId);
+      }
+    }
+    if (!slot.closed) await writeFileAtomic(slotFile, JSON.stringify({ ...slot, closed: true }));
+    return marked;
+  }
+
+  async orphans(profileId: string): Promise<string[]> {
+    return await namesIn(join(this.directory, 'orphans', canonicalProfileId(profileId)));
+  }
+
+  async orphanSwept(sessionId: string): Promise<void> {
+    const session = canonicalSessionId(sessionId);
+    const claim = await this.#claimOf(session);
+    if (claim?.profileId) await removeFileDurably(this.#orphanFile(claim.profileId, session));
+  }
+
+  async claimed(sessionIds: readonly string[]): Promise<Set<string>> {
+    const found = new Set<string>();
+    for (const sessionId of sessionIds) {
+      const session = canonicalSessionId(sessionId);
+      if ((await readJsonFile(this.#sessionFile(session))) !== undefined) found.add(session);
+    }
+    return found;
   }
 
   async claimant(sessionId: string): Promise<string | undefined> {
-    const parsed = recordSchema.safeParse(await readJsonFile(this.#file(sessionId)));
-    return parsed.success ? parsed.data.workflowId : undefined;
+    const workflowId = (await this.#claimOf(sessionId))?.workflowId;
+    return workflowId === SWEPT ? undefined : workflowId;
   }
 
   async dataKeyOf(sessionId: string): Promise<string | undefined> {
-    const parsed = recordSchema.safeParse(await readJsonFile(this.#file(sessionId)));
-    return parsed.success ? parsed.data.dataKeyId : undefined;
+    return (await this.#claimOf(sessionId))?.dataKeyId;
   }
 
   async accessKey(sessionId: string): Promise<string> {
-    const parsed = recordSchema.safeParse(await readJsonFile(this.#file(sessionId)));
-    const key = parsed.success ? parsed.data.resultsAccessKey : undefined;
+    const key = (await this.#claimOf(sessionId))?.resultsAccessKey;
     if (!key) throw secretMissing(sessionId);
     return key;
   }
 
   async destroy(sessionId: string): Promise<void> {
-    const parsed = recordSchema.safeParse(await readJsonFile(this.#file(sessionId)));
-    const workflowId = parsed.success ? parsed.data.workflowId : 'unknown';
-    const dataKeyId = parsed.success ? parsed.data.dataKeyId : undefined;
-    await writeFileAtomic(
-      this.#file(sessionId),
-      JSON.stringify({ workflowId, dataKeyId, destroyedAt: new Date().toISOString() }),
-    );
+    const claim = await this.#claimOf(sessionId);
+    // The key and the step go; who claimed it, its profile and data key stay.
+    const tombstone = {
+      workflowId: claim?.workflowId ?? SWEPT,
+      ...(claim?.profileId ? { profileId: claim.profileId } : {}),
+      ...(claim?.dataKeyId ? { dataKeyId: claim.dataKeyId } : {}),
+      destroyedAt: claim?.destroyedAt ?? new Date().toISOString(),
+    };
+    await writeFileAtomic(this.#sessionFile(canonicalSessionId(sessionId)), JSON.stringify(tombstone));
   }
 
-  #file(sessionId: string): string {
-    return join(this.directory, 'sessions', `${canonicalSessionId(sessionId)}.json`);
+  async #claimOf(sessionId: string) {
+    const parsed = claimSchema.safeParse(
+      await readJsonFile(this.#sessionFile(canonicalSessionId(sessionId))),
+    );
+    return parsed.success ? parsed.data : undefined;
+  }
+
+  async #markOrphan(sessionId: string, profileId: string): Promise<void> {
+    await writeFileAtomic(this.#orphanFile(profileId, sessionId), '{}');
+  }
+
+  #attemptFile(profileId: string, attemptId: string): string {
+    return join(this.directory, 'attempts', profileId, `${attemptId}.json`);
+  }
+
+  #slotFile(workflowId: string): string {
+    return join(this.directory, 'slots', `${createHash('sha256').update(workflowId).digest('hex')}.json`);
+  }
+
+  #orphanFile(profileId: string, sessionId: string): string {
+    return join(this.directory, 'orphans', canonicalProfileId(profileId), canonicalSessionId(sessionId));
+  }
+
+  #sessionFile(sessionId: string): string {
+    return join(this.directory, 'sessions', `${sessionId}.json`);
+  }
+}
+
+/** The names in a folder; none when it does not exist. */
+async function namesIn(folder: string): Promise<string[]> {
+  try {
+    return (await readdir(folder)).filter((name) => !name.endsWith('.tmp')).sort();
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [];
+    throw error;
   }
 }

@@ -3,16 +3,21 @@ import { createReadStream } from 'node:fs';
 import { type FileHandle, mkdir, open, readdir, rename, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { type BlobStore, checkBlobName, type StoredBlob } from '../blob-store';
+import { type BlobStore, checkBlobName, SessionDataDeletedError, type StoredBlob } from '../blob-store';
 import { canonicalSessionId } from '../session-vault';
+import { readJsonFile, syncFolder, writeFileAtomic } from './atomic-file';
 
-/** A {@link BlobStore} in a local directory, one folder per session. */
+/**
+ * A {@link BlobStore} in a local directory, one folder per session; a deleted session leaves a
+ * tombstone in `deleted/`, written before its folder goes and checked after every put.
+ */
 export class LocalBlobStore implements BlobStore {
   constructor(private readonly directory: string) {}
 
   async put(sessionId: string, name: string, content: AsyncIterable<Uint8Array>): Promise<StoredBlob> {
     const folder = this.#folder(sessionId);
     const file = join(folder, checkBlobName(name));
+    if (await this.#deleted(sessionId)) throw new SessionDataDeletedError(canonicalSessionId(sessionId));
     await mkdir(folder, { recursive: true, mode: 0o700 });
     const temporary = `${file}.${randomUUID()}.tmp`;
     const hash = createHash('sha256');
@@ -32,6 +37,12 @@ export class LocalBlobStore implements BlobStore {
     }
     await handle.close();
     await rename(temporary, file);
+    await syncFolder(folder);
+    // Deleted meanwhile: the tombstone was written before the folder went, so it is seen here.
+    if (await this.#deleted(sessionId)) {
+      await rm(folder, { recursive: true, force: true });
+      throw new SessionDataDeletedError(canonicalSessionId(sessionId));
+    }
     return { uri: pathToFileURL(file).href, sha256: hash.digest('hex'), sizeBytes };
   }
 
@@ -48,6 +59,10 @@ export class LocalBlobStore implements BlobStore {
 
   async deleteSession(sessionId: string): Promise<number> {
     const folder = this.#folder(sessionId);
+    await writeFileAtomic(
+      this.#tombstone(sessionId),
+      JSON.stringify({ deletedAt: new Date().toISOString() }),
+    );
     let count = 0;
     try {
       count = (await readdir(folder)).filter((name) => !name.endsWith('.tmp')).length;
@@ -55,7 +70,16 @@ export class LocalBlobStore implements BlobStore {
       if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
     }
     await rm(folder, { recursive: true, force: true });
+    await syncFolder(this.directory).catch(() => undefined);
     return count;
+  }
+
+  async #deleted(sessionId: string): Promise<boolean> {
+    return (await readJsonFile(this.#tombstone(sessionId))) !== undefined;
+  }
+
+  #tombstone(sessionId: string): string {
+    return join(this.directory, 'deleted', `${canonicalSessionId(sessionId)}.json`);
   }
 
   #folder(sessionId: string): string {

@@ -1,6 +1,6 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { type Pool } from 'pg';
-import { type BlobStore, checkBlobName, type StoredBlob } from '../blob-store';
+import { type BlobStore, checkBlobName, SessionDataDeletedError, type StoredBlob } from '../blob-store';
 import { canonicalSessionId } from '../session-vault';
 import { inTransaction } from './transaction';
 
@@ -50,6 +50,12 @@ export class PgBlobStore implements BlobStore {
       await flush();
       const sha256 = hash.digest('hex');
       await inTransaction(this.pool, async (client) => {
+        // One at a time with a deletion of the session: whichever comes second sees the other.
+        await client.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`idv-blobs:${session}`]);
+        const deleted = await client.query('SELECT 1 FROM idv_blob_deletions WHERE session_id = $1', [
+          session,
+        ]);
+        if (deleted.rowCount) throw new SessionDataDeletedError(session);
         const previous = await client.query<{ upload: string | null }>(
           'SELECT upload FROM idv_blobs WHERE session_id = $1 AND name = $2 FOR UPDATE',
           [session, name],
@@ -108,6 +114,10 @@ export class PgBlobStore implements BlobStore {
   async deleteSession(sessionId: string): Promise<number> {
     const session = canonicalSessionId(sessionId);
     return await inTransaction(this.pool, async (client) => {
+      await client.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`idv-blobs:${session}`]);
+      await client.query('INSERT INTO idv_blob_deletions (session_id) VALUES ($1) ON CONFLICT DO NOTHING', [
+        session,
+      ]);
       await client.query('DELETE FROM idv_blob_chunks WHERE session_id = $1', [session]);
       const { rowCount } = await client.query('DELETE FROM idv_blobs WHERE session_id = $1', [session]);
       return rowCount ?? 0;

@@ -1,6 +1,10 @@
-import { type Pool } from 'pg';
+import { randomUUID } from 'node:crypto';
+import { type Pool, type PoolClient } from 'pg';
+import { type NextStep } from '../../domain/verification';
 import {
+  canonicalProfileId,
   canonicalSessionId,
+  type ClaimOutcome,
   type CreateAttempt,
   type CreateAttemptEnding,
   secretMissing,
@@ -10,39 +14,53 @@ import {
 import { inTransaction } from './transaction';
 
 interface AttemptRow {
+  attempt_id: string;
+  workflow_id: string;
+  profile_id: string;
   started_at_ms: string;
   ended_at_ms: string | null;
   settled: boolean;
   session_id: string | null;
 }
 
-/** A {@link SessionVault} in PostgreSQL, shared by every worker. */
+const ATTEMPT_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+/** Written in the tombstone of a session a sweep found unclaimed. */
+const SWEPT = 'swept';
+
+/**
+ * A {@link SessionVault} in PostgreSQL, shared by every worker. A verification's kept session is
+ * a row of `idv_creation_slots` taken in one transaction with the claim, so workers racing for it
+ * agree.
+ */
 export class PgSessionVault implements SessionVault {
   constructor(private readonly pool: Pool) {}
 
-  async recordCreateAttempt(workflowId: string, startedAtMs: number): Promise<string> {
-    return await inTransaction(this.pool, async (client) => {
-      // Attempts of one workflow are numbered in order, even when two overlap.
-      await client.query('SELECT pg_advisory_xact_lock(hashtext($1))', [workflowId]);
-      const { rows } = await client.query<{ idx: number }>(
-        `INSERT INTO idv_create_attempts (workflow_id, idx, started_at_ms)
-         SELECT $1, coalesce(max(idx) + 1, 0), $2 FROM idv_create_attempts WHERE workflow_id = $1
-         RETURNING idx`,
-        [workflowId, startedAtMs],
+  async recordCreateAttempt(attempt: {
+    workflowId: string;
+    profileId: string;
+    startedAtMs: number;
+  }): Promise<string> {
+    const attemptId = randomUUID();
+    await inTransaction(this.pool, async (client) => {
+      // The primary key numbers a workflow's attempts; the lock keeps two overlapping ones apart.
+      await client.query('SELECT pg_advisory_xact_lock(hashtext($1))', [attempt.workflowId]);
+      await client.query(
+        `INSERT INTO idv_create_attempts (workflow_id, idx, started_at_ms, profile_id, attempt_id)
+         SELECT $1, coalesce(max(idx) + 1, 0), $2, $3, $4 FROM idv_create_attempts WHERE workflow_id = $1`,
+        [attempt.workflowId, attempt.startedAtMs, canonicalProfileId(attempt.profileId), attemptId],
       );
-      return String((rows[0] as { idx: number }).idx);
     });
+    return attemptId;
   }
 
-  async endCreateAttempt(workflowId: string, attemptId: string, ending: CreateAttemptEnding): Promise<void> {
-    const index = Number(attemptId);
-    if (!Number.isInteger(index)) return;
+  async endCreateAttempt(profileId: string, attemptId: string, ending: CreateAttemptEnding): Promise<void> {
+    if (!ATTEMPT_ID.test(attemptId)) return;
     await this.pool.query(
       `UPDATE idv_create_attempts SET ended_at_ms = $3, settled = $4, session_id = $5
-       WHERE workflow_id = $1 AND idx = $2`,
+       WHERE profile_id = $1 AND attempt_id = $2`,
       [
-        workflowId,
-        index,
+        canonicalProfileId(profileId),
+        attemptId,
         ending.endedAtMs,
         ending.settled,
         ending.sessionId === undefined ? null : canonicalSessionId(ending.sessionId),
@@ -50,13 +68,18 @@ export class PgSessionVault implements SessionVault {
     );
   }
 
-  async createAttempts(workflowId: string): Promise<CreateAttempt[]> {
+  async createAttempts(profileId: string, workflowId?: string): Promise<CreateAttempt[]> {
     const { rows } = await this.pool.query<AttemptRow>(
-      `SELECT started_at_ms, ended_at_ms, settled, session_id FROM idv_create_attempts
-       WHERE workflow_id = $1 ORDER BY started_at_ms, idx`,
-      [workflowId],
+      `SELECT attempt_id, workflow_id, profile_id, started_at_ms, ended_at_ms, settled, session_id
+       FROM idv_create_attempts
+       WHERE profile_id = $1 AND ($2::text IS NULL OR workflow_id = $2) AND attempt_id IS NOT NULL
+       ORDER BY started_at_ms, idx`,
+      [canonicalProfileId(profileId), workflowId ?? null],
     );
     return rows.map((row) => ({
+      id: row.attempt_id,
+      workflowId: row.workflow_id,
+      profileId: row.profile_id,
       startedAtMs: Number(row.started_at_ms),
       ...(row.ended_at_ms === null ? {} : { endedAtMs: Number(row.ended_at_ms) }),
       settled: row.settled,
@@ -64,18 +87,103 @@ export class PgSessionVault implements SessionVault {
     }));
   }
 
-  async forgetCreateAttempts(workflowId: string): Promise<void> {
-    await this.pool.query('DELETE FROM idv_create_attempts WHERE workflow_id = $1', [workflowId]);
+  async forgetCreateAttempts(profileId: string, attemptIds: readonly string[]): Promise<void> {
+    const ids = attemptIds.filter((id) => ATTEMPT_ID.test(id));
+    if (ids.length === 0) return;
+    await this.pool.query('DELETE FROM idv_create_attempts WHERE profile_id = $1 AND attempt_id = ANY($2)', [
+      canonicalProfileId(profileId),
+      ids,
+    ]);
   }
 
-  async claim(sessionId: string, claim: SessionClaim): Promise<void> {
-    await this.pool.query(
-      `INSERT INTO idv_session_keys (session_id, workflow_id, results_access_key, data_key_id)
-       VALUES ($1, $2, $3, $4)
-       ON CONFLICT (session_id) DO UPDATE
-       SET workflow_id = $2, results_access_key = $3, data_key_id = $4, destroyed_at = NULL`,
-      [canonicalSessionId(sessionId), claim.workflowId, claim.resultsAccessKey, claim.dataKeyId ?? null],
+  async claim(sessionId: string, claim: SessionClaim): Promise<ClaimOutcome> {
+    const session = canonicalSessionId(sessionId);
+    return await inTransaction(this.pool, async (client) => {
+      await client.query(
+        `INSERT INTO idv_session_keys
+           (session_id, workflow_id, results_access_key, data_key_id, profile_id, collection_method, next_step)
+         VALUES ($1, $2, $3, $4, $5, $6, $7)
+         ON CONFLICT (session_id) DO UPDATE
+         SET workflow_id = $2, results_access_key = $3, data_key_id = $4, profile_id = $5,
+           collection_method = $6, next_step = $7, destroyed_at = NULL`,
+        [
+          session,
+          claim.workflowId,
+          claim.resultsAccessKey,
+          claim.dataKeyId ?? null,
+          canonicalProfileId(claim.profileId),
+          claim.collectionMethod,
+          JSON.stringify(claim.nextStep),
+        ],
+      );
+      await client.query(
+        'INSERT INTO idv_creation_slots (workflow_id, session_id) VALUES ($1, $2) ON CONFLICT DO NOTHING',
+        [claim.workflowId, session],
+      );
+      const slot = await lockedSlot(client, claim.workflowId);
+      if (slot.session_id === session && !slot.closed)
+        return {
+          kept: { sessionId: session, collectionMethod: claim.collectionMethod, nextStep: claim.nextStep },
+        };
+      if (slot.session_id !== session)
+        await client.query('UPDATE idv_session_keys SET orphan = true WHERE session_id = $1', [session]);
+      if (slot.closed || slot.session_id === null) return { closed: true };
+      const { rows } = await client.query<{ collection_method: string | null; next_step: string | null }>(
+        'SELECT collection_method, next_step FROM idv_session_keys WHERE session_id = $1',
+        [slot.session_id],
+      );
+      const kept = rows[0];
+      if (!kept?.collection_method || !kept.next_step) return { closed: true };
+      return {
+        kept: {
+          sessionId: slot.session_id,
+          collectionMethod: kept.collection_method,
+          nextStep: JSON.parse(kept.next_step) as NextStep,
+        },
+      };
+    });
+  }
+
+  async closeCreation(workflowId: string, keptSessionId?: string): Promise<string[]> {
+    const kept = keptSessionId === undefined ? null : canonicalSessionId(keptSessionId);
+    return await inTransaction(this.pool, async (client) => {
+      await client.query(
+        'INSERT INTO idv_creation_slots (workflow_id, closed) VALUES ($1, true) ON CONFLICT DO NOTHING',
+        [workflowId],
+      );
+      const slot = await lockedSlot(client, workflowId);
+      await client.query('UPDATE idv_creation_slots SET closed = true WHERE workflow_id = $1', [workflowId]);
+      if (slot.session_id === null || slot.session_id === kept) return [];
+      const { rowCount } = await client.query(
+        'UPDATE idv_session_keys SET orphan = true WHERE session_id = $1 AND profile_id IS NOT NULL',
+        [slot.session_id],
+      );
+      return rowCount === 1 ? [slot.session_id] : [];
+    });
+  }
+
+  async orphans(profileId: string): Promise<string[]> {
+    const { rows } = await this.pool.query<{ session_id: string }>(
+      'SELECT session_id FROM idv_session_keys WHERE profile_id = $1 AND orphan ORDER BY session_id',
+      [canonicalProfileId(profileId)],
     );
+    return rows.map((row) => row.session_id);
+  }
+
+  async orphanSwept(sessionId: string): Promise<void> {
+    await this.pool.query('UPDATE idv_session_keys SET orphan = false WHERE session_id = $1', [
+      canonicalSessionId(sessionId),
+    ]);
+  }
+
+  async claimed(sessionIds: readonly string[]): Promise<Set<string>> {
+    const ids = sessionIds.map(canonicalSessionId);
+    if (ids.length === 0) return new Set();
+    const { rows } = await this.pool.query<{ session_id: string }>(
+      'SELECT session_id FROM idv_session_keys WHERE session_id = ANY($1::uuid[])',
+      [ids],
+    );
+    return new Set(rows.map((row) => row.session_id));
   }
 
   async dataKeyOf(sessionId: string): Promise<string | undefined> {
@@ -91,7 +199,8 @@ export class PgSessionVault implements SessionVault {
       'SELECT workflow_id FROM idv_session_keys WHERE session_id = $1',
       [canonicalSessionId(sessionId)],
     );
-    return rows[0]?.workflow_id;
+    const workflowId = rows[0]?.workflow_id;
+    return workflowId === SWEPT ? undefined : workflowId;
   }
 
   async accessKey(sessionId: string): Promise<string> {
@@ -106,10 +215,22 @@ export class PgSessionVault implements SessionVault {
 
   async destroy(sessionId: string): Promise<void> {
     await this.pool.query(
-      `INSERT INTO idv_session_keys (session_id, workflow_id, destroyed_at) VALUES ($1, 'unknown', now())
-       ON CONFLICT (session_id) DO UPDATE SET results_access_key = NULL,
+      `INSERT INTO idv_session_keys (session_id, workflow_id, destroyed_at) VALUES ($1, $2, now())
+       ON CONFLICT (session_id) DO UPDATE SET results_access_key = NULL, next_step = NULL,
          destroyed_at = coalesce(idv_session_keys.destroyed_at, now())`,
-      [canonicalSessionId(sessionId)],
+      [canonicalSessionId(sessionId), SWEPT],
     );
   }
+}
+
+/** The verification's slot, locked for the rest of the transaction (it exists: inserted before). */
+async function lockedSlot(
+  client: PoolClient,
+  workflowId: string,
+): Promise<{ session_id: string | null; closed: boolean }> {
+  const { rows } = await client.query<{ session_id: string | null; closed: boolean }>(
+    'SELECT session_id, closed FROM idv_creation_slots WHERE workflow_id = $1 FOR UPDATE',
+    [workflowId],
+  );
+  return rows[0] as { session_id: string | null; closed: boolean };
 }

@@ -2,7 +2,7 @@ import { type Pool } from 'pg';
 import { inTransaction } from './transaction';
 
 /** Bump with every change below; a store refuses a database written by a newer version. */
-export const SCHEMA_VERSION = 3;
+export const SCHEMA_VERSION = 4;
 
 const TABLES = `
 CREATE TABLE IF NOT EXISTS idv_schema (version integer NOT NULL);
@@ -43,6 +43,24 @@ CREATE TABLE IF NOT EXISTS idv_blob_chunks (
 );
 ALTER TABLE idv_session_keys ADD COLUMN IF NOT EXISTS data_key_id text;
 ALTER TABLE idv_blobs ADD COLUMN IF NOT EXISTS upload text;
+ALTER TABLE idv_create_attempts ADD COLUMN IF NOT EXISTS profile_id uuid;
+ALTER TABLE idv_create_attempts ADD COLUMN IF NOT EXISTS attempt_id uuid;
+CREATE UNIQUE INDEX IF NOT EXISTS idv_create_attempts_id ON idv_create_attempts (attempt_id);
+CREATE INDEX IF NOT EXISTS idv_create_attempts_profile ON idv_create_attempts (profile_id, started_at_ms);
+ALTER TABLE idv_session_keys ADD COLUMN IF NOT EXISTS profile_id uuid;
+ALTER TABLE idv_session_keys ADD COLUMN IF NOT EXISTS collection_method text;
+ALTER TABLE idv_session_keys ADD COLUMN IF NOT EXISTS next_step text;
+ALTER TABLE idv_session_keys ADD COLUMN IF NOT EXISTS orphan boolean NOT NULL DEFAULT false;
+CREATE INDEX IF NOT EXISTS idv_session_keys_orphans ON idv_session_keys (profile_id) WHERE orphan;
+CREATE TABLE IF NOT EXISTS idv_blob_deletions (
+  session_id uuid PRIMARY KEY,
+  deleted_at timestamptz NOT NULL DEFAULT now()
+);
+CREATE TABLE IF NOT EXISTS idv_creation_slots (
+  workflow_id text PRIMARY KEY,
+  session_id uuid,
+  closed boolean NOT NULL DEFAULT false
+);
 `;
 
 /** Any process may start first: the tables are created once, under a lock, then the version checked. */

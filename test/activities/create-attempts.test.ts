@@ -13,13 +13,15 @@ import { localActivityDeps } from '../harness/activity-deps';
 import { testProviderRequest } from '../harness/requests';
 
 // A create attempt whose answer reached the vault but not the workflow (the worker died after the
-// activity finished, before reporting) left a live session: the retry must say so, so the
-// verification sweeps it, and its records go once the verification has no orphan left to find.
+// activity finished, before reporting) left a session: the retry hands that one over (one
+// session per verification), marks its own an orphan and says a sweep is needed; closing the
+// creation forgets what nothing can come of.
 describe('create attempts', () => {
   let emulator: Emulator;
   let identity: IdentityClient;
   let dataDir: string;
   let deps: ActivityDeps;
+  const profileId = () => emulator.verificationProfiles[0]?.id ?? '';
   beforeAll(async () => {
     emulator = await startEmulator({ seed: 23 });
     identity = createIdentityClient({ baseUrl: emulator.baseUrl, apiKey: emulator.apiKeys[0] ?? '' });
@@ -32,36 +34,57 @@ describe('create attempts', () => {
     await rm(dataDir, { recursive: true, force: true });
   });
 
+  const environment = (workflowId: string) =>
+    new MockActivityEnvironment({ workflowExecution: { workflowId, runId: 'run-1' } });
+
   const createIn = async (workflowId: string) => {
     const activities = createActivities(deps);
     const input = await prepareVerificationInput(
-      testProviderRequest(workflowId.replace(/^idv-/, ''), emulator.verificationProfiles[0]?.id ?? ''),
+      testProviderRequest(workflowId.replace(/^idv-/, ''), profileId()),
       deps.dataKeys,
     );
-    const environment = new MockActivityEnvironment({
-      workflowExecution: { workflowId, runId: 'run-1' },
-    });
     const create = (args: VerificationInput) => activities.createSession(args);
-    return await environment.run<[VerificationInput], CreatedSession, typeof create>(create, input);
+    return await environment(workflowId).run<[VerificationInput], CreatedSession, typeof create>(
+      create,
+      input,
+    );
   };
 
-  it('reports possible orphans when an earlier attempt created a session this one did not keep', async () => {
+  it('hands the first session over to a retry, marking the retry’s own an orphan', async () => {
     const first = await createIn('idv-lost-answer');
     expect(first.orphansPossible).toBe(false);
-    // The first answer is "lost": the activity runs again and creates a second session.
+    // The first answer is "lost": the activity runs again and the service creates a second session.
+    const sessionsBefore = emulator.store.sessions.size;
     const second = await createIn('idv-lost-answer');
-    expect(second.sessionId).not.toBe(first.sessionId);
+    expect(emulator.store.sessions.size).toBe(sessionsBefore + 1);
+    expect(second.sessionId).toBe(first.sessionId);
+    expect(second.nextStep).toEqual(first.nextStep);
     expect(second.orphansPossible).toBe(true);
+    const orphans = await deps.vault.orphans(profileId());
+    expect(orphans).toHaveLength(1);
+    expect(orphans[0]).not.toBe(first.sessionId);
   });
 
-  it('forgets the attempts of a verification on request', async () => {
-    await createIn('idv-forget');
+  it('closes creation: answered attempts are forgotten, and no sweep is needed when all were', async () => {
+    const created = await createIn('idv-close');
     const activities = createActivities(deps);
-    expect(await deps.vault.createAttempts('idv-forget')).toHaveLength(1);
-    await new MockActivityEnvironment().run(
-      (id: string) => activities.forgetCreateAttempts(id),
-      'idv-forget',
+    expect(await deps.vault.createAttempts(profileId(), 'idv-close')).toHaveLength(1);
+    const closed = await environment('idv-close').run(
+      (args: { verificationProfileId: string; keptSessionId?: string }) => activities.closeCreation(args),
+      { verificationProfileId: profileId(), keptSessionId: created.sessionId },
     );
-    expect(await deps.vault.createAttempts('idv-forget')).toEqual([]);
+    expect(closed).toEqual({ sweepNeeded: false });
+    expect(await deps.vault.createAttempts(profileId(), 'idv-close')).toEqual([]);
+  });
+
+  it('closes creation of a verification that never learnt its session: that one is an orphan', async () => {
+    const created = await createIn('idv-unlearnt');
+    const activities = createActivities(deps);
+    const closed = await environment('idv-unlearnt').run(
+      (args: { verificationProfileId: string; keptSessionId?: string }) => activities.closeCreation(args),
+      { verificationProfileId: profileId() },
+    );
+    expect(closed).toEqual({ sweepNeeded: true });
+    expect(await deps.vault.orphans(profileId())).toContain(created.sessionId);
   });
 });

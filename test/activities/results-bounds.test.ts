@@ -49,8 +49,11 @@ describe('results fetching is bounded', () => {
       },
     });
     await vault().claim(created.sessionId, {
-      workflowId: 'results-test',
+      workflowId: `results-test-${created.sessionId}`,
+      profileId: emulator.verificationProfiles[0]?.id ?? '',
       resultsAccessKey: created.resultCollection.resultsAccessKey,
+      collectionMethod: created.resultCollection.method,
+      nextStep: { method: created.nextStep.method, content: created.nextStep.content },
     });
     await identity.sessions.get(created.sessionId);
     const session = emulator.store.sessions.get(created.sessionId);

@@ -204,6 +204,30 @@ describe('platformMigration: dry run, apply, compensation, re-run', () => {
     expect(await platformWebhooks()).toEqual(enabledBefore);
   });
 
+  it('cancelled during the cut-over with the re-enable failing, it reports what stays disabled and why', async () => {
+    await setUp();
+    await stack().control('PUT', '/faults', { operation: 'DisableWebhook', latencyMs: 3_000 });
+    await stack().control('PUT', '/faults', { operation: 'EnableWebhook', errorRate: 1, errorStatus: 403 });
+    const { handle } = await migrations().start({ tenant: TENANT, apply: true, target: target() });
+    await eventually(async () => {
+      const now = await migrations().progress(TENANT);
+      return now.webhooks.disabled >= 1 ? now : undefined;
+    }, 'a webhook to be disabled');
+    await handle.cancel();
+    // Not a plain cancel: a report of the failed compensation.
+    const report = await handle.result();
+    expect(report).toMatchObject({ outcome: 'compensation-failed', cancelled: true });
+    expect(report.error).toMatch(/cancelled during the cut-over; enabling again failed .*stay disabled/);
+    const leftDisabled = report.webhooks.filter((webhook) => webhook.action === 're-enable-failed');
+    expect(leftDisabled.length).toBeGreaterThanOrEqual(1);
+    expect(report.error).toContain(leftDisabled[0]?.id);
+    await stack().control('DELETE', '/faults');
+    const failed = await stack().idv.listFailedWork();
+    const listed = failed.find((work) => work.workflowId === `idv-migration-${TENANT}`);
+    expect(listed).toMatchObject({ type: 'platformMigration', state: 'needs-attention' });
+    expect(listed?.next).toContain(`idv webhooks enable ${leftDisabled[0]?.id} --tenant ${TENANT}`);
+  });
+
   it('says what blocks an apply in the dry run, and an apply with a blocker changes nothing', async () => {
     const client = platform();
     const first = await client.createWebhook({ url: 'https://hooks.example/same', type: 'Notification' });

@@ -270,10 +270,9 @@ describe('onboarding: a connection waited for, verified and reported', () => {
     expect(await stack().control('GET', `/sessions/${sessionId}`)).toMatchObject({
       outcome: { done: true, success: false, errorCode: 'Canceled' },
     });
-    const child = await stack()
-      .client.workflow.getHandle(`idv-${onboardingReference(TENANT, connectionId)}`)
-      .describe();
-    expect(child.status.name).toBe('CANCELLED');
+    const child = stack().client.workflow.getHandle(`idv-${onboardingReference(TENANT, connectionId)}`);
+    expect((await child.describe()).status.name).toBe('COMPLETED');
+    await expect(child.result()).resolves.toMatchObject({ status: 'cancelled', sessionId });
   });
 
   it('reports a verification cancelled on its own (not with the onboarding) in its summary', async () => {
@@ -342,6 +341,51 @@ describe('onboarding: a connection waited for, verified and reported', () => {
     expect(carried).toMatchObject({ stage: 'waiting', deadline: first.deadline });
     await onboardings().cancel(TENANT, connectionId);
   });
+
+  it('keeps its history bounded while its verification runs: 5,000 events, each run under the bound', async () => {
+    const connectionId = newConnection();
+    const maxHistoryEvents = 500;
+    const started = await onboardings().start({
+      tenant: TENANT,
+      connectionId,
+      maxHistoryEvents,
+      verification: mobile(stack().profileId),
+    });
+    const handle = stack().client.workflow.getHandle(started.workflowId);
+    const event = (messageType: AgentEvent['messageType'], objectId: string): AgentEvent => ({
+      tenant: TENANT,
+      connectionId,
+      messageType,
+      objectId,
+      receivedAt: new Date().toISOString(),
+    });
+    await handle.signal(agentEventSignal, event('new_connection', connectionId));
+    const sessionId = await verificationSession(connectionId);
+    // Events keep coming while it verifies, in bursts as a busy platform sends them.
+    for (let burst = 0; burst < 100; burst += 1)
+      await Promise.all(
+        Array.from({ length: 50 }, (_, n) =>
+          handle.signal(agentEventSignal, event('new_inbox_message', `msg-${burst * 50 + n}`)),
+        ),
+      );
+    await progressWhen(connectionId, (p) => p.events.total === 5_001, 'every event counted');
+    await stack().control('POST', `/sessions/${sessionId}/complete`);
+    const summary = await onboardings().result(TENANT, connectionId);
+    expect(summary).toMatchObject({
+      endedBy: 'verified',
+      events: { total: 5_001, duplicates: 0 },
+      verification: { status: 'succeeded', sessionId },
+    });
+    const lengths: number[] = [];
+    for await (const run of stack().client.workflow.list({ query: `WorkflowId = '${started.workflowId}'` }))
+      lengths.push(
+        (await stack().client.workflow.getHandle(started.workflowId, run.runId).fetchHistory()).events
+          ?.length ?? 0,
+      );
+    console.log(`onboarding runs' history lengths: ${lengths.join(', ')}`);
+    expect(lengths.length).toBeGreaterThan(5);
+    expect(Math.max(...lengths)).toBeLessThanOrEqual(2 * maxHistoryEvents);
+  }, 180_000);
 
   it('refuses invalid input naming each problem, before anything starts', async () => {
     const error: unknown = await onboardings()

@@ -1,5 +1,11 @@
 import { createIdentityClient } from '../../api/identity/identity-client';
-import { ConflictError, NetworkError, RateLimitedError, ServerError, TimeoutError } from '../../api/http/errors';
+import {
+  ConflictError,
+  NetworkError,
+  RateLimitedError,
+  ServerError,
+  TimeoutError,
+} from '../../api/http/errors';
 import { eventually } from '../harness/eventually';
 import { testProviderRequest } from '../harness/requests';
 import { call, useEmulator } from './wire';
@@ -98,7 +104,7 @@ describe('emulator fault injection', () => {
       await expect(client.sessions.createDirectProviderSession(request)).rejects.toBeInstanceOf(TimeoutError);
       expect(emulator().store.sessions.size).toBe(before);
       await eventually(
-        async () => (emulator().store.sessions.size === before + 1 ? true : undefined),
+        () => Promise.resolve(emulator().store.sessions.size === before + 1 ? true : undefined),
         'the late create to land',
         5_000,
       );

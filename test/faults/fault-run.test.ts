@@ -25,8 +25,10 @@ const expected: Record<Plan, VerificationOutcome['status']> = {
 };
 
 // The promise under faults: verifications run while the service answers 5xx and 429, drops
-// connections and loses create answers, and the worker process is SIGKILLed twice. Afterwards
-// every verification has its one planned outcome and nothing is left live, readable or running.
+// connections, loses create answers, carries creates out after the answer timeout, answers 409 to
+// cancels of finished sessions and 503 to every redaction for a while, and the worker process is
+// SIGKILLed twice. Afterwards every verification has its one planned outcome and nothing is left
+// live, readable or running.
 describe('fault run', () => {
   const stack = useVerificationStack();
   let dataDir: string;
@@ -60,9 +62,24 @@ describe('fault run', () => {
     await stack().control('PUT', '/faults', {
       operation: 'CreateDirectProviderSession',
       dropResponseRate: 0.3,
+      // Past the worker's 30 s answer timeout: the retry's session is kept, this one swept.
+      lateRate: 0.15,
+      lateMs: 35_000,
       errorRate: 0.1,
       rateLimitRate: 0.1,
       durationMs: 20_000,
+    });
+    await stack().control('PUT', '/faults', {
+      operation: 'CancelSession',
+      errorRate: 1,
+      errorStatus: 409,
+      whenSessionDone: true,
+    });
+    await stack().control('PUT', '/faults', {
+      operation: 'RedactSession',
+      errorRate: 1,
+      errorStatus: 503,
+      durationMs: 30_000,
     });
 
     const started = await Promise.all(
@@ -71,7 +88,7 @@ describe('fault run', () => {
           reference: `fault-${process.pid}-${Date.now()}-${index}`,
           timeout: plan === 'times-out' ? '6s' : '2m',
           redactAfter: 0,
-          orphanSweepDelayMs: 1_000,
+
           polling: { initialMs: 300, maxMs: 1_000 },
         });
         const start = await idv.startVerification(request).catch((error: unknown) => error);
@@ -120,7 +137,7 @@ describe('fault run', () => {
     await eventually(
       async () => ((await running()) === 0 ? true : undefined),
       'every workflow to close',
-      60_000,
+      120_000,
     );
     const created = [...sessions.values()].filter((session) => !before.has(session.id));
     const counts = {
@@ -137,5 +154,5 @@ describe('fault run', () => {
       outcomes.map((o) => [o.plan, expected[o.plan], 1]),
     );
     expect(counts).toMatchObject({ live: 0, holdingIdentity: 0, running: 0 });
-  }, 240_000);
+  }, 300_000);
 });

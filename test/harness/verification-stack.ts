@@ -86,6 +86,10 @@ export function useVerificationStack(
     tuning?: WorkerTuning;
     /** The worker's call budget (calls per second to the emulator). @default unlimited */
     apiCallsPerSecond?: number;
+    /** How long the worker's identity client waits for an answer's headers. @default 30 s */
+    answerTimeoutMs?: number;
+    /** The orphan sweep's horizon. @default 15 s (sweeps end soon after the tests that need them) */
+    orphanHorizonMs?: number;
   } = {},
 ): () => VerificationStack {
   let stack: VerificationStack | undefined;
@@ -115,6 +119,7 @@ export function useVerificationStack(
       budget: options.apiCallsPerSecond
         ? new CallBudget({ callsPerSecond: options.apiCallsPerSecond })
         : 'unlimited',
+      ...(options.answerTimeoutMs ? { headersTimeoutMs: options.answerTimeoutMs } : {}),
     });
     const profileId = emulator.verificationProfiles[0]?.id ?? '';
     const store = await (options.store ?? openLocalStore)(dataDir);
@@ -141,6 +146,7 @@ export function useVerificationStack(
         workflowBundle: { codePath: harnessValue(harnessEnv.workflowBundle) },
         ...(options.tracing ? { tracing: options.tracing } : {}),
         ...(options.tuning ? { tuning: options.tuning } : {}),
+        orphans: { horizonMs: options.orphanHorizonMs ?? 15_000 },
         agent: {
           clients: agentClients as AgentClients,
           ...(receiver

@@ -17,6 +17,8 @@ export function workerProcessEnv(
     IDV_API_KEY: emulator.apiKeys[0],
     IDV_TASK_QUEUE: taskQueue,
     IDV_DATA_DIR: dataDir,
+    // Sweeps end soon after the tests that need them.
+    IDV_ORPHAN_HORIZON: '15s',
   };
 }
 

@@ -16,7 +16,7 @@ describe('tracing a verification worker', () => {
         'RunActivity:createSession',
         'RunActivity:pollSession',
         'RunActivity:fetchResults',
-        'RunActivity:forgetCreateAttempts',
+        'RunActivity:closeCreation',
       ]),
     );
     for (const span of spans) {

@@ -41,6 +41,8 @@ async function main(): Promise<void> {
     identity,
     store,
     encryptionKeys: replayFixtureKeys,
+    // Sweeps end soon after their scenarios.
+    orphans: { horizonMs: 5_000 },
     agent: {
       clients: agentClients,
       receiverWebhookUrl: (tenant) => `http://127.0.0.1:9/agent/${tenant}/recorded-token`,

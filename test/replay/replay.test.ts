@@ -17,13 +17,6 @@ const recordedSchema = z.object({
   history: z.record(z.string(), z.unknown()),
 });
 const files = readdirSync(directory).filter((name) => name.endsWith('.json'));
-/**
- * Histories recorded by earlier versions, kept: runs started then must still replay (patched
- * paths). redirect-after-upgrade: started by the code before polls-as-retries (a held poll), then
- * continued by the code after it (a redirect, then pollSession behind the patch marker).
- */
-const legacyDirectory = join(__dirname, 'legacy');
-const legacyFiles = readdirSync(legacyDirectory).filter((name) => name.endsWith('.json'));
 
 // Recorded histories (npm run record:histories) replayed through today's workflow code: a
 // change that would break running workflows fails here.
@@ -34,10 +27,7 @@ describe('replay of recorded histories', () => {
     );
   });
 
-  it.each([
-    ...files.map((file) => join(directory, file)),
-    ...legacyFiles.map((file) => join(legacyDirectory, file)),
-  ])('replays %s without non-determinism', async (path) => {
+  it.each(files.map((file) => join(directory, file)))('replays %s without non-determinism', async (path) => {
     const recorded = recordedSchema.parse(JSON.parse(readFileSync(path, 'utf8')));
     const history = temporal.api.history.v1.History.fromObject(recorded.history);
     const results = Worker.runReplayHistories(

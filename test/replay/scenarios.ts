@@ -1,5 +1,6 @@
 import { type IdvClient } from '../../client/idv-client';
 import { type VerificationRequest } from '../../domain/verification';
+import { orphanSweepWorkflowId } from '../../workflows/messages';
 
 /** What a scenario needs: the client and the emulator's control API. */
 export interface ScenarioContext {
@@ -149,14 +150,12 @@ export const scenarios: Scenario[] = [
     roles: ['verification', 'orphan-sweep'],
     async run({ idv, profileId, control }, reference) {
       await control('PUT', '/faults', { operation: 'CreateDirectProviderSession', errorRate: 1 });
-      const request = { ...testProvider(profileId, reference), timeout: '3s', orphanSweepDelayMs: 0 };
+      const request = { ...testProvider(profileId, reference), timeout: '3s' };
       await idv.startVerification(request).catch(() => undefined);
       const workflowId = `idv-${reference}`;
       await idv.client.workflow.getHandle(workflowId).result();
       await control('DELETE', '/faults');
-      const sweep = `${workflowId}/orphan-sweep`;
-      await idv.client.workflow.getHandle(sweep).result();
-      return { verification: { workflowId }, 'orphan-sweep': { workflowId: sweep } };
+      return { verification: { workflowId }, 'orphan-sweep': await sweptProfile(idv, profileId) };
     },
   },
   {
@@ -170,13 +169,14 @@ export const scenarios: Scenario[] = [
       });
       const { handle } = await idv.startVerification({
         ...testProvider(profileId, reference),
-        orphanSweepDelayMs: 500,
+
         redactAfter: 'never',
       });
       await handle.result();
-      const sweep = `${handle.workflowId}/orphan-sweep`;
-      await idv.client.workflow.getHandle(sweep).result();
-      return { verification: { workflowId: handle.workflowId }, 'orphan-sweep': { workflowId: sweep } };
+      return {
+        verification: { workflowId: handle.workflowId },
+        'orphan-sweep': await sweptProfile(idv, profileId),
+      };
     },
   },
   {
@@ -199,3 +199,13 @@ export const scenarios: Scenario[] = [
     },
   },
 ];
+
+/** The profile's orphan sweep, once it has ended: the run to record. */
+async function sweptProfile(
+  idv: IdvClient,
+  profileId: string,
+): Promise<{ workflowId: string; runId: string }> {
+  const sweep = idv.client.workflow.getHandle(orphanSweepWorkflowId(profileId));
+  await sweep.result();
+  return { workflowId: sweep.workflowId, runId: (await sweep.describe()).runId };
+}

@@ -61,40 +61,109 @@ describe.each(backends)('store contract: %s', (_name, make) => {
   });
 
   describe('session vault', () => {
-    it('numbers create attempts in order, even when they overlap, and forgets them', async () => {
+    const step = { method: 'LaunchBrowser', content: 'https://idv.example/launch', refresh: null };
+    const claimOf = (workflowId: string, profileId: string, key = 'key-1') => ({
+      workflowId,
+      profileId,
+      resultsAccessKey: key,
+      dataKeyId: 'dk-1',
+      collectionMethod: 'PollResult',
+      nextStep: step,
+    });
+
+    it('keeps create attempts per profile until forgotten, each ended by what became of it', async () => {
+      const profileId = randomUUID();
       const workflowId = `idv-${randomUUID()}`;
       const ids = await Promise.all(
-        [1, 2, 3, 4, 5].map((n) => store.vault.recordCreateAttempt(workflowId, n)),
+        [1, 2, 3, 4, 5].map((n) =>
+          store.vault.recordCreateAttempt({ workflowId, profileId, startedAtMs: n }),
+        ),
       );
+      await store.vault.recordCreateAttempt({ workflowId: 'idv-other', profileId, startedAtMs: 6 });
       expect(new Set(ids).size).toBe(5);
       const sessionId = randomUUID();
-      await store.vault.endCreateAttempt(workflowId, ids[2] as string, {
+      await store.vault.endCreateAttempt(profileId, ids[2] as string, {
         endedAtMs: 10,
         settled: true,
         sessionId,
       });
-      await store.vault.endCreateAttempt(workflowId, 'no-such-attempt', { endedAtMs: 10, settled: true });
-      const attempts = await other.vault.createAttempts(workflowId);
+      await store.vault.endCreateAttempt(profileId, 'no-such-attempt', { endedAtMs: 10, settled: true });
+      const attempts = await other.vault.createAttempts(profileId, workflowId);
       expect(attempts.map((attempt) => attempt.startedAtMs)).toEqual([1, 2, 3, 4, 5]);
       expect(attempts.find((attempt) => attempt.sessionId)).toEqual({
-        startedAtMs: expect.any(Number),
+        id: ids[2],
+        workflowId,
+        profileId,
+        startedAtMs: 3,
         endedAtMs: 10,
         settled: true,
         sessionId,
       });
       expect(attempts.filter((attempt) => !attempt.settled)).toHaveLength(4);
-      await store.vault.forgetCreateAttempts(workflowId);
-      await store.vault.forgetCreateAttempts(workflowId);
-      expect(await other.vault.createAttempts(workflowId)).toEqual([]);
+      expect(await other.vault.createAttempts(profileId)).toHaveLength(6);
+      expect(await other.vault.createAttempts(randomUUID())).toEqual([]);
+      await store.vault.forgetCreateAttempts(profileId, ids);
+      await store.vault.forgetCreateAttempts(profileId, ids);
+      expect(await other.vault.createAttempts(profileId, workflowId)).toEqual([]);
+      expect(await other.vault.createAttempts(profileId)).toHaveLength(1);
+    });
+
+    it('keeps the first session claimed for a verification and marks any other an orphan', async () => {
+      const profileId = randomUUID();
+      const workflowId = `idv-${randomUUID()}`;
+      const first = randomUUID();
+      const second = randomUUID();
+      expect(await store.vault.claim(first, claimOf(workflowId, profileId))).toEqual({
+        kept: { sessionId: first, collectionMethod: 'PollResult', nextStep: step },
+      });
+      // A retry of the claim answers the same; a second session hands over the first.
+      expect(await other.vault.claim(first, claimOf(workflowId, profileId))).toMatchObject({
+        kept: { sessionId: first },
+      });
+      expect(await other.vault.claim(second, claimOf(workflowId, profileId, 'key-2'))).toEqual({
+        kept: { sessionId: first, collectionMethod: 'PollResult', nextStep: step },
+      });
+      expect(await store.vault.orphans(profileId)).toEqual([second]);
+      // Its key is kept until the sweep destroys it.
+      expect(await store.vault.accessKey(second)).toBe('key-2');
+      expect(await store.vault.closeCreation(workflowId, first)).toEqual([]);
+      await store.vault.orphanSwept(second);
+      await store.vault.orphanSwept(second);
+      expect(await store.vault.orphans(profileId)).toEqual([]);
+    });
+
+    it('lets exactly one of two racing claims be kept', async () => {
+      const profileId = randomUUID();
+      const workflowId = `idv-${randomUUID()}`;
+      const sessions = [randomUUID(), randomUUID()];
+      const outcomes = await Promise.all([
+        store.vault.claim(sessions[0] as string, claimOf(workflowId, profileId)),
+        other.vault.claim(sessions[1] as string, claimOf(workflowId, profileId)),
+      ]);
+      const kept = outcomes.map((outcome) => ('kept' in outcome ? outcome.kept.sessionId : undefined));
+      expect(kept[0]).toBe(kept[1]);
+      expect(sessions).toContain(kept[0]);
+      expect(await store.vault.orphans(profileId)).toEqual(sessions.filter((id) => id !== kept[0]));
+    });
+
+    it('marks every session claimed after its verification closed creation, and one it never learnt of', async () => {
+      const profileId = randomUUID();
+      const closedEmpty = `idv-${randomUUID()}`;
+      expect(await store.vault.closeCreation(closedEmpty)).toEqual([]);
+      const late = randomUUID();
+      expect(await other.vault.claim(late, claimOf(closedEmpty, profileId))).toEqual({ closed: true });
+      const unknownToIt = `idv-${randomUUID()}`;
+      const landed = randomUUID();
+      await store.vault.claim(landed, claimOf(unknownToIt, profileId));
+      expect(await other.vault.closeCreation(unknownToIt)).toEqual([landed]);
+      expect(await other.vault.closeCreation(unknownToIt)).toEqual([landed]);
+      expect((await store.vault.orphans(profileId)).sort()).toEqual([late, landed].sort());
     });
 
     it('keeps a session key until destroyed, then only the claim (whatever the id case)', async () => {
       const sessionId = randomUUID();
-      await store.vault.claim(sessionId, {
-        workflowId: 'idv-a',
-        resultsAccessKey: 'key-1',
-        dataKeyId: 'dk-1',
-      });
+      const profileId = randomUUID();
+      await store.vault.claim(sessionId, claimOf('idv-a', profileId));
       expect(await other.vault.accessKey(sessionId.toUpperCase())).toBe('key-1');
       expect(await other.vault.claimant(sessionId)).toBe('idv-a');
       await other.vault.destroy(sessionId);
@@ -105,11 +174,16 @@ describe.each(backends)('store contract: %s', (_name, make) => {
       const unknown = randomUUID();
       await expect(store.vault.accessKey(unknown)).rejects.toBeInstanceOf(SessionSecretMissingError);
       expect(await store.vault.claimant(unknown)).toBeUndefined();
+      expect(await store.vault.claimed([sessionId, unknown])).toEqual(new Set([sessionId]));
+      // A session swept unclaimed leaves a tombstone: claimed by nobody, but no longer new.
       await store.vault.destroy(unknown);
+      expect(await store.vault.claimant(unknown)).toBeUndefined();
+      expect(await other.vault.claimed([unknown])).toEqual(new Set([unknown]));
     });
 
     it('refuses what is not a session id', async () => {
       await expect(store.vault.accessKey('../../etc/passwd')).rejects.toThrow(/not a session id/);
+      await expect(store.vault.createAttempts('../x')).rejects.toThrow(/not a verification profile id/);
     });
   });
 
@@ -214,6 +288,18 @@ describe.each(backends)('store contract: %s', (_name, make) => {
       // Refused (cross-realm errors of node:fs are not `instanceof Error` under jest).
       expect(await storing).toEqual(expect.objectContaining({ message: expect.any(String) }));
       expect(await other.blobs.read(sessionId, 'front')).toBeUndefined();
+    });
+
+    it('refuses a blob for a session whose data was deleted (a late write after the redaction)', async () => {
+      const sessionId = randomUUID();
+      await store.blobs.put(sessionId, 'front', chunksOf(Buffer.alloc(10, 1), 5));
+      expect(await other.blobs.deleteSession(sessionId)).toBe(1);
+      const late = await store.blobs
+        .put(sessionId, 'front', chunksOf(Buffer.alloc(10, 2), 5))
+        .catch((error: unknown) => error);
+      expect(late).toEqual(expect.objectContaining({ message: expect.stringMatching(/deleted/) }));
+      expect(await other.blobs.read(sessionId, 'front')).toBeUndefined();
+      expect(await other.blobs.deleteSession(sessionId)).toBe(0);
     });
 
     it('gives a reader one version whole, or an error, never a mix of two', async () => {

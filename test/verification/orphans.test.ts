@@ -1,4 +1,5 @@
 import { type SessionRecord } from '../../emulator/state/model';
+import { orphanSweepWorkflowId } from '../../workflows/orphan-sweep';
 import { useVerificationStack } from '../harness/verification-stack';
 
 /** Sessions the emulator created while `body` ran, other than `keep`. */
@@ -30,7 +31,7 @@ describe('orphans of lost create answers, end to end', () => {
   it('cancels a live orphan even when the verification ended before the sweep was due', async () => {
     await stack().control('PUT', '/script', { outcome: 'manual' });
     await loseNextCreateAnswer();
-    const request = stack().request({ redactAfter: 'never', orphanSweepDelayMs: 1_000 });
+    const request = stack().request({ redactAfter: 'never' });
     const { kept, others } = await newSessions(stack().emulator.store.sessions, async () => {
       const { handle, nextStep } = await stack().idv.startVerification(request);
       await handle.cancel('customer left');
@@ -38,24 +39,25 @@ describe('orphans of lost create answers, end to end', () => {
       return nextStep.sessionId;
     });
     expect(others).toHaveLength(1);
-    const sweep = await stack().client.workflow.getHandle(`idv-${request.reference}/orphan-sweep`).result();
-    expect(sweep).toMatchObject({ cancelled: [others[0]?.id], redacted: [others[0]?.id] });
+    const sweep = await stack().client.workflow.getHandle(orphanSweepWorkflowId(stack().profileId)).result();
+    expect(sweep).toMatchObject({ swept: 1 });
     expect(others[0]?.outcome).toMatchObject({ done: true, errorCode: 'Canceled' });
+    expect(others[0]?.redacted?.by).toBe('request');
     expect(stack().emulator.store.sessions.get(kept)?.outcome).toMatchObject({ errorCode: 'Canceled' });
-  }, 30_000);
+  }, 90_000);
 
   it('redacts an orphan that finished with identity data', async () => {
     await stack().control('PUT', '/script', { outcome: 'success', latencyMs: 0 });
     await loseNextCreateAnswer();
-    const request = stack().request({ redactAfter: 'never', orphanSweepDelayMs: 0 });
+    const request = stack().request({ redactAfter: 'never' });
     const { others } = await newSessions(stack().emulator.store.sessions, async () => {
       const { handle, nextStep } = await stack().idv.startVerification(request);
       await handle.result();
       return nextStep.sessionId;
     });
     expect(others).toHaveLength(1);
-    await stack().client.workflow.getHandle(`idv-${request.reference}/orphan-sweep`).result();
+    await stack().client.workflow.getHandle(orphanSweepWorkflowId(stack().profileId)).result();
     expect(others[0]?.identity).toBeUndefined();
     expect(others[0]?.redacted?.by).toBe('request');
-  }, 30_000);
+  }, 90_000);
 });

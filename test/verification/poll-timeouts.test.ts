@@ -10,8 +10,8 @@ import { type Emulator, startEmulator } from '../../emulator/emulator';
 import { SESSION_RUNNING } from '../../domain/polling';
 import { localActivityDeps } from '../harness/activity-deps';
 
-// The poll's heartbeat timeout only detects a dead worker: the poll heartbeats while it waits on
-// a slow GetSession, whose own HTTP timeout ends it with a typed TimeoutError.
+// A poll attempt waiting on a slow GetSession ends with the HTTP client's typed TimeoutError
+// (retried by Temporal as the next poll), within the attempt's own bound.
 describe('the polling activity and its timeouts', () => {
   let emulator: Emulator;
   let identity: IdentityClient;
@@ -53,21 +53,20 @@ describe('the polling activity and its timeouts', () => {
     return { activities, created };
   };
 
-  it('heartbeats during a slow GetSession and fails with TimeoutError, not a heartbeat timeout', async () => {
+  it('fails a poll on a slow GetSession with TimeoutError, retried as the next poll', async () => {
     const { activities, created } = await runningSession();
     await control('PUT', '/faults', { operation: 'GetSession', latencyMs: 6_000, count: 1 });
-    const env = new MockActivityEnvironment();
-    let heartbeats = 0;
-    env.on('heartbeat', () => (heartbeats += 1));
+    const env = new MockActivityEnvironment({ attempt: 2 });
     const error: unknown = await env
-      .run(
-        (plan: Parameters<typeof activities.awaitSessionOutcome>[0]) => activities.awaitSessionOutcome(plan),
-        { sessionId: created.sessionId, initialMs: 100, maxMs: 100 },
-      )
+      .run((plan: Parameters<typeof activities.pollSession>[0]) => activities.pollSession(plan), {
+        sessionId: created.sessionId,
+        initialMs: 100,
+        maxMs: 100,
+      })
       .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(ApplicationFailure);
     expect((error as ApplicationFailure).type).toBe('TimeoutError');
-    expect(heartbeats).toBeGreaterThanOrEqual(2);
+    expect((error as ApplicationFailure).nonRetryable).toBe(false);
     await control('DELETE', '/faults');
   }, 20_000);
 

@@ -10,6 +10,9 @@ import { localActivityDeps } from '../harness/activity-deps';
 import { type Emulator, startEmulator } from '../../emulator/emulator';
 import { type sessionRedaction } from '../../workflows/session-redaction';
 import { verificationSession } from '../../workflows/verification-session';
+import { emulatorControl } from '../../emulator/control-client';
+import { WorkflowFailedError } from '@temporalio/client';
+import type { ApplicationFailure } from '@temporalio/common';
 import { withTimeSkipping } from '../harness/time-skipping';
 import { testProviderRequest } from '../harness/requests';
 
@@ -116,4 +119,49 @@ describe('verification timers on the time-skipping server', () => {
     expect(report.waitedMs).toBeGreaterThanOrEqual(HOUR);
     expect(report.waitedMs).toBeLessThan(2 * HOUR);
   });
+
+  it('gives up redacting at the service after a week of 5xx, visibly, having shredded its own data', async () => {
+    const control = emulatorControl(emulator.controlUrl);
+    emulator.store.script = { ...emulator.store.script, latencyMs: 0 };
+    await control('PUT', '/faults', { operation: 'RedactSession', errorRate: 1, errorStatus: 503 });
+    try {
+      const input = await prepareVerificationInput(
+        testProviderRequest('ts-redact-fails', profileId(), { results: 'data', redactAfter: '1h' }),
+        deps.dataKeys,
+      );
+      const { error, waitedMs, outcome } = await withTimeSkipping(
+        { activities: activities() },
+        async ({ client, taskQueue }) => {
+          const result = await client.workflow.execute(verificationSession, {
+            taskQueue,
+            workflowId: 'idv-ts-redact-fails',
+            args: [input],
+          });
+          const redaction = client.workflow.getHandle(`idv-redact-${result.sessionId}`);
+          const failure: unknown = await redaction.result().catch((e: unknown) => e);
+          const description = await redaction.describe();
+          return {
+            outcome: result,
+            error: failure,
+            waitedMs: (description.closeTime?.getTime() ?? 0) - description.startTime.getTime(),
+          };
+        },
+      );
+      expect(error).toBeInstanceOf(WorkflowFailedError);
+      const cause = (error as WorkflowFailedError).cause as ApplicationFailure;
+      expect(cause.type).toBe('MaintenanceGaveUp');
+      expect(cause.message).toMatch(/^redaction: redacting at the service gave up: ServerError/);
+      // Due after an hour, then a week of hourly rounds: ended within its bound, not waiting on.
+      expect(waitedMs).toBeGreaterThanOrEqual(7 * 24 * HOUR);
+      expect(waitedMs).toBeLessThan(8 * 24 * HOUR);
+      // Our side went at its due time all the same: nothing readable here.
+      expect(await deps.dataKeys.destroy(input.dataKeyId)).toBe(true);
+      await expect(
+        deps.dataKeys.open({ sealed: 'aes-256-gcm', keyId: input.dataKeyId, data: '' }),
+      ).rejects.toThrow(/destroyed/);
+      await expect(deps.vault.accessKey(outcome.sessionId ?? '')).rejects.toThrow(/no results access key/);
+    } finally {
+      await control('DELETE', '/faults');
+    }
+  }, 120_000);
 });

@@ -55,6 +55,8 @@ export interface EmbeddedStackOptions {
   apiCallsPerSecond?: number;
   /** Workflows the worker keeps cached (`IDV_WORKFLOW_CACHE`). @default DEFAULT_WORKFLOW_CACHE */
   workflowCacheSize?: number;
+  /** The orphan sweep's horizon (`IDV_ORPHAN_HORIZON`). @default 24 hours */
+  orphanHorizonMs?: number;
 }
 
 /** The running embedded stack of `idv dev`. */
@@ -170,6 +172,7 @@ export async function startEmbeddedStack(options: EmbeddedStackOptions = {}): Pr
         store,
         encryptionKeys,
         tuning: { maxCachedWorkflows: options.workflowCacheSize ?? DEFAULT_WORKFLOW_CACHE },
+        ...(options.orphanHorizonMs ? { orphans: { horizonMs: options.orphanHorizonMs } } : {}),
         agent: {
           clients: agentClients,
           receiverWebhookUrl: (tenant) => tokens.webhookUrl(receiver.url, tenant),

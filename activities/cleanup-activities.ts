@@ -1,22 +1,34 @@
 import { Context } from '@temporalio/activity';
-import { ApiError, NotFoundError } from '../api/http/errors';
+import { NotFoundError } from '../api/http/errors';
 import { type ActivityDeps } from './deps';
 import { cancelUnlessDone } from './end-session';
 import { classified } from './failures';
-import { inWindows, planSweep, RELOOK_MS } from './orphan-windows';
-import { resolveOrphanSettings, type OrphanSchedule, orphanSchedule } from './orphan-settings';
 import { stateOf } from './wire-views';
+import { answered, inWindows, mayHaveOrphans, planSweep, RELOOK_MS } from './create-attempts';
+import { resolveOrphanSettings, type OrphanSchedule, orphanSchedule } from './orphan-settings';
 
 /** What one look of the profile's orphan sweep did and found. */
 export interface OrphanLook {
   /** Live orphans cancelled at the service. */
   cancelled: string[];
-  /** Orphans redacted (their keys destroyed). */
+  /** Orphans redacted at the service (their keys destroyed). */
   redacted: string[];
   /** Sessions created up to this time were judged; the next look starts a little before it. */
   coveredToMs: number;
-  /** A later look is needed (a window still open, an attempt under way, or an orphan not swept). */
+  /** A later look is needed (a window still open, an attempt under way, or an orphan not done). */
   open: boolean;
+  /**
+   * Orphans the service would not end or redact this time (they stay marked and are tried at
+   * every look), with the first reason: the sweep gives up visibly when this lasts.
+   */
+  failures: number;
+  failure?: string;
+}
+
+/** A verification whose creation its clean-up could not close (the store was away): the sweep closes it. */
+export interface CreationToClose {
+  workflowId: string;
+  keptSessionId?: string;
 }
 
 /** How a verification's creation closed. */
@@ -24,6 +36,9 @@ export interface ClosedCreation {
   /** An orphan may exist (an attempt not settled by an answer, or a session it does not keep): sweep the profile. */
   sweepNeeded: boolean;
 }
+
+/** How often a look heartbeats, whatever it waits on (a slow page, a budget turn). */
+const LOOK_HEARTBEAT_EVERY_MS = 1_000;
 
 /** Redaction and orphan clean-up. */
 export function cleanupActivities(deps: ActivityDeps) {
@@ -48,6 +63,84 @@ export function cleanupActivities(deps: ActivityDeps) {
       if (error instanceof NotFoundError) return false;
       throw error;
     }
+  };
+  /** Ends an orphan if live and redacts it, whatever the ending does; its mark goes once both are done. */
+  const sweepOne = async (sessionId: string, result: OrphanLook, done: boolean): Promise<void> => {
+    let failure: unknown;
+    try {
+      if (!done && (await endIfLive(sessionId))) result.cancelled.push(sessionId);
+    } catch (error) {
+      if (signal().aborted) throw error;
+      failure = error;
+    }
+    try {
+      await redactIfKnown(sessionId);
+      await deps.vault.destroy(sessionId);
+      result.redacted.push(sessionId);
+    } catch (error) {
+      if (signal().aborted) throw error;
+      failure ??= error;
+    }
+    if (failure === undefined) await deps.vault.orphanSwept(sessionId);
+    else {
+      result.failures += 1;
+      result.failure ??= failure instanceof Error ? failure.message : 'the service refused';
+    }
+  };
+  const look = async (args: {
+    verificationProfileId: string;
+    coveredToMs?: number;
+    toClose?: CreationToClose[];
+  }): Promise<OrphanLook> => {
+    const { verificationProfileId: profileId } = args;
+    const result: OrphanLook = {
+      cancelled: [],
+      redacted: [],
+      coveredToMs: args.coveredToMs ?? 0,
+      open: false,
+      failures: 0,
+    };
+    for (const close of args.toClose ?? [])
+      await deps.vault.closeCreation(close.workflowId, close.keptSessionId);
+    const nowMs = Date.now();
+    const plan = planSweep(await deps.vault.createAttempts(profileId), nowMs, orphanSettings.horizonMs);
+    // Orphans the listing showed finished: nothing to end, only to redact.
+    const knownDone = new Set<string>();
+    const fromMs = Math.max(
+      Math.min(...plan.windows.map((window) => window.fromMs)),
+      (args.coveredToMs ?? Number.NEGATIVE_INFINITY) - RELOOK_MS,
+    );
+    if (plan.windows.length > 0 && fromMs <= plan.coverToMs) {
+      for (let page = 1; ; page += 1) {
+        const answer = await deps.identity.sessions.list(
+          profileId,
+          { orderBy: 'Created', orderDirection: 'Descending', pageSize: 50, page },
+          { signal: signal() },
+        );
+        const createdMs = (session: { created?: number | null }) => (session.created ?? Number.NaN) * 1000;
+        const candidates = answer.sessions.filter((session) => {
+          const at = createdMs(session);
+          return at >= fromMs && at <= plan.coverToMs && inWindows(plan.windows, at);
+        });
+        const accounted = await deps.vault.accountedFor(
+          candidates.map((session) => session.id.toLowerCase()),
+        );
+        for (const session of candidates) {
+          const id = session.id.toLowerCase();
+          if (accounted.has(id) || !(await deps.vault.takeOrphan(id, profileId))) continue;
+          if (stateOf(session).done) knownDone.add(id);
+        }
+        const oldest = Math.min(...answer.sessions.map(createdMs).filter((at) => !Number.isNaN(at)));
+        if (!answer.more || answer.sessions.length === 0 || oldest < fromMs) break;
+      }
+    }
+    // Taken just now, marked by claims, or left by an earlier look: each by its id.
+    for (const sessionId of await deps.vault.orphans(profileId))
+      await sweepOne(sessionId, result, knownDone.has(sessionId));
+    await deps.vault.forgetCreateAttempts(profileId, plan.done);
+    result.coveredToMs = Math.max(plan.coverToMs, result.coveredToMs);
+    result.open = plan.open || result.failures > 0;
+    return result;
   };
   return {
     /** CancelSession unless the session has finished (or is unknown); `cancelled` false when there was nothing to end. */
@@ -93,16 +186,12 @@ export function cleanupActivities(deps: ActivityDeps) {
       const workflowId = Context.current().info.workflowExecution?.workflowId ?? 'standalone';
       const marked = await deps.vault.closeCreation(workflowId, args.keptSessionId);
       const attempts = await deps.vault.createAttempts(args.verificationProfileId, workflowId);
-      const answered = attempts.filter((attempt) => attempt.settled && attempt.endedAtMs !== undefined);
+      // A session claimed but not kept is marked an orphan already: the sweep takes it by its mark.
       await deps.vault.forgetCreateAttempts(
         args.verificationProfileId,
-        answered.map((attempt) => attempt.id),
+        attempts.filter(answered).map((attempt) => attempt.id),
       );
-      // A session claimed but not kept is marked an orphan already; the sweep takes it.
-      const notKept = answered.some(
-        (attempt) => attempt.sessionId !== undefined && attempt.sessionId !== args.keptSessionId,
-      );
-      return { sweepNeeded: marked.length > 0 || notKept || attempts.some((attempt) => !attempt.settled) };
+      return { sweepNeeded: marked.length > 0 || mayHaveOrphans(attempts, args.keptSessionId) };
     },
 
     /** The schedule of the orphan sweep, from this worker's settings (no service call). */
@@ -111,75 +200,28 @@ export function cleanupActivities(deps: ActivityDeps) {
     },
 
     /**
-     * One look of the orphan sweep of a verification profile. Sessions marked orphans (claimed
-     * for a verification that kept another, or after it closed) are ended if live, redacted and
-     * their keys destroyed. Then every session of the profile created since `coveredToMs` (a
-     * little before) up to now, that no create under way may still claim, that is claimed by
-     * nothing, and that lies in the window of a create attempt not settled by an answer (from its
-     * start until the horizon after it ended), is swept the same way. One orphan the service
-     * refuses does not stop the others; the look then fails and is tried again.
+     * One look of the orphan sweep of a verification profile. It first closes the creation of
+     * verifications whose clean-up could not (`toClose`). Then every session of the profile
+     * created since `coveredToMs` (a little before) up to now, that no create under way may still
+     * claim, that nothing accounts for, and that lies in the window of a create attempt not
+     * settled by an answer (from its start until the horizon after it ended), is taken for the
+     * sweep (a claim that comes later is refused). Each taken or marked orphan is ended if live
+     * and redacted, whatever the ending does; one the service refuses stays marked, is tried at
+     * the next look, and is counted in `failures`. The look itself fails (and Temporal retries
+     * it) only when the store or the listing does.
      */
-    async sweepOrphans(args: { verificationProfileId: string; coveredToMs?: number }): Promise<OrphanLook> {
-      return await classified(async () => {
-        const { verificationProfileId: profileId } = args;
-        const look: OrphanLook = {
-          cancelled: [],
-          redacted: [],
-          coveredToMs: args.coveredToMs ?? 0,
-          open: false,
-        };
-        const failures: unknown[] = [];
-        const sweep = async (sessionId: string, live: boolean): Promise<boolean> => {
-          Context.current().heartbeat();
-          try {
-            if (live && (await endIfLive(sessionId))) look.cancelled.push(sessionId);
-            // Redacted whatever the cancel did: a failing cancel must not keep the person's data.
-            await redactIfKnown(sessionId);
-            await deps.vault.destroy(sessionId);
-            look.redacted.push(sessionId);
-            return true;
-          } catch (error) {
-            if (signal().aborted) throw error;
-            failures.push(error);
-            return false;
-          }
-        };
-        const nowMs = Date.now();
-        const plan = planSweep(await deps.vault.createAttempts(profileId), nowMs, orphanSettings.horizonMs);
-        for (const sessionId of await deps.vault.orphans(profileId))
-          if (await sweep(sessionId, true)) await deps.vault.orphanSwept(sessionId);
-        const fromMs = Math.max(
-          Math.min(...plan.windows.map((window) => window.fromMs)),
-          (args.coveredToMs ?? Number.NEGATIVE_INFINITY) - RELOOK_MS,
-        );
-        if (plan.windows.length > 0 && fromMs <= plan.coverToMs) {
-          for (let page = 1; ; page += 1) {
-            Context.current().heartbeat();
-            const answer = await deps.identity.sessions.list(
-              profileId,
-              { orderBy: 'Created', orderDirection: 'Descending', pageSize: 50, page },
-              { signal: signal() },
-            );
-            const candidates = answer.sessions.filter((session) => {
-              const createdMs = (session.created ?? Number.NaN) * 1000;
-              return createdMs >= fromMs && createdMs <= plan.coverToMs && inWindows(plan.windows, createdMs);
-            });
-            const claimed = await deps.vault.claimed(candidates.map((session) => session.id));
-            for (const session of candidates)
-              if (!claimed.has(session.id.toLowerCase())) await sweep(session.id, !stateOf(session).done);
-            const oldest = answer.sessions.at(-1)?.created;
-            if (!answer.more || answer.sessions.length === 0 || (oldest ?? 0) * 1000 < fromMs) break;
-          }
-        }
-        if (failures.length > 0) {
-          // One worth retrying goes first, so a refusal does not stop the others' retries.
-          throw failures.find((error) => !(error instanceof ApiError) || error.retryable) ?? failures[0];
-        }
-        await deps.vault.forgetCreateAttempts(profileId, plan.done);
-        look.coveredToMs = Math.max(plan.coverToMs, look.coveredToMs);
-        look.open = plan.open || (await deps.vault.orphans(profileId)).length > 0;
-        return look;
-      });
+    async sweepOrphans(args: {
+      verificationProfileId: string;
+      coveredToMs?: number;
+      toClose?: CreationToClose[];
+    }): Promise<OrphanLook> {
+      const context = Context.current();
+      const beat = setInterval(() => context.heartbeat(), LOOK_HEARTBEAT_EVERY_MS);
+      try {
+        return await classified(() => look(args));
+      } finally {
+        clearInterval(beat);
+      }
     },
   };
 }

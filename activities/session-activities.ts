@@ -3,6 +3,7 @@ import { ApplicationFailure } from '@temporalio/common';
 import { ApiError, ValidationError } from '../api/http/errors';
 import { type NormalisedSessionState } from '../domain/session-status';
 import { type NextStep, type VerificationInput } from '../domain/verification';
+import { mayHaveOrphans } from './create-attempts';
 import { cancelUnlessDone } from './end-session';
 import { type ActivityDeps } from './deps';
 import { classified } from './failures';
@@ -10,6 +11,10 @@ import { stateOf, stepView } from './wire-views';
 
 /** The failure type of a create answered after its verification closed creation. */
 export const CREATION_CLOSED = 'CreationClosed';
+
+function creationClosed(message: string): ApplicationFailure {
+  return ApplicationFailure.create({ type: CREATION_CLOSED, message, nonRetryable: true });
+}
 
 /** What `createSession` returns: no results access key (it stays in the vault). */
 export interface CreatedSession {
@@ -64,6 +69,12 @@ export function sessionActivities(deps: ActivityDeps) {
       profileId,
       startedAtMs: Date.now(),
     });
+    // Checked once recorded: a close that comes after sees this attempt (under way) and asks for
+    // the sweep; one that came before refuses it here, unsent.
+    if (await deps.vault.creationClosed(workflowId)) {
+      await deps.vault.endCreateAttempt(profileId, attemptId, { endedAtMs: Date.now(), settled: true });
+      throw creationClosed('the verification has closed its creation: no create is sent');
+    }
     let created;
     try {
       created = await deps.identity.sessions.createDirectProviderSession(
@@ -99,21 +110,18 @@ export function sessionActivities(deps: ActivityDeps) {
       sessionId: created.sessionId,
     });
     if ('closed' in claimed)
+      throw creationClosed('the verification ended before this create was answered: its session is swept');
+    // Its answer came so late that the sweep took the session: another attempt makes another.
+    if ('swept' in claimed)
       throw ApplicationFailure.create({
-        type: CREATION_CLOSED,
-        message: 'the verification ended before this create was answered: its session is swept',
-        nonRetryable: true,
+        type: 'SessionSwept',
+        message: 'the session of this create was swept as an orphan before its answer came: creating again',
       });
     const { kept } = claimed;
     const attempts = await deps.vault.createAttempts(profileId, workflowId);
     return {
       ...kept,
-      orphansPossible:
-        kept.sessionId !== created.sessionId ||
-        attempts.some(
-          (attempt) =>
-            !attempt.settled || (attempt.sessionId !== undefined && attempt.sessionId !== kept.sessionId),
-        ),
+      orphansPossible: kept.sessionId !== created.sessionId || mayHaveOrphans(attempts, kept.sessionId),
     };
   };
   return {

@@ -22,7 +22,8 @@ export interface FailedWork {
 }
 
 /** What to do after a failure that says nothing of it. */
-const LOOK_AT_HISTORY = 'open its history in the web UI (or `temporal workflow show`) to see which step failed';
+const LOOK_AT_HISTORY =
+  'open its history in the web UI (or `temporal workflow show`) to see which step failed';
 
 /**
  * The workflows of a task queue that failed or gave up a step (`ExecutionStatus = 'Failed'`, or
@@ -76,16 +77,20 @@ function migrationReason(report: MigrationReport | undefined): Pick<FailedWork, 
       reason,
       next: `enable the webhooks left disabled (${disabled.map((webhook) => `idv webhooks enable ${webhook.id} --tenant ${report.tenant}`).join('; ')}), then run the migration again`,
     };
-  return { reason, next: `fix what the error names, then run \`idv migrate --tenant ${report.tenant} --apply\` again` };
+  return {
+    reason,
+    next: `fix what the error names, then run \`idv migrate --tenant ${report.tenant} --apply\` again`,
+  };
 }
 
 function registryReason(listing: WebhookListing | undefined): Pick<FailedWork, 'reason' | 'next'> {
   const failedRepair = listing?.drift.find((drift) => drift.outcome.startsWith('repair failed'));
-  const reason = listing?.lastReconcile?.ok === false
-    ? `the platform did not answer its comparison: ${listing.lastReconcile.error ?? 'no reason given'}`
-    : failedRepair
-      ? `webhook ${failedRepair.webhookId}: ${failedRepair.outcome}`
-      : 'its last comparison gave up';
+  const reason =
+    listing?.lastReconcile?.ok === false
+      ? `the platform did not answer its comparison: ${listing.lastReconcile.error ?? 'no reason given'}`
+      : failedRepair
+        ? `webhook ${failedRepair.webhookId}: ${failedRepair.outcome}`
+        : 'its last comparison gave up';
   const tenant = listing?.tenant ?? '<tenant>';
   return {
     reason,

@@ -22,7 +22,8 @@ import { attachmentAad } from '../domain/sealed';
 import { type IdvStore } from '../stores/idv-store';
 import { prepareVerificationInput } from './prepare-input';
 import { type FailedWork, listFailedWork } from './failed-work';
-import { lookForOrphansSignal, orphanSweepWorkflowId } from '../workflows/messages';
+import { type LookForOrphans, lookForOrphansSignal, orphanSweepWorkflowId } from '../workflows/messages';
+import { canonicalProfileId } from '../stores/session-vault';
 import type { orphanSweep } from '../workflows/orphan-sweep';
 import { VerificationEndedError, VerificationHandle } from './verification-handle';
 
@@ -231,14 +232,14 @@ export class IdvClient {
    * one gave up, once the service answers again). Resolves to the sweep's workflow ID.
    */
   async sweepOrphans(verificationProfileId: string): Promise<string> {
-    if (!/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(verificationProfileId))
-      throw new TypeError(`not a verification profile id: ${JSON.stringify(verificationProfileId).slice(0, 80)}`);
-    const workflowId = orphanSweepWorkflowId(verificationProfileId);
-    await this.client.workflow.signalWithStart<typeof orphanSweep, []>('orphanSweep', {
+    const profileId = canonicalProfileId(verificationProfileId);
+    const workflowId = orphanSweepWorkflowId(profileId);
+    await this.client.workflow.signalWithStart<typeof orphanSweep, [LookForOrphans?]>('orphanSweep', {
       workflowId,
       taskQueue: this.taskQueue,
-      args: [{ verificationProfileId }],
+      args: [{ verificationProfileId: profileId }],
       signal: lookForOrphansSignal,
+      signalArgs: [],
     });
     return workflowId;
   }

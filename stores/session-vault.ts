@@ -52,10 +52,11 @@ export interface SessionClaim {
 
 /**
  * What became of a claim: the verification's session (the first one claimed for it, which may
- * be another than the one claimed now: that one is then an orphan), or `closed` when the
- * verification no longer takes a session (it ended): the claimed one is an orphan.
+ * be another than the one claimed now: that one is then an orphan); `closed` when the
+ * verification no longer takes a session (it ended): the claimed one is an orphan; `swept`
+ * when the orphan sweep took the session first (its answer came that late): it is the sweep's.
  */
-export type ClaimOutcome = { kept: KeptSession } | { closed: true };
+export type ClaimOutcome = { kept: KeptSession } | { closed: true } | { swept: true };
 
 /**
  * Keeps what must not travel through Temporal payloads and what makes creation safe: each
@@ -90,12 +91,24 @@ export interface SessionVault {
    * resolves to the sessions it marked.
    */
   closeCreation(workflowId: string, keptSessionId?: string): Promise<string[]>;
+  /** True once the verification's creation was closed: a new attempt is not to be sent. */
+  creationClosed(workflowId: string): Promise<boolean>;
   /** The sessions of a profile marked orphans and not swept yet. */
   orphans(profileId: string): Promise<string[]>;
+  /**
+   * Takes a session nothing claimed for the orphan sweep, atomically against a claim: a tombstone
+   * and an orphan mark; a claim that comes later is refused (`swept`). False when something
+   * claimed it already (it is not the sweep's to take).
+   */
+  takeOrphan(sessionId: string, profileId: string): Promise<boolean>;
   /** The orphan was swept: its mark goes (its claim and tombstone stay). Idempotent. */
   orphanSwept(sessionId: string): Promise<void>;
-  /** The sessions among these that anything claimed (a verification, or a tombstone of a sweep). */
-  claimed(sessionIds: readonly string[]): Promise<Set<string>>;
+  /**
+   * The sessions among these (canonical ids) that are accounted for: kept by their
+   * verification, marked orphans, taken by the sweep, or destroyed. A session whose claim was
+   * cut short before its verification decided it is not.
+   */
+  accountedFor(sessionIds: readonly string[]): Promise<Set<string>>;
   /** The workflow that claimed the session (kept after its key was destroyed), if any. */
   claimant(sessionId: string): Promise<string | undefined>;
   /** The data key of the session's verification (kept after its key was destroyed), if known. */
@@ -116,18 +129,23 @@ export function secretMissing(sessionId: string): SessionSecretMissingError {
   );
 }
 
-const SESSION_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** True for a uuid, the form of the service's ids (sessions, profiles). */
+export function isUuid(value: string): boolean {
+  return UUID.test(value);
+}
 
 /** A session id in its canonical form (lower case); refuses anything that is not a uuid. */
 export function canonicalSessionId(sessionId: string): string {
-  if (!SESSION_ID.test(sessionId))
+  if (!isUuid(sessionId))
     throw new Error(`not a session id: ${String(JSON.stringify(sessionId)).slice(0, 80)}`);
   return sessionId.toLowerCase();
 }
 
 /** A verification profile id (a uuid) in its canonical form; it names folders and rows. */
 export function canonicalProfileId(profileId: string): string {
-  if (!SESSION_ID.test(profileId))
+  if (!isUuid(profileId))
     throw new Error(`not a verification profile id: ${String(JSON.stringify(profileId)).slice(0, 80)}`);
   return profileId.toLowerCase();
 }

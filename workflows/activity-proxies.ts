@@ -14,8 +14,19 @@ const retry = { initialInterval: '1 second', backoffCoefficient: 2, maximumInter
  */
 export const creation = proxyActivities<VerificationActivities>({
   startToCloseTimeout: '1 minute',
-  heartbeatTimeout: '5 seconds',
+  // It heartbeats every second: this only notices a dead worker (a cancel reaches it within 8 s).
+  heartbeatTimeout: '10 seconds',
   cancellationType: ActivityCancellationType.WAIT_CANCELLATION_COMPLETED,
+  retry,
+});
+
+/**
+ * Closing a verification's creation, in its clean-up: a minute of retries, then the orphan sweep
+ * is handed the close (the store is away), so the clean-up never waits on the store for long.
+ */
+export const creationCalls = proxyActivities<VerificationActivities>({
+  startToCloseTimeout: '20 seconds',
+  scheduleToCloseTimeout: '1 minute',
   retry,
 });
 

@@ -7,14 +7,21 @@ import {
   ParentClosePolicy,
   startChild,
   upsertSearchAttributes,
+  workflowInfo,
   WorkflowIdReusePolicy,
 } from '@temporalio/workflow';
 import { WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
 import { type VerificationInput } from '../domain/verification';
-import { sessionCalls } from './activity-proxies';
+import { creationCalls } from './activity-proxies';
 import { describeFailure } from './bounded-step';
 import { endAtService } from './end-at-service';
-import { lookForOrphansSignal, orphanSweepWorkflowId, verificationEndedSignal } from './messages';
+import {
+  type LookForOrphans,
+  lookForOrphansSignal,
+  orphanSweepWorkflowId,
+  verificationEndedSignal,
+} from './messages';
+import { countGiveUp } from './maintenance';
 import { orphanSweep } from './orphan-sweep';
 import { IdvStatus } from './search-attributes';
 import { type RedactionArgs, redactionWorkflowId, sessionRedaction } from './session-redaction';
@@ -32,51 +39,63 @@ async function startOnce(start: () => Promise<unknown>): Promise<void> {
 
 /**
  * Makes sure the profile's orphan sweep runs and looks soon: starts it (abandoned, so it
- * outlives this run), or signals the one running. One that ended between the two is started
- * again.
+ * outlives this run), or signals the one running; one that ended between the two is started
+ * again. `close` hands it this verification's creation to close (the store was away).
  */
-export async function askForOrphanSweep(input: VerificationInput, state: SessionState): Promise<void> {
+export async function askForOrphanSweep(
+  input: VerificationInput,
+  state: SessionState,
+  close?: LookForOrphans['close'],
+): Promise<void> {
   const profileId = input.verificationProfileId;
   const workflowId = orphanSweepWorkflowId(profileId);
   for (let tries = 0; tries < 3; tries += 1) {
     try {
       await startChild(orphanSweep, {
         workflowId,
-        args: [{ verificationProfileId: profileId }],
+        args: [{ verificationProfileId: profileId, ...(close ? { toClose: [close] } : {}) }],
         parentClosePolicy: ParentClosePolicy.ABANDON,
         workflowIdReusePolicy: WorkflowIdReusePolicy.ALLOW_DUPLICATE,
       });
-      break;
+      state.progress.orphanSweep = true;
+      return;
     } catch (error) {
       if (!(error instanceof WorkflowExecutionAlreadyStartedError)) throw error;
     }
     try {
-      await getExternalWorkflowHandle(workflowId).signal(lookForOrphansSignal);
-      break;
+      await getExternalWorkflowHandle(workflowId).signal(lookForOrphansSignal, close ? { close } : {});
+      state.progress.orphanSweep = true;
+      return;
     } catch (error) {
       if (isCancellation(error)) throw error;
     }
   }
-  state.progress.orphanSweep = true;
+  // Started and ended three times over between a start and a signal: said, and counted.
+  log.error('the orphan sweep could not be asked', { workflowId });
+  countGiveUp({ kind: 'sweep', step: 'asking the sweep' });
 }
 
 /**
  * Closes the verification's creation: from now on, any session created for it (an attempt whose
- * answer is still to come) is an orphan. When one may exist, the profile's sweep is asked.
+ * answer is still to come) is an orphan. When one may exist, the profile's sweep is asked; when
+ * the store is away, the sweep is handed the close.
  */
 async function closeCreation(input: VerificationInput, state: SessionState): Promise<void> {
-  let sweepNeeded = true;
+  const close = {
+    workflowId: workflowInfo().workflowId,
+    ...(state.sessionId ? { keptSessionId: state.sessionId } : {}),
+  };
   try {
-    ({ sweepNeeded } = await sessionCalls.closeCreation({
+    const { sweepNeeded } = await creationCalls.closeCreation({
       verificationProfileId: input.verificationProfileId,
       ...(state.sessionId ? { keptSessionId: state.sessionId } : {}),
-    }));
+    });
+    if (sweepNeeded) await askForOrphanSweep(input, state);
   } catch (error) {
     if (isCancellation(error)) throw error;
-    // The store is away: the sweep is asked all the same, as an orphan may exist.
-    log.warn('closing the creation failed', { reason: describeFailure(error) });
+    log.warn('closing the creation failed; the orphan sweep closes it', { reason: describeFailure(error) });
+    await askForOrphanSweep(input, state, close);
   }
-  if (sweepNeeded) await askForOrphanSweep(input, state);
 }
 
 /** Tells the workflow named by `reportTo` how the verification ended; one that has gone is not told. */

@@ -46,8 +46,14 @@ export interface VerificationEnding {
 /** Signal to the workflow named by a verification's `reportTo`: it has ended (its clean-up ran). */
 export const verificationEndedSignal = defineSignal<[VerificationEnding]>('verificationEnded');
 
+/** What a verification asks of its profile's orphan sweep. */
+export interface LookForOrphans {
+  /** Its creation, which its clean-up could not close (the store was away): the sweep closes it. */
+  close?: { workflowId: string; keptSessionId?: string };
+}
+
 /** Asks a running orphan sweep to look again soon (a verification that may have left an orphan). */
-export const lookForOrphansSignal = defineSignal('lookForOrphans');
+export const lookForOrphansSignal = defineSignal<[LookForOrphans?]>('lookForOrphans');
 
 /** The ID of a profile's orphan sweep: one per profile (`orphans-` is refused as a reference's start). */
 export function orphanSweepWorkflowId(verificationProfileId: string): string {

@@ -38,7 +38,7 @@ import { verificationWorkflowId } from './run-verification';
 import { verificationSession } from './verification-session';
 
 // Preparing is our own store's work: an hour of retries, then the onboarding gives up visibly.
-const { prepareOnboardingVerification } = proxyActivities<VerificationActivities>({
+const { prepareOnboardingVerification, destroyDataKey } = proxyActivities<VerificationActivities>({
   startToCloseTimeout: '1 minute',
   scheduleToCloseTimeout: '1 hour',
   retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '30 seconds' },
@@ -213,13 +213,16 @@ export async function onboarding(input: OnboardingInput): Promise<OnboardingSumm
         ...(prepared.finalUrl ? { memo: { [FINAL_URL_MEMO]: prepared.finalUrl } } : {}),
       });
     } catch (error) {
-      // Started again by hand after it verified: a reference has one verification, ever.
-      if (error instanceof WorkflowExecutionAlreadyStartedError)
+      // Started again by hand after it verified: a reference has one verification, ever. The
+      // key prepared for the start that was refused sealed nothing anyone keeps.
+      if (error instanceof WorkflowExecutionAlreadyStartedError) {
+        await destroyDataKey(prepared.dataKeyId).catch(() => undefined);
         throw ApplicationFailure.create({
           type: 'OnboardingAlreadyVerified',
           message: `this connection's verification has run already: see ${verification.workflowId}`,
           nonRetryable: true,
         });
+      }
       throw error;
     }
     waitUntil = Date.now() + prepared.timeout + VERIFICATION_GRACE_MS;
@@ -232,7 +235,7 @@ export async function onboarding(input: OnboardingInput): Promise<OnboardingSumm
           kind: 'onboarding',
           step: 'waiting for the verification',
           reason: `${verification.workflowId} did not report its ending in time`,
-          next: `look at ${verification.workflowId} (\`idv status ${reference}\`); the onboarding is to be started again by hand`,
+          next: `its verification may still run or may have ended without telling: see \`idv status ${reference}\` (a connection is verified once; its outcome is there)`,
         });
       await condition(() => ending !== undefined || historyLarge(), Math.max(1, remaining));
       if (ending !== undefined) return await summary('verified', ending);

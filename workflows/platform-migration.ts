@@ -72,6 +72,7 @@ export async function platformMigration(input: PlatformMigrationInput): Promise<
     webhooks: [],
   };
   const finish = (outcome: MigrationReport['outcome'], error?: Error): MigrationReport => {
+    const step = outcome === 'compensation-failed' ? 'compensation' : progress.stage;
     progress.stage = 'done';
     report.outcome = outcome;
     // The innermost message says why (the platform's answer, the registry's refusal).
@@ -79,10 +80,7 @@ export async function platformMigration(input: PlatformMigrationInput): Promise<
     report.finishedAt = new Date().toISOString();
     if (failedMigrationOutcomes.includes(outcome)) {
       // Bounded steps that gave up: counted, and listed by `idv list --failed`.
-      countGiveUp({
-        kind: 'migration',
-        step: outcome === 'compensation-failed' ? 'compensation' : progress.stage,
-      });
+      countGiveUp({ kind: 'migration', step });
       upsertSearchAttributes([{ key: IdvStatus, value: NEEDS_ATTENTION }]);
     }
     return report;

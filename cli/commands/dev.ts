@@ -34,8 +34,9 @@ export const devCommand: Command = {
     const uiPort = parsePort(stringOption(values, 'ui-port'), 'ui-port');
     const receiverPort = parsePort(stringOption(values, 'receiver-port'), 'receiver-port');
     const dataDir = stringOption(values, 'data-dir') ?? io.env.IDV_DATA_DIR ?? '.data';
-    const { storeUrl, onboardingFile, apiCallsPerSecond, workflowCacheSize, orphanHorizonMs } =
-      commandConfig(io.env);
+    const { storeUrl, onboardingFile, apiCallsPerSecond, workflowCacheSize, orphanHorizonMs } = commandConfig(
+      io.env,
+    );
     const onboarding = await commandOnboardingSettings(values, onboardingFile);
     const stack = await startEmbeddedStack({
       dataDir,

@@ -2,6 +2,7 @@ import { ApiError } from '../../api/http/errors';
 import { paginateRedirectUris } from '../../api/identity/pagination';
 import { type Command, type CommandArgs, CommandFailedError, type CommandIo, UsageError } from '../command';
 import { type FailedWork } from '../../client/failed-work';
+import { isUuid } from '../../stores/session-vault';
 import { connectIdentity, connectTemporal } from '../connect';
 import { printJson, tableLines } from '../output';
 import { parseNonNegative, stringOption } from '../parse-values';
@@ -124,7 +125,8 @@ export const listCommand: Command = {
     }
     const connected = await connectTemporal(io.env);
     try {
-      if (values.failed === true) return printFailedWork(io, await connected.idv.listFailedWork(limit), values);
+      if (values.failed === true)
+        return printFailedWork(io, await connected.idv.listFailedWork(limit), values);
       const found = await connected.idv.listVerifications({
         ...(status ? { status: status as (typeof statuses)[number] } : {}),
         ...(stringOption(values, 'provider') ? { provider: stringOption(values, 'provider') } : {}),
@@ -173,7 +175,7 @@ export const sweepCommand: Command = {
   async run({ positionals, values }, io) {
     const [profileId, ...extra] = positionals;
     if (extra.length > 0) throw new UsageError(`unexpected argument '${extra[0]}'`);
-    if (!profileId || !/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(profileId))
+    if (!profileId || !isUuid(profileId))
       throw new UsageError('idv sweep needs a verification profile id (a uuid)');
     const connected = await connectTemporal(io.env);
     try {

@@ -1,5 +1,5 @@
 import { createHash, randomUUID } from 'node:crypto';
-import { readdir } from 'node:fs/promises';
+import { readdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { z } from 'zod';
 import {
@@ -31,6 +31,7 @@ const claimSchema = z.object({
   nextStep: stepSchema.optional(),
   destroyedAt: z.string().optional(),
 });
+type StoredClaim = z.infer<typeof claimSchema>;
 const attemptSchema = z.object({
   workflowId: z.string(),
   profileId: z.string(),
@@ -94,6 +95,10 @@ export class FileSessionVault implements SessionVault {
   async claim(sessionId: string, claim: SessionClaim): Promise<ClaimOutcome> {
     const session = canonicalSessionId(sessionId);
     const profileId = canonicalProfileId(claim.profileId);
+    // Taken by the sweep first: it stays the sweep's. (Taking is exclusive, so a session file
+    // written by a claim races a take only within that claim's own attempt, which the sweep
+    // leaves alone while it is under way.)
+    if ((await this.#claimOf(session))?.workflowId === SWEPT) return { swept: true };
     // The key first: an orphan marked below is swept with it.
     await writeFileAtomic(this.#sessionFile(session), JSON.stringify({ ...claim, profileId }));
     const slotFile = this.#slotFile(claim.workflowId);
@@ -132,6 +137,26 @@ export class FileSessionVault implements SessionVault {
     return marked;
   }
 
+  async creationClosed(workflowId: string): Promise<boolean> {
+    const parsed = slotSchema.safeParse(await readJsonFile(this.#slotFile(workflowId)));
+    return parsed.success && parsed.data.closed === true;
+  }
+
+  async takeOrphan(sessionId: string, profileId: string): Promise<boolean> {
+    const session = canonicalSessionId(sessionId);
+    const profile = canonicalProfileId(profileId);
+    const existing = await this.#claimOf(session);
+    // A claim cut short before its verification decided it (a crash between the two writes)
+    // is not a claim: nothing will ever keep that session.
+    if (existing && (await this.#decided(session, existing))) return false;
+    const tombstone = { workflowId: SWEPT, profileId: profile, destroyedAt: new Date().toISOString() };
+    if (existing) await writeFileAtomic(this.#sessionFile(session), JSON.stringify(tombstone));
+    else if (!(await createFileExclusive(this.#sessionFile(session), JSON.stringify(tombstone))))
+      return false;
+    await this.#markOrphan(session, profile);
+    return true;
+  }
+
   async orphans(profileId: string): Promise<string[]> {
     return await namesIn(join(this.directory, 'orphans', canonicalProfileId(profileId)));
   }
@@ -142,13 +167,25 @@ export class FileSessionVault implements SessionVault {
     if (claim?.profileId) await removeFileDurably(this.#orphanFile(claim.profileId, session));
   }
 
-  async claimed(sessionIds: readonly string[]): Promise<Set<string>> {
+  async accountedFor(sessionIds: readonly string[]): Promise<Set<string>> {
     const found = new Set<string>();
     for (const sessionId of sessionIds) {
       const session = canonicalSessionId(sessionId);
-      if ((await readJsonFile(this.#sessionFile(session))) !== undefined) found.add(session);
+      const claim = await this.#claimOf(session);
+      if (claim && (await this.#decided(session, claim))) found.add(session);
     }
     return found;
+  }
+
+  /** A claim its verification decided: kept in its slot, marked an orphan, taken or destroyed. */
+  async #decided(sessionId: string, claim: StoredClaim): Promise<boolean> {
+    if (claim.workflowId === SWEPT || claim.destroyedAt !== undefined) return true;
+    const slot = slotSchema.safeParse(await readJsonFile(this.#slotFile(claim.workflowId)));
+    if (slot.success && slot.data.sessionId === sessionId) return true;
+    return (
+      claim.profileId !== undefined &&
+      (await readJsonFile(this.#orphanFile(claim.profileId, sessionId))) !== undefined
+    );
   }
 
   async claimant(sessionId: string): Promise<string | undefined> {
@@ -168,6 +205,11 @@ export class FileSessionVault implements SessionVault {
 
   async destroy(sessionId: string): Promise<void> {
     const claim = await this.#claimOf(sessionId);
+    // Temporary files a crashed write left beside it hold the key too.
+    const prefix = `${canonicalSessionId(sessionId)}.json.`;
+    for (const name of await readdir(join(this.directory, 'sessions')).catch(() => [] as string[]))
+      if (name.startsWith(prefix) && name.endsWith('.tmp'))
+        await rm(join(this.directory, 'sessions', name), { force: true });
     // The key and the step go; who claimed it, its profile and data key stay.
     const tombstone = {
       workflowId: claim?.workflowId ?? SWEPT,
@@ -178,7 +220,7 @@ export class FileSessionVault implements SessionVault {
     await writeFileAtomic(this.#sessionFile(canonicalSessionId(sessionId)), JSON.stringify(tombstone));
   }
 
-  async #claimOf(sessionId: string) {
+  async #claimOf(sessionId: string): Promise<StoredClaim | undefined> {
     const parsed = claimSchema.safeParse(
       await readJsonFile(this.#sessionFile(canonicalSessionId(sessionId))),
     );

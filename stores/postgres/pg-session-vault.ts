@@ -99,13 +99,15 @@ export class PgSessionVault implements SessionVault {
   async claim(sessionId: string, claim: SessionClaim): Promise<ClaimOutcome> {
     const session = canonicalSessionId(sessionId);
     return await inTransaction(this.pool, async (client) => {
-      await client.query(
+      // A session the sweep took first stays the sweep's: its tombstone is never overwritten.
+      const { rowCount } = await client.query(
         `INSERT INTO idv_session_keys
            (session_id, workflow_id, results_access_key, data_key_id, profile_id, collection_method, next_step)
          VALUES ($1, $2, $3, $4, $5, $6, $7)
          ON CONFLICT (session_id) DO UPDATE
          SET workflow_id = $2, results_access_key = $3, data_key_id = $4, profile_id = $5,
-           collection_method = $6, next_step = $7, destroyed_at = NULL`,
+           collection_method = $6, next_step = $7, destroyed_at = NULL
+         WHERE idv_session_keys.workflow_id <> '${SWEPT}'`,
         [
           session,
           claim.workflowId,
@@ -116,6 +118,7 @@ export class PgSessionVault implements SessionVault {
           JSON.stringify(claim.nextStep),
         ],
       );
+      if (rowCount === 0) return { swept: true };
       await client.query(
         'INSERT INTO idv_creation_slots (workflow_id, session_id) VALUES ($1, $2) ON CONFLICT DO NOTHING',
         [claim.workflowId, session],
@@ -162,6 +165,24 @@ export class PgSessionVault implements SessionVault {
     });
   }
 
+  async creationClosed(workflowId: string): Promise<boolean> {
+    const { rows } = await this.pool.query<{ closed: boolean }>(
+      'SELECT closed FROM idv_creation_slots WHERE workflow_id = $1',
+      [workflowId],
+    );
+    return rows[0]?.closed === true;
+  }
+
+  async takeOrphan(sessionId: string, profileId: string): Promise<boolean> {
+    // A claim and its slot are one transaction: any row is a decided claim, never the sweep's.
+    const { rowCount } = await this.pool.query(
+      `INSERT INTO idv_session_keys (session_id, workflow_id, profile_id, orphan, destroyed_at)
+       VALUES ($1, '${SWEPT}', $2, true, now()) ON CONFLICT (session_id) DO NOTHING`,
+      [canonicalSessionId(sessionId), canonicalProfileId(profileId)],
+    );
+    return rowCount === 1;
+  }
+
   async orphans(profileId: string): Promise<string[]> {
     const { rows } = await this.pool.query<{ session_id: string }>(
       'SELECT session_id FROM idv_session_keys WHERE profile_id = $1 AND orphan ORDER BY session_id',
@@ -176,7 +197,7 @@ export class PgSessionVault implements SessionVault {
     ]);
   }
 
-  async claimed(sessionIds: readonly string[]): Promise<Set<string>> {
+  async accountedFor(sessionIds: readonly string[]): Promise<Set<string>> {
     const ids = sessionIds.map(canonicalSessionId);
     if (ids.length === 0) return new Set();
     const { rows } = await this.pool.query<{ session_id: string }>(

@@ -87,4 +87,14 @@ describe('create attempts', () => {
     expect(closed).toEqual({ sweepNeeded: true });
     expect(await deps.vault.orphans(profileId())).toContain(created.sessionId);
   });
+
+  it('sends no create for a verification whose creation is closed (an attempt that came too late)', async () => {
+    await deps.vault.closeCreation('idv-closed');
+    const before = emulator.store.sessions.size;
+    const error: unknown = await createIn('idv-closed').catch((e: unknown) => e);
+    expect(error).toMatchObject({ type: 'CreationClosed', nonRetryable: true });
+    expect(emulator.store.sessions.size).toBe(before);
+    const attempts = await deps.vault.createAttempts(profileId(), 'idv-closed');
+    expect(attempts).toEqual([expect.objectContaining({ settled: true, endedAtMs: expect.any(Number) })]);
+  });
 });

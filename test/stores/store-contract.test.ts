@@ -1,5 +1,5 @@
 import { createHash, randomUUID } from 'node:crypto';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type IdvStore } from '../../stores/idv-store';
@@ -160,6 +160,30 @@ describe.each(backends)('store contract: %s', (_name, make) => {
       expect((await store.vault.orphans(profileId)).sort()).toEqual([late, landed].sort());
     });
 
+    it('lets the sweep take a session nothing claimed, and then refuses a late claim of it', async () => {
+      const profileId = randomUUID();
+      const workflowId = `idv-${randomUUID()}`;
+      const taken = randomUUID();
+      expect(await store.vault.takeOrphan(taken, profileId)).toBe(true);
+      expect(await other.vault.takeOrphan(taken, profileId)).toBe(false);
+      expect(await store.vault.orphans(profileId)).toEqual([taken]);
+      expect(await store.vault.accountedFor([taken])).toEqual(new Set([taken]));
+      // The create whose answer came late: its session is the sweep's, not the verification's.
+      expect(await other.vault.claim(taken, claimOf(workflowId, profileId))).toEqual({ swept: true });
+      await expect(store.vault.accessKey(taken)).rejects.toBeInstanceOf(SessionSecretMissingError);
+      // A session a verification claimed is not the sweep's to take.
+      const kept = randomUUID();
+      await store.vault.claim(kept, claimOf(workflowId, profileId));
+      expect(await other.vault.takeOrphan(kept, profileId)).toBe(false);
+    });
+
+    it('refuses a new create attempt of a verification whose creation is closed', async () => {
+      const workflowId = `idv-${randomUUID()}`;
+      expect(await store.vault.creationClosed(workflowId)).toBe(false);
+      await other.vault.closeCreation(workflowId);
+      expect(await store.vault.creationClosed(workflowId)).toBe(true);
+    });
+
     it('keeps a session key until destroyed, then only the claim (whatever the id case)', async () => {
       const sessionId = randomUUID();
       const profileId = randomUUID();
@@ -174,11 +198,7 @@ describe.each(backends)('store contract: %s', (_name, make) => {
       const unknown = randomUUID();
       await expect(store.vault.accessKey(unknown)).rejects.toBeInstanceOf(SessionSecretMissingError);
       expect(await store.vault.claimant(unknown)).toBeUndefined();
-      expect(await store.vault.claimed([sessionId, unknown])).toEqual(new Set([sessionId]));
-      // A session swept unclaimed leaves a tombstone: claimed by nobody, but no longer new.
-      await store.vault.destroy(unknown);
-      expect(await store.vault.claimant(unknown)).toBeUndefined();
-      expect(await other.vault.claimed([unknown])).toEqual(new Set([unknown]));
+      expect(await store.vault.accountedFor([sessionId, unknown])).toEqual(new Set([sessionId]));
     });
 
     it('refuses what is not a session id', async () => {
@@ -349,5 +369,50 @@ describe('store URLs in messages', () => {
     expect(redactedUrl('postgres://idv@db/idv?password=s3cret&sslmode=require')).toBe(
       'postgres://idv@db/idv',
     );
+  });
+});
+
+// What a crash leaves in the directory store, read as the store does: a session file written
+// before its claim was decided is not accounted for (the sweep may take it), and a temporary
+// file holding a key goes with the key.
+describe('directory store after a crash', () => {
+  let directory: string;
+  let store: IdvStore;
+  beforeAll(async () => {
+    directory = await mkdtemp(join(tmpdir(), 'idv-crashed-'));
+    store = await openLocalStore(directory);
+  });
+  afterAll(async () => {
+    await store.close();
+    await rm(directory, { recursive: true, force: true });
+  });
+
+  const claimFile = (sessionId: string, key: string) =>
+    JSON.stringify({
+      workflowId: 'idv-crashed',
+      profileId: randomUUID(),
+      resultsAccessKey: key,
+      collectionMethod: 'PollResult',
+      nextStep: { method: 'None', content: '' },
+    });
+
+  it('does not count a claim whose verification never decided it (killed between the two writes)', async () => {
+    const sessionId = randomUUID();
+    await mkdir(join(directory, 'vault', 'sessions'), { recursive: true });
+    await writeFile(join(directory, 'vault', 'sessions', `${sessionId}.json`), claimFile(sessionId, 'k'));
+    expect(await store.vault.accountedFor([sessionId])).toEqual(new Set());
+    expect(await store.vault.takeOrphan(sessionId, randomUUID())).toBe(true);
+  });
+
+  it('destroys a key together with the temporary files a crashed write left holding it', async () => {
+    const sessionId = randomUUID();
+    const folder = join(directory, 'vault', 'sessions');
+    await mkdir(folder, { recursive: true });
+    const leftover = join(folder, `${sessionId}.json.${randomUUID()}.tmp`);
+    await writeFile(leftover, claimFile(sessionId, 'secret-key'));
+    await store.vault.destroy(sessionId);
+    expect((await readdir(folder)).filter((name) => name.startsWith(sessionId))).toEqual([
+      `${sessionId}.json`,
+    ]);
   });
 });

@@ -1,5 +1,6 @@
 import { type SessionRecord } from '../../emulator/state/model';
 import { orphanSweepWorkflowId } from '../../workflows/orphan-sweep';
+import { eventually } from '../harness/eventually';
 import { useVerificationStack } from '../harness/verification-stack';
 
 /** Sessions the emulator created while `body` ran, other than `keep`. */
@@ -60,4 +61,34 @@ describe('orphans of lost create answers, end to end', () => {
     expect(others[0]?.identity).toBeUndefined();
     expect(others[0]?.redacted?.by).toBe('request');
   }, 90_000);
+
+  it('redacts a live orphan while CancelSession keeps failing, and ends it once the service lets it', async () => {
+    await stack().control('PUT', '/script', { outcome: 'manual' });
+    await loseNextCreateAnswer();
+    const request = stack().request({ redactAfter: 'never' });
+    const { kept, others } = await newSessions(stack().emulator.store.sessions, async () => {
+      const { nextStep } = await stack().idv.startVerification(request);
+      return nextStep.sessionId;
+    });
+    expect(others).toHaveLength(1);
+    const orphan = others[0] as SessionRecord;
+    // Every cancel of the orphan fails for as long as this lasts; the verification's own session is left alone.
+    await stack().control('PUT', '/faults', { operation: 'CancelSession', errorRate: 1, errorStatus: 503 });
+    await eventually(
+      () => Promise.resolve(orphan.redacted ? true : undefined),
+      'the orphan redacted although it could not be ended',
+      60_000,
+    );
+    expect(orphan.outcome.done).toBe(false);
+    expect(orphan.identity).toBeUndefined();
+    await stack().control('DELETE', '/faults');
+    await eventually(
+      () => Promise.resolve(orphan.outcome.done ? true : undefined),
+      'the orphan ended once the service answers',
+      60_000,
+    );
+    expect(orphan.outcome).toMatchObject({ errorCode: 'Canceled' });
+    await stack().idv.getVerification(request.reference).cancel('done with the test');
+    expect(stack().emulator.store.sessions.get(kept)?.redacted).toBeUndefined();
+  }, 150_000);
 });

@@ -18,6 +18,26 @@ export const ATTEMPT_BOUND_MS = 5 * 60_000;
  */
 export const RELOOK_MS = 60_000;
 
+/** The attempt was answered and has ended: its session, if any, is claimed; nothing more can come of it. */
+export function answered(attempt: CreateAttempt): boolean {
+  return attempt.settled && attempt.endedAtMs !== undefined;
+}
+
+/**
+ * True when a verification's attempts may have left an orphan: one not answered (lost, timed
+ * out, failed, cancelled, still under way or crashed: the service may carry it out yet), or one
+ * whose session is not the verification's kept one (a claim marked it an orphan).
+ */
+export function mayHaveOrphans(
+  attempts: readonly CreateAttempt[],
+  keptSessionId: string | undefined,
+): boolean {
+  return attempts.some(
+    (attempt) =>
+      !answered(attempt) || (attempt.sessionId !== undefined && attempt.sessionId !== keptSessionId),
+  );
+}
+
 /** A time range (epoch ms, inclusive) in which an unsettled attempt's session may have been created. */
 export interface CreateWindow {
   fromMs: number;
@@ -59,8 +79,7 @@ export function planSweep(attempts: readonly CreateAttempt[], nowMs: number, hor
   const windows = unsettled.map(windowOf);
   const done = [
     ...unsettled.filter((attempt) => windowOf(attempt).toMs <= coverToMs),
-    // Settled and ended: its session, if any, is claimed; nothing more can come of it.
-    ...attempts.filter((attempt) => attempt.settled && attempt.endedAtMs !== undefined),
+    ...attempts.filter(answered),
   ].map((attempt) => attempt.id);
   const open = windows.some((window) => window.toMs > coverToMs) || attempts.some(underWay);
   return { coverToMs, windows, open, done };

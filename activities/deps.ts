@@ -3,6 +3,7 @@ import { type IdentityClient } from '../api/identity/identity-client';
 import { type DataKeys } from '../codec/data-keys';
 import { type BlobStore } from '../stores/blob-store';
 import { type SessionVault } from '../stores/session-vault';
+import { type KeyringSettings } from './keyring-activities';
 import { type OrphanSettings } from './orphan-settings';
 import { type ResultLimits } from './result-limits';
 
@@ -15,6 +16,8 @@ export interface ActivityDeps {
   dataKeys: DataKeys;
   /** Bounds of results fetching. @default defaultResultLimits */
   resultLimits?: Partial<ResultLimits>;
+  /** How often the keyring rotates. @default 10 minutes */
+  keyring?: Partial<KeyringSettings>;
   /** The orphan sweep's horizon. @default 24 hours */
   orphans?: Partial<OrphanSettings>;
   /** The earlier agent platform; absent: the webhook registry's calls fail, saying so. */

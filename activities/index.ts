@@ -1,6 +1,7 @@
 import { type ActivityDeps } from './deps';
 import { agentActivities } from './agent-activities';
 import { cleanupActivities } from './cleanup-activities';
+import { keyringActivities } from './keyring-activities';
 import { migrationActivities } from './migration-activities';
 import { onboardingActivities } from './onboarding-activities';
 import { pollingActivities } from './polling-activities';
@@ -14,6 +15,7 @@ export function createActivities(deps: ActivityDeps) {
     ...pollingActivities(deps),
     ...resultActivities(deps),
     ...cleanupActivities(deps),
+    ...keyringActivities(deps),
     ...agentActivities(deps),
     ...migrationActivities(deps),
     ...onboardingActivities(deps),

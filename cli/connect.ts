@@ -14,6 +14,8 @@ import { CommandFailedError } from './command';
 /** What commands that talk to Temporal or the service get. */
 export interface Connected {
   idv: IdvClient;
+  /** The store the client uses (closed by `close`). */
+  store: IdvStore;
   stack: StackInfo | undefined;
   close(): Promise<void>;
 }
@@ -86,9 +88,9 @@ export async function connectTemporal(env: NodeJS.ProcessEnv): Promise<Connected
     idv: new IdvClient({
       client,
       store,
-      encryptionKeys,
       taskQueue: env.IDV_TASK_QUEUE ? settings.taskQueue : (stack?.taskQueue ?? settings.taskQueue),
     }),
+    store,
     stack,
     close: async () => {
       await connection.close();

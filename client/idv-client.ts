@@ -17,10 +17,10 @@ import { IdvProfileId, IdvProvider } from '../workflows/search-attributes';
 import { verificationSession } from '../workflows/verification-session';
 import { type RedactionReport, redactionWorkflowId, sessionRedaction } from '../workflows/session-redaction';
 import { DataKeyDestroyedError, DataKeys } from '../codec/data-keys';
-import { type EncryptionKey } from '../codec/encryption-keys';
 import { attachmentAad } from '../domain/sealed';
 import { type IdvStore } from '../stores/idv-store';
 import { prepareVerificationInput } from './prepare-input';
+import { TemporalKeyring } from './keyring-client';
 import { type FailedWork, listFailedWork } from './failed-work';
 import { type LookForOrphans, lookForOrphansSignal, orphanSweepWorkflowId } from '../workflows/messages';
 import { canonicalProfileId } from '../stores/session-vault';
@@ -39,12 +39,10 @@ export class VerificationNotStartedError extends Error {
 
 /** Options of {@link IdvClient}. */
 export interface IdvClientOptions {
-  /** A Temporal client whose data converter encrypts with `encryptionKeys` (`encryptingDataConverter`). */
+  /** A Temporal client whose data converter encrypts with the workers' payload keys (`encryptingDataConverter`). */
   client: Client;
   /** The store the workers use (`openStore`): the verifications' data keys and stored attachments. */
   store: IdvStore;
-  /** The payload encryption keys, newest first (they also wrap the data keys). */
-  encryptionKeys: readonly EncryptionKey[];
   /** @default 'identity-verification' */
   taskQueue?: string;
 }
@@ -80,7 +78,10 @@ export class IdvClient {
     this.client = options.client;
     this.taskQueue = options.taskQueue ?? 'identity-verification';
     this.#store = options.store;
-    this.#dataKeys = new DataKeys(options.store.dataKeys, options.encryptionKeys);
+    this.#dataKeys = new DataKeys(
+      options.store.dataKeys,
+      new TemporalKeyring({ client: options.client, taskQueue: this.taskQueue }),
+    );
   }
 
   /**

@@ -6,6 +6,7 @@ import { type IdvStore } from '../stores/idv-store';
 import { AesGcmPayloadCodec, PayloadDecryptionError } from './aes-gcm-codec';
 import { CodecBodyError, parseCodecBody, payloadToJson } from './codec-payload-json';
 import { DataKeys } from './data-keys';
+import { type Keyring } from './keyring';
 import { type EncryptionKey } from './encryption-keys';
 import { openSealedValues } from './open-sealed-values';
 import { readBody } from '../workers/http/read-body';
@@ -16,6 +17,8 @@ import { decodeSegment } from '../workers/http/path-segment';
 export interface CodecServerOptions {
   /** The payload keys of the workers, newest first. */
   encryptionKeys: readonly EncryptionKey[];
+  /** The deployment's keyring: the data keys in the store are wrapped under its keys. */
+  keyring: Keyring;
   /** The store holding the verifications' data keys. */
   store: IdvStore;
   /** Shared secret of the callers (at least 32 characters): `Authorization: Bearer …` or the path `/t/<token>/`. */
@@ -75,7 +78,7 @@ export async function startCodecServer(options: CodecServerOptions): Promise<Cod
     );
   const context: Context = {
     codec: new AesGcmPayloadCodec(options.encryptionKeys),
-    dataKeys: new DataKeys(options.store.dataKeys, options.encryptionKeys),
+    dataKeys: new DataKeys(options.store.dataKeys, options.keyring),
     tokenDigest: sha256(token),
     origins: new Set(options.allowedOrigins.map(originOf)),
   };

@@ -12,6 +12,19 @@ export interface DataKeyStore {
   get(keyId: string): Promise<DataKeyRecord | undefined>;
   /** Destroys the key, leaving a tombstone; false when it was unknown. Idempotent. */
   destroy(keyId: string): Promise<boolean>;
+  /**
+   * Replaces a live key's wrapped form, only if it is still `from` (a key destroyed or re-wrapped
+   * meanwhile is left as it is); true when replaced. A destruction that races it wins.
+   */
+  rewrap(keyId: string, from: string, to: string): Promise<boolean>;
+  /**
+   * Live keys not wrapped under key-encryption key `kekId`, in key id order after `after`, at
+   * most `limit`: what a rotation re-wraps.
+   */
+  wrappedElsewhere(
+    kekId: string,
+    options: { after?: string; limit: number },
+  ): Promise<Array<{ keyId: string; wrapped: string }>>;
 }
 
 const KEY_ID = /^[A-Za-z0-9._:-]{1,200}$/;

@@ -9,6 +9,7 @@ import { type EncryptionKey, EncryptionKeysError, parseEncryptionKeys } from '..
 import { ambiguousTenants, tenantProblem } from '../domain/agent-tenants';
 import { durationProblem, parseDuration } from '../domain/durations';
 import { DEFAULT_ORPHAN_HORIZON_MS } from '../activities/orphan-settings';
+import { DEFAULT_KEY_ROTATION_MS } from '../activities/keyring-activities';
 
 /** Thrown when configuration is invalid; the message names the variable. */
 export class ConfigError extends Error {
@@ -45,6 +46,8 @@ export interface IdvConfig {
   workflowCacheSize: number;
   /** `IDV_ORPHAN_HORIZON`: how long after an unanswered create its session may still land (and is swept). */
   orphanHorizonMs: number;
+  /** `IDV_KEY_ROTATION`: how often the keyring rotates (a destroyed data key is gone from every copy of the store by the next). */
+  keyRotationMs: number;
 }
 
 /**
@@ -62,6 +65,21 @@ const url = z.string().refine((value) => {
     return false;
   }
 }, 'must be an http(s) URL');
+
+/** A duration variable (`90s`, `24h`, ISO 8601) within bounds, read as milliseconds. */
+function durationVariable(bounds: { minMs: number; maxMs: number; range: string; example: string }) {
+  return z.string().transform((value, context) => {
+    const ms = parseDuration(value);
+    if (ms === undefined || ms < bounds.minMs || ms > bounds.maxMs) {
+      context.addIssue({
+        code: 'custom',
+        message: `must be a duration from ${bounds.range}${ms === undefined ? ` (${durationProblem(value) ?? `such as ${bounds.example}`})` : ''}`,
+      });
+      return z.NEVER;
+    }
+    return ms;
+  });
+}
 
 const variables = {
   IDV_TASK_QUEUE: z.string().min(1, 'must not be empty').regex(/^\S+$/, 'must not contain spaces'),
@@ -119,16 +137,17 @@ const variables = {
     .int('must be a whole number of workflows')
     .min(2, 'must be at least 2')
     .max(1_000_000, 'must be at most 1000000'),
-  IDV_ORPHAN_HORIZON: z.string().transform((value, context) => {
-    const ms = parseDuration(value);
-    if (ms === undefined || ms < 1_000 || ms > 30 * 86_400_000) {
-      context.addIssue({
-        code: 'custom',
-        message: `must be a duration from 1s to 30 days${ms === undefined ? ` (${durationProblem(value) ?? 'such as 24h'})` : ''}`,
-      });
-      return z.NEVER;
-    }
-    return ms;
+  IDV_ORPHAN_HORIZON: durationVariable({
+    minMs: 1_000,
+    maxMs: 30 * 86_400_000,
+    range: '1s to 30 days',
+    example: '24h',
+  }),
+  IDV_KEY_ROTATION: durationVariable({
+    minMs: 1_000,
+    maxMs: 30 * 86_400_000,
+    range: '1s to 30 days',
+    example: '1h',
   }),
   IDV_LOG_LEVEL: z
     .string()
@@ -189,6 +208,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): IdvConfig {
     apiCallsPerSecond: read(env, 'IDV_API_RATE') ?? DEFAULT_API_RATE,
     workflowCacheSize: read(env, 'IDV_WORKFLOW_CACHE') ?? DEFAULT_WORKFLOW_CACHE,
     orphanHorizonMs: read(env, 'IDV_ORPHAN_HORIZON') ?? DEFAULT_ORPHAN_HORIZON_MS,
+    keyRotationMs: read(env, 'IDV_KEY_ROTATION') ?? DEFAULT_KEY_ROTATION_MS,
   };
 }
 

@@ -1,3 +1,4 @@
+import { Context } from '@temporalio/activity';
 import { type NativeConnection, Worker, type WorkerOptions } from '@temporalio/worker';
 import { createActivities } from '../activities/index';
 import { type AgentPlatform } from '../activities/deps';
@@ -5,6 +6,8 @@ import { DataKeys } from '../codec/data-keys';
 import { type IdvStore } from '../stores/idv-store';
 import { type ResultLimits } from '../activities/result-limits';
 import { type OrphanSettings } from '../activities/orphan-settings';
+import { type KeyringSettings } from '../activities/keyring-activities';
+import { TemporalKeyring } from '../client/keyring-client';
 import { type IdentityClient } from '../api/identity/identity-client';
 import { encryptingDataConverter } from '../codec/data-converter';
 import { type EncryptionKey } from '../codec/encryption-keys';
@@ -28,6 +31,12 @@ export interface VerificationWorkerOptions {
    * carry it out (its session is swept whenever it lands until then). @default 24 hours
    */
   orphans?: Partial<OrphanSettings>;
+  /**
+   * The keyring (`idv-keyring-<taskQueue>`, run by these workers): how often it rotates its
+   * key-encryption key, re-wrapping every live data key; a destroyed one is gone from every copy
+   * of the store once the next rotation has run. @default 10 minutes
+   */
+  keyring?: Partial<KeyringSettings>;
   /** Payload encryption keys, newest first (every payload and failure text is encrypted). */
   encryptionKeys: readonly EncryptionKey[];
   /** The earlier agent platform (tenant keys, receiver URL) for the webhook registries; absent: their calls fail, saying so. */
@@ -64,7 +73,12 @@ export async function createVerificationWorker(options: VerificationWorkerOption
     identity: options.identity,
     vault: options.store.vault,
     blobs: options.store.blobs,
-    dataKeys: new DataKeys(options.store.dataKeys, options.encryptionKeys),
+    dataKeys: new DataKeys(
+      options.store.dataKeys,
+      // Read from activities, through the worker's own client.
+      new TemporalKeyring({ client: () => Context.current().client, taskQueue: options.taskQueue }),
+    ),
+    ...(options.keyring ? { keyring: options.keyring } : {}),
     ...(options.resultLimits ? { resultLimits: options.resultLimits } : {}),
     ...(options.orphans ? { orphans: options.orphans } : {}),
     ...(options.agent ? { agent: options.agent } : {}),

@@ -9,3 +9,4 @@ export { agentWebhooks } from './agent-webhooks';
 export { agentConnection } from './agent-connection';
 export { onboarding } from './onboarding';
 export { platformMigration } from './platform-migration';
+export { keyring } from './keyring';

@@ -2,7 +2,7 @@ import { ApplicationFailure, metricMeter } from '@temporalio/workflow';
 import { MAINTENANCE_GAVE_UP } from './failure-types';
 
 /** The maintenance workflows, as the metric and `idv list --failed` name them. */
-export type MaintenanceKind = 'sweep' | 'redaction' | 'registry' | 'migration' | 'onboarding';
+export type MaintenanceKind = 'sweep' | 'redaction' | 'registry' | 'migration' | 'onboarding' | 'keyring';
 
 /** What a step that gave up tells: which, why, and what an operator does next. */
 export interface GiveUp {

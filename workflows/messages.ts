@@ -59,3 +59,32 @@ export const lookForOrphansSignal = defineSignal<[LookForOrphans?]>('lookForOrph
 export function orphanSweepWorkflowId(verificationProfileId: string): string {
   return `idv-orphans-${verificationProfileId.toLowerCase()}`;
 }
+
+/** A key-encryption key as the keyring holds it (base64; only ever in encrypted payloads). */
+export interface KeyringKey {
+  id: string;
+  key: string;
+}
+
+/** What the keyring answers: its keys (the last is current), and when processes must look again. */
+export interface KeyringView {
+  keys: KeyringKey[];
+  /** A process wraps under the current key only for this long after it looked. */
+  refreshMs: number;
+  /** When the last rotation started and completed (epoch ms): keys retired then are gone. */
+  lastRotation?: { startedAt: number; completedAt: number };
+  /** When the next rotation is due (epoch ms). */
+  nextRotationAt: number;
+}
+
+/** The keyring's workflow ID: one per task queue (its workers share one store). */
+export function keyringWorkflowId(taskQueue: string): string {
+  return `idv-keyring-${taskQueue}`;
+}
+
+/** Query: the keyring's keys (no history is written). */
+export const keyringQuery = defineQuery<KeyringView>('keyring');
+/** Update (and update-with-start): the keyring's keys, once it has one. */
+export const keyringUpdate = defineUpdate<KeyringView>('keyringKeys');
+/** Signal: rotate now (an operator, or a test). */
+export const rotateKeysSignal = defineSignal('rotateKeys');

@@ -106,7 +106,7 @@ async function main(): Promise<number> {
   const connection = await Connection.connect({ address: server.address });
   const client = new Client({ connection, dataConverter: encryptingDataConverter(encryptionKeys) });
   const taskQueue = `chaos-${Date.now()}`;
-  const idv = new IdvClient({ client, store, encryptionKeys, taskQueue });
+  const idv = new IdvClient({ client, store, taskQueue });
   const workerEnv = {
     TEMPORAL_ADDRESS: server.address,
     IDV_ENCRYPTION_KEYS: keysEntry,

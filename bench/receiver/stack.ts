@@ -99,7 +99,7 @@ export async function startStack(): Promise<BenchStack> {
   await registerWebhook(emulator, tokens.webhookUrl(receiver.url, TENANT));
   return {
     client,
-    idv: new IdvClient({ client, store, encryptionKeys, taskQueue: TASK_QUEUE }),
+    idv: new IdvClient({ client, store, taskQueue: TASK_QUEUE }),
     worker,
     receiver,
     tokens,

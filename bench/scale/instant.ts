@@ -7,6 +7,7 @@ import { createIdentityClient } from '../../api/identity/identity-client';
 import { createActivities } from '../../activities/index';
 import { IdvClient } from '../../client/idv-client';
 import { DataKeys } from '../../codec/data-keys';
+import { TemporalKeyring } from '../../client/keyring-client';
 import { encryptingDataConverter, failureConverterPath } from '../../codec/data-converter';
 import { parseEncryptionKeys } from '../../codec/encryption-keys';
 import { runtimeLogger } from '../../workers/logging';
@@ -60,12 +61,12 @@ export async function runInstant(options: {
         identity,
         vault: stack.store.vault,
         blobs: stack.store.blobs,
-        dataKeys: new DataKeys(stack.store.dataKeys, encryptionKeys),
+        dataKeys: new DataKeys(stack.store.dataKeys, new TemporalKeyring({ client, taskQueue })),
       }),
       noop: () => Promise.resolve(),
     },
   });
-  const idv = new IdvClient({ client, store: stack.store, encryptionKeys, taskQueue });
+  const idv = new IdvClient({ client, store: stack.store, taskQueue });
   const serverPid = stack.server.pid as number;
   const variants: InstantVariant[] = [];
   const measure = async (name: string, one: (i: number) => Promise<void>) => {

@@ -126,7 +126,7 @@ export async function startScaleStack(): Promise<ScaleStack> {
       workers.push(worker);
       return worker;
     },
-    idv: (taskQueue) => new IdvClient({ client, store, encryptionKeys, taskQueue }),
+    idv: (taskQueue) => new IdvClient({ client, store, taskQueue }),
     async stop() {
       for (const worker of workers) if (worker.child.exitCode === null) await worker.stop();
       await receiver.close();

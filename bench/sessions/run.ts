@@ -10,7 +10,7 @@ import { createIdentityClient } from '../../api/identity/identity-client';
 import { IdvClient } from '../../client/idv-client';
 import { prepareVerificationInput } from '../../client/prepare-input';
 import { DataKeys } from '../../codec/data-keys';
-import { newEncryptionKeyEntry, parseEncryptionKeys } from '../../codec/encryption-keys';
+import { TemporalKeyring } from '../../client/keyring-client';
 import { type VerificationRequest } from '../../domain/verification';
 import { openLocalStore } from '../../stores/local/local-store';
 import { startDevServer } from '../../workers/dev/temporal-dev-server';
@@ -61,14 +61,13 @@ async function main(): Promise<void> {
     logger: runtimeLogger('ERROR'),
   });
   // Payloads are not encrypted here (as before the codec, for comparable figures); data keys are.
-  const encryptionKeys = parseEncryptionKeys(newEncryptionKeyEntry('bench'));
   const store = await openLocalStore(dataDir);
-  const dataKeys = new DataKeys(store.dataKeys, encryptionKeys);
+  const taskQueue = 'bench-sessions';
+  const dataKeys = new DataKeys(store.dataKeys, new TemporalKeyring({ client, taskQueue }));
   const activities = {
     ...createActivities({ identity, vault: store.vault, blobs: store.blobs, dataKeys }),
     noop: () => Promise.resolve(),
   };
-  const taskQueue = 'bench-sessions';
   const worker = await Worker.create({
     connection: nativeConnection,
     taskQueue,
@@ -78,7 +77,7 @@ async function main(): Promise<void> {
   });
   let peakRss = 0;
   const sampler = setInterval(() => (peakRss = Math.max(peakRss, process.memoryUsage().rss)), 200);
-  const idv = new IdvClient({ client, store, encryptionKeys, taskQueue });
+  const idv = new IdvClient({ client, store, taskQueue });
   const request = (variant: string, i: number): VerificationRequest => ({
     reference: `bench-${variant}-${Date.now()}-${i}`,
     verificationProfileId: verificationProfiles[0]?.id ?? '',

@@ -3,7 +3,7 @@ import { proxyActivities, sleep } from '@temporalio/workflow';
 import type { VerificationActivities } from '../../activities/index';
 import { type VerificationInput } from '../../domain/verification';
 
-export { verificationSession, sessionRedaction } from '../../workflows/index';
+export { verificationSession, sessionRedaction, keyring } from '../../workflows/index';
 
 const { createSession, checkSession } = proxyActivities<VerificationActivities>({
   startToCloseTimeout: '1 minute',

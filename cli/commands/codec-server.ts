@@ -1,7 +1,8 @@
 import { CodecServerConfigError, startCodecServer } from '../../codec/codec-server';
+import { TemporalKeyring } from '../../client/keyring-client';
 import { readStackInfo } from '../../workers/dev/stack-file';
 import { type Command, CommandFailedError, UsageError } from '../command';
-import { commandConfig, commandEncryptionKeys, commandStore } from '../connect';
+import { commandConfig, commandEncryptionKeys, connectTemporal } from '../connect';
 import { listenOptions, parsePort, stringListOption, stringOption } from '../parse-values';
 
 /** Where the web UI of `temporal server start-dev` runs when no `idv dev` stack says otherwise. */
@@ -58,11 +59,14 @@ export const codecServerCommand: Command = {
     const encryptionKeys = await commandEncryptionKeys(config, stack);
     const allowedOrigins =
       origins.length > 0 ? origins : [stackUiOrigin(stack?.temporalUiUrl) ?? DEFAULT_UI_ORIGIN];
-    const store = await commandStore(config);
+    // The data keys are wrapped under the keyring's keys, which only Temporal holds.
+    const temporal = await connectTemporal(io.env);
+    const { store } = temporal;
     try {
       const server = await startCodecServer({
         encryptionKeys,
         store,
+        keyring: new TemporalKeyring({ client: temporal.idv.client, taskQueue: temporal.idv.taskQueue }),
         token,
         allowedOrigins,
         port,
@@ -86,7 +90,7 @@ export const codecServerCommand: Command = {
       await server.close();
       return 0;
     } finally {
-      await store.close();
+      await temporal.close();
     }
   },
 };

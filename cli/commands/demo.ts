@@ -45,7 +45,6 @@ export const demoCommand: Command = {
     const idv = new IdvClient({
       client: new Client({ connection, dataConverter }),
       store: await openLocalStore(dataDir),
-      encryptionKeys,
       taskQueue: 'idv-demo',
     });
     const profile = stack.info.emulator?.verificationProfileId ?? '';

@@ -61,6 +61,7 @@ export const workerCommand: Command = {
         encryptionKeys,
         tuning: { maxCachedWorkflows: config.workflowCacheSize },
         orphans: { horizonMs: config.orphanHorizonMs },
+        keyring: { rotateEveryMs: config.keyRotationMs },
         ...(agent ? { agent } : {}),
         ...(namespace ? { namespace } : {}),
         ...(tracing ? { tracing } : {}),

@@ -1,62 +1,93 @@
-import { randomUUID } from 'node:crypto';
-import { link, mkdir, readdir, rm, writeFile } from 'node:fs/promises';
+import { readdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { z } from 'zod';
 import { checkKeyId, type DataKeyRecord, type DataKeyStore } from '../data-key-store';
-import { readJsonFile, writeFileAtomic } from './atomic-file';
+import { createFileExclusive, readJsonFile, syncFolder, writeFileAtomic } from './atomic-file';
 
-const recordSchema = z.union([
-  z.object({ state: z.literal('live'), wrapped: z.string() }),
-  z.object({ state: z.literal('destroyed'), destroyedAt: z.string() }),
-]);
+const liveSchema = z.object({ state: z.literal('live'), wrapped: z.string() });
+const tombstoneSchema = z.object({ destroyedAt: z.string() });
 
-/** A {@link DataKeyStore} in a local directory: one owner-only file per key. */
+/**
+ * A {@link DataKeyStore} in a local directory: a live key is `<id>.json`, a destroyed one
+ * `<id>.destroyed` (created once, never removed), which wins over any live file beside it, so a
+ * re-wrap racing a destruction can never bring a key back. Every write is synced with its folder.
+ */
 export class FileDataKeyStore implements DataKeyStore {
   constructor(private readonly directory: string) {}
 
   async create(keyId: string, wrapped: string): Promise<boolean> {
-    const file = this.#file(keyId);
-    await mkdir(this.directory, { recursive: true, mode: 0o700 });
-    const temporary = `${file}.${randomUUID()}.tmp`;
+    if (await this.#tombstone(keyId)) return false;
     const record: DataKeyRecord = { state: 'live', wrapped };
-    await writeFile(temporary, JSON.stringify(record), { mode: 0o600, flush: true });
-    try {
-      // A hard link appears whole and fails when the id exists: never overwritten, never half-written.
-      await link(temporary, file);
-      return true;
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === 'EEXIST') return false;
-      throw error;
-    } finally {
-      await rm(temporary, { force: true });
-    }
+    // Created whole and only once (a hard link fails when the id exists): never overwritten.
+    return await createFileExclusive(this.#live(keyId), JSON.stringify(record));
   }
 
   async get(keyId: string): Promise<DataKeyRecord | undefined> {
-    const parsed = recordSchema.safeParse(await readJsonFile(this.#file(keyId)));
+    const tombstone = await this.#tombstone(keyId);
+    if (tombstone) return { state: 'destroyed', destroyedAt: tombstone.destroyedAt };
+    const parsed = liveSchema.safeParse(await readJsonFile(this.#live(keyId)));
     return parsed.success ? parsed.data : undefined;
   }
 
   async destroy(keyId: string): Promise<boolean> {
-    const record = await this.get(keyId);
-    if (!record) return false;
-    if (record.state === 'destroyed') return true;
-    const tombstone: DataKeyRecord = { state: 'destroyed', destroyedAt: new Date().toISOString() };
-    await writeFileAtomic(this.#file(keyId), JSON.stringify(tombstone));
-    await this.#removeLeftovers(keyId);
+    if (!(await this.get(keyId))) return false;
+    await createFileExclusive(this.#dead(keyId), JSON.stringify({ destroyedAt: new Date().toISOString() }));
+    await this.#removeLive(keyId);
     return true;
   }
 
-  /** Temporary files a crashed `create` left beside the key (they hold it wrapped). */
-  async #removeLeftovers(keyId: string): Promise<void> {
-    const prefix = `${checkKeyId(keyId)}.json.`;
-    const names = await readdir(this.directory).catch(() => [] as string[]);
-    for (const name of names)
-      if (name.startsWith(prefix) && name.endsWith('.tmp'))
-        await rm(join(this.directory, name), { force: true });
+  async rewrap(keyId: string, from: string, to: string): Promise<boolean> {
+    const record = await this.get(keyId);
+    if (record?.state !== 'live' || record.wrapped !== from) return false;
+    await writeFileAtomic(this.#live(keyId), JSON.stringify({ state: 'live', wrapped: to }));
+    // Destroyed meanwhile: the tombstone was written before the live file went, so it is seen here.
+    if (await this.#tombstone(keyId)) {
+      await this.#removeLive(keyId);
+      return false;
+    }
+    return true;
   }
 
-  #file(keyId: string): string {
+  async wrappedElsewhere(
+    kekId: string,
+    options: { after?: string; limit: number },
+  ): Promise<Array<{ keyId: string; wrapped: string }>> {
+    const names = await readdir(this.directory).catch(() => [] as string[]);
+    const ids = names
+      .filter((name) => name.endsWith('.json') && !name.startsWith('.'))
+      .map((name) => name.slice(0, -'.json'.length))
+      .filter((id) => options.after === undefined || id > options.after)
+      .sort();
+    const found: Array<{ keyId: string; wrapped: string }> = [];
+    for (const keyId of ids) {
+      if (found.length >= options.limit) break;
+      const record = await this.get(keyId);
+      if (record?.state === 'live' && !record.wrapped.startsWith(`${kekId}:`))
+        found.push({ keyId, wrapped: record.wrapped });
+    }
+    return found;
+  }
+
+  async #tombstone(keyId: string): Promise<z.infer<typeof tombstoneSchema> | undefined> {
+    const parsed = tombstoneSchema.safeParse(await readJsonFile(this.#dead(keyId)));
+    return parsed.success ? parsed.data : undefined;
+  }
+
+  /** The live file and any temporary file a crashed write left beside it (they hold the key wrapped). */
+  async #removeLive(keyId: string): Promise<void> {
+    const prefix = `${checkKeyId(keyId)}.json`;
+    const names = await readdir(this.directory).catch(() => [] as string[]);
+    for (const name of names)
+      if (name === prefix || (name.startsWith(`${prefix}.`) && name.endsWith('.tmp')))
+        await rm(join(this.directory, name), { force: true });
+    await syncFolder(this.directory);
+  }
+
+  #live(keyId: string): string {
     return join(this.directory, `${checkKeyId(keyId)}.json`);
+  }
+
+  #dead(keyId: string): string {
+    return join(this.directory, `${checkKeyId(keyId)}.destroyed`);
   }
 }

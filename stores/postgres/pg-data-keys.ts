@@ -25,6 +25,27 @@ export class PgDataKeyStore implements DataKeyStore {
     return { state: 'live', wrapped: row.wrapped };
   }
 
+  async rewrap(keyId: string, from: string, to: string): Promise<boolean> {
+    const { rowCount } = await this.pool.query(
+      'UPDATE idv_data_keys SET wrapped = $3 WHERE key_id = $1 AND wrapped = $2 AND destroyed_at IS NULL',
+      [checkKeyId(keyId), from, to],
+    );
+    return rowCount === 1;
+  }
+
+  async wrappedElsewhere(
+    kekId: string,
+    options: { after?: string; limit: number },
+  ): Promise<Array<{ keyId: string; wrapped: string }>> {
+    const { rows } = await this.pool.query<{ key_id: string; wrapped: string }>(
+      `SELECT key_id, wrapped FROM idv_data_keys
+       WHERE wrapped IS NOT NULL AND left(wrapped, length($1) + 1) <> $1 || ':' AND key_id > $2
+       ORDER BY key_id LIMIT $3`,
+      [kekId, options.after ?? '', options.limit],
+    );
+    return rows.map((row) => ({ keyId: row.key_id, wrapped: row.wrapped }));
+  }
+
   async destroy(keyId: string): Promise<boolean> {
     const { rowCount } = await this.pool.query(
       `UPDATE idv_data_keys SET wrapped = NULL, destroyed_at = coalesce(destroyed_at, now()) WHERE key_id = $1`,

@@ -14,7 +14,7 @@ import { FileDataKeyStore } from '../../stores/local/file-data-keys';
 import { DataKeys } from '../../codec/data-keys';
 import { type Sealed } from '../../domain/sealed';
 import { type FetchedResults } from '../../activities/result-activities';
-import { harnessEncryptionKeys } from '../harness/env';
+import { FixedKeyring } from '../harness/fixed-keyring';
 
 // Whatever a provider or the service answers, a results fetch stays bounded: attachments are
 // checked against the declared size before and after the download, identity fields are capped.
@@ -35,8 +35,8 @@ describe('results fetching is bounded', () => {
   });
 
   const vault = () => new FileSessionVault(join(dataDir, 'vault'));
-  const dataKeys = () =>
-    new DataKeys(new FileDataKeyStore(join(dataDir, 'data-keys')), harnessEncryptionKeys());
+  const keyring = new FixedKeyring();
+  const dataKeys = () => new DataKeys(new FileDataKeyStore(join(dataDir, 'data-keys')), keyring);
 
   /** A succeeded session with identity data and one attachment, its key in the vault. */
   async function succeededSession(): Promise<SessionRecord> {

@@ -14,12 +14,15 @@ import { newEncryptionKeyEntry, parseEncryptionKeys } from '../../codec/encrypti
 import { type IdvStore } from '../../stores/idv-store';
 import { openLocalStore } from '../../stores/local/local-store';
 import { captureIo } from '../cli/capture-io';
+import { FixedKeyring } from '../harness/fixed-keyring';
+import { harnessEnv, harnessValue } from '../harness/env';
 
 const TOKEN = 'a'.repeat(24) + 'codec-server-test-token';
 const UI_ORIGIN = 'http://localhost:8233';
 const keyEntry = newEncryptionKeyEntry('k1');
 const keys = parseEncryptionKeys(keyEntry);
 const codec = new AesGcmPayloadCodec(keys);
+const keyring = new FixedKeyring();
 
 interface Answer {
   status: number;
@@ -36,9 +39,10 @@ describe('codec server: the Temporal UI and CLI read payloads, personal data ope
   beforeAll(async () => {
     dir = await mkdtemp(join(tmpdir(), 'idv-codec-server-'));
     store = await openLocalStore(dir);
-    dataKeys = new DataKeys(store.dataKeys, keys);
+    dataKeys = new DataKeys(store.dataKeys, keyring);
     server = await startCodecServer({
       encryptionKeys: keys,
+      keyring,
       store,
       token: TOKEN,
       allowedOrigins: [UI_ORIGIN],
@@ -206,7 +210,7 @@ describe('codec server: the Temporal UI and CLI read payloads, personal data ope
 
   it('marks a value sealed under a key this store never had as unreadable', async () => {
     const elsewhere = await openLocalStore(join(dir, 'elsewhere'));
-    const otherKeys = new DataKeys(elsewhere.dataKeys, keys);
+    const otherKeys = new DataKeys(elsewhere.dataKeys, keyring);
     const keyId = await otherKeys.create();
     const body = bodyOf(await encrypted(await otherKeys.seal(keyId, 'Lovelace')));
     const [value] = decodedValues(await post('/decode', body));
@@ -228,7 +232,7 @@ describe('codec server: the Temporal UI and CLI read payloads, personal data ope
 
   it('refuses to start with a token shorter than 32 characters', async () => {
     await expect(
-      startCodecServer({ encryptionKeys: keys, store, token: 'short', allowedOrigins: [] }),
+      startCodecServer({ encryptionKeys: keys, keyring, store, token: 'short', allowedOrigins: [] }),
     ).rejects.toThrow('at least 32 characters');
   });
 });
@@ -244,7 +248,13 @@ describe('idv codec-server', () => {
     const dataDir = await mkdtemp(join(tmpdir(), 'idv-codec-cli-'));
     let stop: (signal: string) => void = () => {};
     const io = captureIo(
-      { IDV_CODEC_TOKEN: TOKEN, IDV_ENCRYPTION_KEYS: keyEntry, IDV_DATA_DIR: dataDir },
+      {
+        IDV_CODEC_TOKEN: TOKEN,
+        IDV_ENCRYPTION_KEYS: keyEntry,
+        IDV_DATA_DIR: dataDir,
+        // The data keys are wrapped under the keyring's keys, which Temporal holds.
+        TEMPORAL_ADDRESS: harnessValue(harnessEnv.temporalAddress),
+      },
       new Promise((resolve) => (stop = resolve)),
     );
     const running = codecServerCommand.run({ values: { port: '0' }, positionals: [] }, io);

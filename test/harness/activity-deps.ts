@@ -2,9 +2,9 @@ import { type IdentityClient } from '../../api/identity/identity-client';
 import { type ActivityDeps } from '../../activities/deps';
 import { DataKeys } from '../../codec/data-keys';
 import { openLocalStore } from '../../stores/local/local-store';
-import { harnessEncryptionKeys } from './env';
+import { FixedKeyring } from './fixed-keyring';
 
-/** Activity dependencies over a local store in `dataDir`, with the run's payload keys. */
+/** Activity dependencies over a local store in `dataDir`, with a keyring of their own (no worker runs). */
 export async function localActivityDeps(
   dataDir: string,
   identity: IdentityClient,
@@ -15,7 +15,7 @@ export async function localActivityDeps(
     identity,
     vault: store.vault,
     blobs: store.blobs,
-    dataKeys: new DataKeys(store.dataKeys, harnessEncryptionKeys()),
+    dataKeys: new DataKeys(store.dataKeys, new FixedKeyring()),
     ...extra,
   };
 }

@@ -9,6 +9,7 @@ import { IdvClient } from '../../client/idv-client';
 import { type VerificationInput, type VerificationRequest } from '../../domain/verification';
 import { prepareVerificationInput } from '../../client/prepare-input';
 import { DataKeys } from '../../codec/data-keys';
+import { TemporalKeyring } from '../../client/keyring-client';
 import { type IdvStore } from '../../stores/idv-store';
 import { openLocalStore } from '../../stores/local/local-store';
 import { type Emulator, type EmulatorOptions, startEmulator } from '../../emulator/emulator';
@@ -123,7 +124,7 @@ export function useVerificationStack(
     });
     const profileId = emulator.verificationProfiles[0]?.id ?? '';
     const store = await (options.store ?? openLocalStore)(dataDir);
-    const dataKeys = new DataKeys(store.dataKeys, harnessEncryptionKeys());
+    const dataKeys = new DataKeys(store.dataKeys, new TemporalKeyring({ client, taskQueue }));
     const tokens = new TenantTokens(randomBytes(32).toString('hex'));
     const receiver = options.receiver
       ? await startReceiver({
@@ -147,6 +148,8 @@ export function useVerificationStack(
         ...(options.tracing ? { tracing: options.tracing } : {}),
         ...(options.tuning ? { tuning: options.tuning } : {}),
         orphans: { horizonMs: options.orphanHorizonMs ?? 15_000 },
+        // Rotations on request only; a short refresh, so one requested ends soon.
+        keyring: { refreshMs: 300 },
         agent: {
           clients: agentClients as AgentClients,
           ...(receiver
@@ -211,5 +214,5 @@ export function useVerificationStack(
 
 /** An {@link IdvClient} with the run's payload keys, on a given store and task queue. */
 export function harnessIdvClient(client: Client, store: IdvStore, taskQueue: string): IdvClient {
-  return new IdvClient({ client, store, encryptionKeys: harnessEncryptionKeys(), taskQueue });
+  return new IdvClient({ client, store, taskQueue });
 }

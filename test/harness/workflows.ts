@@ -7,6 +7,7 @@ export {
   agentConnection,
   onboarding,
   platformMigration,
+  keyring,
 } from '../../workflows/index';
 export { sleepThenReport, greetThroughActivity } from '../fixtures/foundation-workflows';
 export { onboardingFixture } from '../fixtures/parent-workflows';

@@ -52,7 +52,6 @@ async function main(): Promise<void> {
   const idv = new IdvClient({
     client: new Client({ connection, dataConverter }),
     store,
-    encryptionKeys: replayFixtureKeys,
     taskQueue,
   });
   const control = async (method: string, path: string, body?: unknown) => {

@@ -57,7 +57,6 @@ describe('verification history stays bounded', () => {
     idv = new IdvClient({
       client: new Client({ connection, dataConverter }),
       store: await openLocalStore(dataDir),
-      encryptionKeys: harnessEncryptionKeys(),
       taskQueue,
     });
   }, 90_000);

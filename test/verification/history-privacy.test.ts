@@ -1,3 +1,4 @@
+import { TemporalKeyring } from '../../client/keyring-client';
 import { execFile } from 'node:child_process';
 import { readdir, readFile, rm, stat } from 'node:fs/promises';
 import { promisify } from 'node:util';
@@ -13,7 +14,6 @@ import { DataKeyDestroyedError, DataKeys } from '../../codec/data-keys';
 import { type EncryptionKey } from '../../codec/encryption-keys';
 import { payloadToJson } from '../../codec/codec-payload-json';
 import { REDACTED_TEXT } from '../../codec/open-sealed-values';
-import { isSealed, type Sealed } from '../../domain/sealed';
 import { type VerificationRequest } from '../../domain/verification';
 import { type IdvStore } from '../../stores/idv-store';
 import { openLocalStore } from '../../stores/local/local-store';
@@ -22,21 +22,9 @@ import { resolveTemporalBinaries } from '../../workers/dev/temporal-binaries';
 import { devEncryptionKeys } from '../../workers/encryption-keys-source';
 import { harnessEnv, harnessValue } from '../harness/env';
 import { readAll } from '../harness/streams';
+import { payloadsIn, sealedIn } from '../harness/history-payloads';
 
 const run = promisify(execFile);
-
-/** Every payload in a history (anything shaped like one: metadata with an encoding). */
-function payloadsIn(value: unknown, into: Payload[] = []): Payload[] {
-  if (Array.isArray(value)) for (const item of value) payloadsIn(item, into);
-  else if (value && typeof value === 'object' && !(value instanceof Uint8Array)) {
-    const record = value as Record<string, unknown>;
-    const metadata = record.metadata as Record<string, unknown> | undefined | null;
-    if (metadata && typeof metadata === 'object' && metadata.encoding instanceof Uint8Array)
-      into.push(record);
-    else for (const item of Object.values(record)) payloadsIn(item, into);
-  }
-  return into;
-}
 
 /** The data of every payload in proto3 JSON (as `temporal workflow show -o json` prints), decoded from base64. */
 function jsonPayloadTexts(value: unknown, into: string[] = []): string[] {
@@ -56,14 +44,6 @@ function textsOf(value: unknown, into: string[] = []): string[] {
   else if (typeof value === 'string') into.push(value);
   else if (Array.isArray(value)) for (const item of value) textsOf(item, into);
   else if (value && typeof value === 'object') for (const item of Object.values(value)) textsOf(item, into);
-  return into;
-}
-
-/** Sealed values inside decoded JSON payloads. */
-function sealedIn(value: unknown, into: Sealed[] = []): Sealed[] {
-  if (isSealed(value)) into.push(value);
-  else if (Array.isArray(value)) for (const item of value) sealedIn(item, into);
-  else if (value && typeof value === 'object') for (const item of Object.values(value)) sealedIn(item, into);
   return into;
 }
 
@@ -104,7 +84,7 @@ describe('privacy of Temporal history and the data dir, end to end', () => {
     store = await openLocalStore(dataDir);
     connection = await Connection.connect({ address: stack.info.temporalAddress });
     const client = new Client({ connection, dataConverter: encryptingDataConverter(keys) });
-    idv = new IdvClient({ client, store, encryptionKeys: keys, taskQueue: 'privacy' });
+    idv = new IdvClient({ client, store, taskQueue: 'privacy' });
   }, 60_000);
   afterAll(async () => {
     await connection?.close();
@@ -270,7 +250,10 @@ describe('privacy of Temporal history and the data dir, end to end', () => {
     // Start inputs, createSession inputs, fetchResults results and workflow results hold sealed values…
     expect(sealed.length).toBeGreaterThanOrEqual(8);
     // …that nobody can open any more.
-    const dataKeys = new DataKeys(store.dataKeys, keys);
+    const dataKeys = new DataKeys(
+      store.dataKeys,
+      new TemporalKeyring({ client: idv.client, taskQueue: 'privacy' }),
+    );
     for (const value of sealed)
       await expect(dataKeys.open(value)).rejects.toBeInstanceOf(DataKeyDestroyedError);
 

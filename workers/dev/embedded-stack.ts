@@ -16,6 +16,7 @@ import { type Emulator, startEmulator } from '../../emulator/emulator';
 import { type IdvStore } from '../../stores/idv-store';
 import { openStore } from '../../stores/open-store';
 import { startCodecServer } from '../../codec/codec-server';
+import { TemporalKeyring } from '../../client/keyring-client';
 import { devCodecToken, devEncryptionKeys, devReceiverSecret } from '../encryption-keys-source';
 import { assertPortFree, freePort } from './free-port';
 import { createVerificationWorker } from '../verification-worker';
@@ -57,6 +58,8 @@ export interface EmbeddedStackOptions {
   workflowCacheSize?: number;
   /** The orphan sweep's horizon (`IDV_ORPHAN_HORIZON`). @default 24 hours */
   orphanHorizonMs?: number;
+  /** How often the keyring rotates (`IDV_KEY_ROTATION`). @default 1 hour */
+  keyRotationMs?: number;
 }
 
 /** The running embedded stack of `idv dev`. */
@@ -95,8 +98,17 @@ export async function startEmbeddedStack(options: EmbeddedStackOptions = {}): Pr
     stoppers.push(() => store.close());
     // The UI's port is fixed first: the codec server allows that origin only.
     const uiPort = options.uiPort === 0 ? await freePort() : (options.uiPort ?? 8233);
+    // The codec server starts before Temporal (whose UI names it); it reads the keyring once both run.
+    const temporalClient: { current?: Client } = {};
     const codec = await startCodecServer({
       encryptionKeys,
+      keyring: new TemporalKeyring({
+        client: () => {
+          if (!temporalClient.current) throw new Error('Temporal is not started yet');
+          return temporalClient.current;
+        },
+        taskQueue,
+      }),
       store,
       token: await devCodecToken(dataDir),
       allowedOrigins: [`http://127.0.0.1:${uiPort}`, `http://localhost:${uiPort}`],
@@ -120,12 +132,13 @@ export async function startEmbeddedStack(options: EmbeddedStackOptions = {}): Pr
     const tokens = new TenantTokens(await devReceiverSecret(dataDir));
     const receiverConnection = await Connection.connect({ address: temporal.address });
     stoppers.push(() => receiverConnection.close());
+    temporalClient.current = new Client({
+      connection: receiverConnection,
+      namespace: temporal.namespace,
+      dataConverter: encryptingDataConverter(encryptionKeys),
+    });
     const receiver = await startReceiver({
-      client: new Client({
-        connection: receiverConnection,
-        namespace: temporal.namespace,
-        dataConverter: encryptingDataConverter(encryptionKeys),
-      }),
+      client: temporalClient.current,
       taskQueue,
       tokens,
       spoolDir: join(dataDir, 'receiver-spool'),
@@ -173,6 +186,7 @@ export async function startEmbeddedStack(options: EmbeddedStackOptions = {}): Pr
         encryptionKeys,
         tuning: { maxCachedWorkflows: options.workflowCacheSize ?? DEFAULT_WORKFLOW_CACHE },
         ...(options.orphanHorizonMs ? { orphans: { horizonMs: options.orphanHorizonMs } } : {}),
+        ...(options.keyRotationMs ? { keyring: { rotateEveryMs: options.keyRotationMs } } : {}),
         agent: {
           clients: agentClients,
           receiverWebhookUrl: (tenant) => tokens.webhookUrl(receiver.url, tenant),

@@ -3,7 +3,7 @@ import { type AgentPlatform } from '../activities/deps';
 import { type IdvConfig } from './config';
 import { type StackInfo } from './dev/stack-file';
 import { devReceiverSecret } from './encryption-keys-source';
-import { TenantTokens } from './receiver/tenant-tokens';
+import { ReceiverTokens } from '../codec/receiver-tokens';
 
 /**
  * The earlier platform as a worker sees it: `IDV_AGENT_KEYS` (else the dev stack's emulator) and,
@@ -22,6 +22,6 @@ export async function agentPlatformOf(
   const secret =
     config.receiverSecret ?? (stack?.receiverUrl ? await devReceiverSecret(config.dataDir) : undefined);
   if (!receiverUrl || !secret) return { clients };
-  const tokens = new TenantTokens(secret);
+  const tokens = new ReceiverTokens(secret);
   return { clients, receiverWebhookUrl: (tenant) => tokens.webhookUrl(receiverUrl, tenant) };
 }

@@ -18,7 +18,7 @@ import { type IdvStore } from '../../stores/idv-store';
 import { openLocalStore } from '../../stores/local/local-store';
 import { startDevServer, type DevServer } from '../../workers/dev/temporal-dev-server';
 import { type Receiver, startReceiver } from '../../workers/receiver/receiver-server';
-import { TenantTokens } from '../../workers/receiver/tenant-tokens';
+import { ReceiverTokens } from '../../codec/receiver-tokens';
 import { spawnEmulator } from '../support/emulator-process';
 
 /** An emulator process and its control API. */
@@ -88,7 +88,7 @@ export async function startScaleStack(): Promise<ScaleStack> {
       dataConverter: encryptingDataConverter(encryptionKeys),
     }),
     taskQueue: 'bench-scale-receiver',
-    tokens: new TenantTokens(randomBytes(32).toString('hex')),
+    tokens: new ReceiverTokens(randomBytes(32).toString('hex')),
     spoolDir: join(dataDir, 'receiver-spool'),
   });
   const emulators: BenchEmulator[] = [];

@@ -24,7 +24,7 @@ import { WebhookRegistryClient } from '../../client/webhook-registry-client';
 import { type WebhookRegistrySettings } from '../../domain/webhook-registry-input';
 import { type Receiver, startReceiver } from '../../workers/receiver/receiver-server';
 import { type OnboardingSettings } from '../../domain/onboarding-settings';
-import { TenantTokens } from '../../workers/receiver/tenant-tokens';
+import { ReceiverTokens } from '../../codec/receiver-tokens';
 import { type TracingOptions } from '../../workers/telemetry/tracing';
 
 /** Everything an end-to-end verification test needs, for one test file. */
@@ -53,7 +53,7 @@ export interface VerificationStack {
   /** The receiver (started with `options.receiver`): agent deliveries and redirect returns. */
   receiver: Receiver | undefined;
   /** The receiver's tenant tokens. */
-  tokens: TenantTokens;
+  tokens: ReceiverTokens;
   /** The tenants' webhook registries, on this stack's task queue. */
   webhooks: WebhookRegistryClient;
   /** Starts a fresh worker (after the previous one was stopped). */
@@ -124,7 +124,7 @@ export function useVerificationStack(
     const profileId = emulator.verificationProfiles[0]?.id ?? '';
     const store = await (options.store ?? openLocalStore)(dataDir);
     const dataKeys = new DataKeys(store.dataKeys, harnessEncryptionKeys());
-    const tokens = new TenantTokens(randomBytes(32).toString('hex'));
+    const tokens = new ReceiverTokens(randomBytes(32).toString('hex'));
     const receiver = options.receiver
       ? await startReceiver({
           client,

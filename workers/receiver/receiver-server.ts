@@ -13,7 +13,7 @@ import { failureFields } from './failure-kind';
 import { type OperationalLog } from './operational-log';
 import { returnRoute } from './return-route';
 import { temporalHandOff } from './temporal-hand-off';
-import { type TenantTokens } from './tenant-tokens';
+import { type ReceiverTokens } from '../../codec/receiver-tokens';
 import { decodeSegment } from '../http/path-segment';
 
 /** Options of {@link startReceiver}. */
@@ -23,7 +23,7 @@ export interface ReceiverOptions {
   /** The task queue of the workers that run the connection workflows. */
   taskQueue: string;
   /** The tenants' path tokens. */
-  tokens: TenantTokens;
+  tokens: ReceiverTokens;
   /** The durable spool (one receiver process per directory). */
   spoolDir: string;
   /** @default 0 (a free port) */
@@ -127,7 +127,7 @@ export async function startReceiver(options: ReceiverOptions): Promise<Receiver>
     const tenant = tenantSchema.safeParse(decodeSegment(credentials.tenant));
     // An unknown tenant and a wrong token get the same answer, in the same time.
     const token = decodeSegment(credentials.token);
-    const valid = options.tokens.matches(tenant.success ? tenant.data : '', token) && tenant.success;
+    const valid = options.tokens.matchesTenant(tenant.success ? tenant.data : '', token) && tenant.success;
     if (!valid) {
       metrics.delivery('unauthorized');
       return sendJson(response, 401, { title: 'unauthorized' }, closeConnection);

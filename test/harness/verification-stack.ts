@@ -52,7 +52,9 @@ export interface VerificationStack {
   prepare(request: VerificationRequest): Promise<VerificationInput>;
   /** The receiver (started with `options.receiver`): agent deliveries and redirect returns. */
   receiver: Receiver | undefined;
-  /** The receiver's tenant tokens. */
+  /** The receiver's secret (what a business service makes return URLs with). */
+  receiverSecret: string;
+  /** The receiver's path tokens, from that secret. */
   tokens: ReceiverTokens;
   /** The tenants' webhook registries, on this stack's task queue. */
   webhooks: WebhookRegistryClient;
@@ -124,7 +126,8 @@ export function useVerificationStack(
     const profileId = emulator.verificationProfiles[0]?.id ?? '';
     const store = await (options.store ?? openLocalStore)(dataDir);
     const dataKeys = new DataKeys(store.dataKeys, harnessEncryptionKeys());
-    const tokens = new ReceiverTokens(randomBytes(32).toString('hex'));
+    const receiverSecret = randomBytes(32).toString('hex');
+    const tokens = new ReceiverTokens(receiverSecret);
     const receiver = options.receiver
       ? await startReceiver({
           client,
@@ -173,6 +176,7 @@ export function useVerificationStack(
       dataKeys,
       profileId,
       receiver,
+      receiverSecret,
       tokens,
       webhooks: new WebhookRegistryClient({
         client,

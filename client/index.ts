@@ -5,6 +5,9 @@ export { IdvClient, NoSessionError, VerificationNotStartedError } from './idv-cl
 export type { IdvClientOptions, VerificationFilter, VerificationSummary } from './idv-client';
 export { VerificationEndedError, VerificationHandle } from './verification-handle';
 export { InvalidVerificationRequestError } from './parse-request';
+export { receiverReturnUrl } from './receiver-return-url';
+export type { ReceiverReturnUrlOptions } from './receiver-return-url';
+export { ReceiverSecretError } from '../codec/receiver-tokens';
 export { MigrationClient, MigrationError } from './migration-client';
 export type { MigrationClientOptions, MigrationRun } from './migration-client';
 export { OnboardingClient, OnboardingError, onboardingErrorCodes } from './onboarding-client';

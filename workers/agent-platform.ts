@@ -2,8 +2,8 @@ import { AgentClients } from '../api/agent/agent-clients';
 import { type AgentPlatform } from '../activities/deps';
 import { type IdvConfig } from './config';
 import { type StackInfo } from './dev/stack-file';
-import { devReceiverSecret } from './encryption-keys-source';
-import { TenantTokens } from './receiver/tenant-tokens';
+import { ReceiverTokens } from '../codec/receiver-tokens';
+import { receiverAddressOf } from './receiver-address';
 
 /**
  * The earlier platform as a worker sees it: `IDV_AGENT_KEYS` (else the dev stack's emulator) and,
@@ -18,10 +18,8 @@ export async function agentPlatformOf(
   if (!keys) return undefined;
   const baseUrl = config.agent ? config.agent.baseUrl : stack?.emulator?.agentBaseUrl;
   const clients = new AgentClients({ keys, ...(baseUrl ? { baseUrl } : {}) });
-  const receiverUrl = config.receiverUrl ?? stack?.receiverUrl;
-  const secret =
-    config.receiverSecret ?? (stack?.receiverUrl ? await devReceiverSecret(config.dataDir) : undefined);
-  if (!receiverUrl || !secret) return { clients };
-  const tokens = new TenantTokens(secret);
-  return { clients, receiverWebhookUrl: (tenant) => tokens.webhookUrl(receiverUrl, tenant) };
+  const receiver = await receiverAddressOf(config, stack);
+  if (!receiver) return { clients };
+  const tokens = new ReceiverTokens(receiver.secret);
+  return { clients, receiverWebhookUrl: (tenant) => tokens.webhookUrl(receiver.url, tenant) };
 }

@@ -35,7 +35,7 @@ function requestFor(stack: BenchStack, reference: string, polling: Polling): Ver
     providerInput: {
       'trinsic-test-database-lookup': { givenName: 'Ada', familyName: 'Lovelace', identityCode: '123456' },
     },
-    redirectUrl: `${stack.receiver.url}/return/${reference}`,
+    redirectUrl: stack.tokens.returnUrl(stack.receiver.url, reference),
     finalUrl: FINAL_URL,
     polling,
     redactAfter: 'never',

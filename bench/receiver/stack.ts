@@ -19,7 +19,7 @@ import { openLocalStore } from '../../stores/local/local-store';
 import { startDevServer } from '../../workers/dev/temporal-dev-server';
 import { runtimeLogger } from '../../workers/logging';
 import { type Receiver, startReceiver } from '../../workers/receiver/receiver-server';
-import { TenantTokens } from '../../workers/receiver/tenant-tokens';
+import { ReceiverTokens } from '../../codec/receiver-tokens';
 import { createVerificationWorker } from '../../workers/verification-worker';
 import { spawnEmulator } from '../support/emulator-process';
 
@@ -37,7 +37,7 @@ export interface BenchStack {
   idv: IdvClient;
   worker: Worker;
   receiver: Receiver;
-  tokens: TenantTokens;
+  tokens: ReceiverTokens;
   emulator: EmulatorInfo;
   profileId: string;
   control: Control;
@@ -88,7 +88,7 @@ export async function startStack(): Promise<BenchStack> {
     encryptionKeys,
     workflowBundle: { codePath: await bundleWorkflows(dataDir) },
   });
-  const tokens = new TenantTokens(randomBytes(32).toString('hex'));
+  const tokens = new ReceiverTokens(randomBytes(32).toString('hex'));
   const receiver = await startReceiver({
     client,
     taskQueue: TASK_QUEUE,

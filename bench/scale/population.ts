@@ -53,7 +53,8 @@ export async function runPopulation(options: {
   name: string;
   idv: IdvClient;
   emulator: BenchEmulator;
-  receiverUrl: string;
+  /** A verification's return URL at the receiver. */
+  returnUrl: (reference: string) => string;
   userMs: readonly number[];
   redirectEvery: number;
   polling?: { initialMs: number; maxMs: number };
@@ -68,7 +69,7 @@ export async function runPopulation(options: {
   await inLanes(options.userMs.length, options.startLanes ?? 50, async (i) => {
     const kind: FlowKind = i % options.redirectEvery === 0 ? 'redirect' : 'poll-only';
     const reference = `bench-${options.name}-${stamp}-${i}`;
-    const returnUrl = `${options.receiverUrl}/return/${reference}`;
+    const returnUrl = options.returnUrl(reference);
     const draft = testProviderRequest(reference, emulator.info.verificationProfiles[0]?.id ?? '', {
       timeout: '1h',
       redactAfter: 'never',

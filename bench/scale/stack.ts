@@ -18,7 +18,7 @@ import { type IdvStore } from '../../stores/idv-store';
 import { openLocalStore } from '../../stores/local/local-store';
 import { startDevServer, type DevServer } from '../../workers/dev/temporal-dev-server';
 import { type Receiver, startReceiver } from '../../workers/receiver/receiver-server';
-import { TenantTokens } from '../../workers/receiver/tenant-tokens';
+import { ReceiverTokens } from '../../codec/receiver-tokens';
 import { spawnEmulator } from '../support/emulator-process';
 
 /** An emulator process and its control API. */
@@ -58,6 +58,8 @@ export interface ScaleStack {
   store: IdvStore;
   client: Client;
   receiver: Receiver;
+  /** A verification's return URL at that receiver (with its token). */
+  returnUrl: (reference: string) => string;
   /** An emulator process (seeded); stopped with the stack. */
   emulator(seed: number): Promise<BenchEmulator>;
   /** An `idv worker` on `taskQueue` against `emulator`, with `IDV_API_RATE` and extra variables. */
@@ -82,13 +84,14 @@ export async function startScaleStack(): Promise<ScaleStack> {
   // The receiver on a connection of its own, as in its own process: the load's long polls must
   // not hold up the users' returns.
   const receiverConnection = await Connection.connect({ address: server.address });
+  const tokens = new ReceiverTokens(randomBytes(32).toString('hex'));
   const receiver = await startReceiver({
     client: new Client({
       connection: receiverConnection,
       dataConverter: encryptingDataConverter(encryptionKeys),
     }),
     taskQueue: 'bench-scale-receiver',
-    tokens: new TenantTokens(randomBytes(32).toString('hex')),
+    tokens,
     spoolDir: join(dataDir, 'receiver-spool'),
   });
   const emulators: BenchEmulator[] = [];
@@ -100,6 +103,7 @@ export async function startScaleStack(): Promise<ScaleStack> {
     store,
     client,
     receiver,
+    returnUrl: (reference) => tokens.returnUrl(receiver.url, reference),
     async emulator(seed) {
       const spawned = await spawnEmulator(['--seed', String(seed)]);
       const emulator = {

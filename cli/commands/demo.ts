@@ -13,6 +13,7 @@ import { printJson } from '../output';
 import { openLocalStore } from '../../stores/local/local-store';
 import { demoMigration } from './demo-migration';
 import { demoOnboarding, demoOnboardingSettings } from './demo-onboarding';
+import { demoReturn } from './demo-return';
 
 interface DemoResult {
   scenario: string;
@@ -21,11 +22,14 @@ interface DemoResult {
   ok: boolean;
 }
 
-/** `idv demo`: success, failure, timeout→cancel, redaction, an onboarding and a migration on a fresh embedded stack. */
+/**
+ * `idv demo`: success, failure, timeout→cancel, redaction, a return through the receiver, an
+ * onboarding and a migration on a fresh embedded stack.
+ */
 export const demoCommand: Command = {
   name: 'demo',
   summary:
-    'Run success, failure, timeout→cancel, redaction, an onboarding driven by agent events and a migration (dry run, apply, again) on a fresh embedded stack, then exit',
+    'Run success, failure, timeout→cancel, redaction, a redirect return through the receiver, an onboarding driven by agent events and a migration (dry run, apply, again) on a fresh embedded stack, then exit',
   usage: 'demo [--json]',
   options: {},
   async run({ values }, io) {
@@ -104,6 +108,7 @@ export const demoCommand: Command = {
         'redacted',
         view?.redacted && !view.identity && report ? 'redacted' : 'data still there',
       );
+      await demoReturn(stack, idv, request('return', '123456'), record);
       await demoOnboarding(stack, idv.client, 'idv-demo', record);
       await demoMigration(stack, idv.client, 'idv-demo', record);
     } finally {

@@ -69,7 +69,7 @@ export const devCommand: Command = {
           `  Temporal UI:  ${stack.info.temporalUiUrl ?? 'disabled'} (payloads decoded by the codec server)`,
           `  Codec server: ${stack.info.codecEndpoint ?? '-'} (token in ${stack.dataDir}/codec-token)`,
           `  Emulator:     ${stack.info.emulator?.baseUrl ?? '-'} (profile ${stack.info.emulator?.verificationProfileId ?? '-'})`,
-          `  Receiver:     ${stack.info.receiverUrl ?? '-'} (agent deliveries, /return/<reference>)`,
+          `  Receiver:     ${stack.info.receiverUrl ?? '-'} (agent deliveries; returns at /return/<reference>/<token>: idv verify --return-via-receiver)`,
           `  Worker:       task queue ${stack.info.taskQueue}`,
           `  Data dir:     ${stack.dataDir}`,
           '',

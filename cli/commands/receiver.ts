@@ -7,7 +7,7 @@ import { noStackReason, readStackState } from '../../workers/dev/stack-file';
 import { devReceiverSecret } from '../../workers/encryption-keys-source';
 import { SpoolInUseError } from '../../workers/receiver/delivery-spool';
 import { startReceiver } from '../../workers/receiver/receiver-server';
-import { ReceiverSecretError, TenantTokens } from '../../workers/receiver/tenant-tokens';
+import { ReceiverSecretError, ReceiverTokens } from '../../codec/receiver-tokens';
 import { temporalTarget } from '../../workers/temporal-target';
 import { type Command, CommandFailedError } from '../command';
 import { commandConfig, commandEncryptionKeys } from '../connect';
@@ -54,9 +54,9 @@ export const receiverCommand: Command = {
         `no Temporal: ${noStackReason(config.dataDir, stackState)}: start \`idv dev\`, or set TEMPORAL_ADDRESS`,
       );
     const encryptionKeys = await commandEncryptionKeys(config, stack);
-    let tokens: TenantTokens;
+    let tokens: ReceiverTokens;
     try {
-      tokens = new TenantTokens(
+      tokens = new ReceiverTokens(
         config.receiverSecret ?? (stack ? await devReceiverSecret(config.dataDir) : undefined),
       );
     } catch (error) {

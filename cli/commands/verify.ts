@@ -2,10 +2,14 @@ import { randomBytes } from 'node:crypto';
 import { integrationCapabilities, type IntegrationCapability } from '../../domain/identity-enums';
 import { resultModes, type ResultMode, type VerificationRequest } from '../../domain/verification';
 import { InvalidVerificationRequestError } from '../../client/parse-request';
+import { receiverReturnUrl } from '../../client/receiver-return-url';
+import { ReceiverSecretError } from '../../codec/receiver-tokens';
+import { type StackInfo } from '../../workers/dev/stack-file';
+import { receiverAddressOf } from '../../workers/receiver-address';
 import { VerificationNotStartedError } from '../../client/idv-client';
 import { VerificationEndedError } from '../../client/verification-handle';
 import { type Command, CommandFailedError, UsageError } from '../command';
-import { connectTemporal } from '../connect';
+import { commandConfig, connectTemporal } from '../connect';
 import { outcomeLines, printJson } from '../output';
 import { durationOption, stringListOption, stringOption } from '../parse-values';
 import { followProgress } from '../follow';
@@ -37,12 +41,33 @@ function capabilities(values: string[], provider: string): IntegrationCapability
   );
 }
 
+/**
+ * The receiver's return URL of `reference` (`--return-via-receiver`): the receiver of
+ * `IDV_RECEIVER_URL` and `IDV_RECEIVER_SECRET`, else the stack's.
+ */
+async function returnUrlOf(
+  reference: string,
+  context: { env: NodeJS.ProcessEnv; stack: StackInfo | undefined },
+): Promise<string> {
+  const receiver = await receiverAddressOf(commandConfig(context.env), context.stack);
+  if (!receiver)
+    throw new CommandFailedError(
+      '--return-via-receiver needs the receiver: set IDV_RECEIVER_URL and IDV_RECEIVER_SECRET, or start `idv dev`',
+    );
+  try {
+    return receiverReturnUrl({ receiverUrl: receiver.url, receiverSecret: receiver.secret, reference });
+  } catch (error) {
+    if (error instanceof ReceiverSecretError) throw new CommandFailedError(error.message);
+    throw error;
+  }
+}
+
 /** `idv verify`: starts a verification and prints its next step; `--wait` follows it to the outcome. */
 export const verifyCommand: Command = {
   name: 'verify',
   summary: 'Start a verification and print the step to hand to the user (--wait follows it to the outcome)',
   usage:
-    'verify [--profile ID] [--provider P] [--capability C]... [--fallback] [--redirect-url U] [--final-url U] [--input key=value]... [--reference R] [--timeout 30m] [--redact-after 1h|never] [--results none|data|data+attachments] [--wait] [--json]',
+    'verify [--profile ID] [--provider P] [--capability C]... [--fallback] [--redirect-url U | --return-via-receiver] [--final-url U] [--input key=value]... [--reference R] [--timeout 30m] [--redact-after 1h|never] [--results none|data|data+attachments] [--wait] [--json]',
   options: {
     profile: {
       type: 'string',
@@ -64,13 +89,17 @@ export const verifyCommand: Command = {
     'redirect-url': {
       type: 'string',
       valueName: 'U',
+      description: 'where the user returns after a redirect-based flow',
+    },
+    'return-via-receiver': {
+      type: 'boolean',
       description:
-        'where the user returns after a redirect-based flow (the receiver: <receiver>/return/<reference>)',
+        "the user returns through the receiver (IDV_RECEIVER_URL and IDV_RECEIVER_SECRET, else the stack's): the redirect URL is its /return/<reference>/<token>, printed",
     },
     'final-url': {
       type: 'string',
       valueName: 'U',
-      description: "where the receiver's /return/<reference> sends the browser next",
+      description: "where the receiver's return sends the browser next",
     },
     input: {
       type: 'string',
@@ -117,6 +146,9 @@ export const verifyCommand: Command = {
       durationOption(values, 'redact-after', { zero: true, never: true }) ??
       (results === 'data+attachments' ? 3_600_000 : undefined);
     const inputEntries = providerInput(stringListOption(values, 'input'));
+    const viaReceiver = values['return-via-receiver'] === true;
+    if (viaReceiver && stringOption(values, 'redirect-url') !== undefined)
+      throw new UsageError('give --redirect-url or --return-via-receiver, not both');
     const capabilityValues = stringListOption(values, 'capability');
     const connected = await connectTemporal(io.env);
     try {
@@ -127,15 +159,19 @@ export const verifyCommand: Command = {
       if (!provider) throw new UsageError('--provider is required outside the embedded stack');
       // The test provider's default input, with what --input changes (the help's own example).
       const input = provider === TEST_PROVIDER ? { ...TEST_INPUT, ...(inputEntries ?? {}) } : inputEntries;
+      const reference =
+        stringOption(values, 'reference') ?? `cli-${Date.now()}-${randomBytes(3).toString('hex')}`;
+      const returnUrl = viaReceiver
+        ? await returnUrlOf(reference, { env: io.env, stack: connected.stack })
+        : undefined;
+      const redirectUrl = returnUrl ?? stringOption(values, 'redirect-url');
       const request: VerificationRequest = {
-        reference: stringOption(values, 'reference') ?? `cli-${Date.now()}-${randomBytes(3).toString('hex')}`,
+        reference,
         verificationProfileId: profile,
         provider,
         capabilities: capabilities(capabilityValues, provider),
         ...(values.fallback === true ? { fallbackToHostedUI: true } : {}),
-        ...(stringOption(values, 'redirect-url')
-          ? { redirectUrl: stringOption(values, 'redirect-url') }
-          : {}),
+        ...(redirectUrl ? { redirectUrl } : {}),
         ...(stringOption(values, 'final-url') ? { finalUrl: stringOption(values, 'final-url') } : {}),
         ...(input ? { providerInput: { [provider]: input } } : {}),
         ...(timeout !== undefined ? { timeout } : {}),
@@ -160,8 +196,12 @@ export const verifyCommand: Command = {
         workflowId: handle.workflowId,
         sessionId: nextStep.sessionId,
         nextStep: nextStep.nextStep,
+        ...(returnUrl ? { returnUrl } : {}),
       };
-      const stepLine = `next step: ${nextStep.nextStep.method} ${nextStep.nextStep.content}`.trimEnd();
+      const stepLine = [
+        `next step: ${nextStep.nextStep.method} ${nextStep.nextStep.content}`.trimEnd(),
+        ...(returnUrl ? [`return: ${returnUrl}`] : []),
+      ].join('\n');
       if (values.wait !== true) {
         if (values.json === true) printJson(io, summary);
         else

@@ -113,7 +113,7 @@ describe('platformMigration: dry run, apply, compensation, re-run', () => {
     expect(actions[off]).toBe('already-disabled');
     expect(Object.values(actions).filter((action) => action === 'disable')).toHaveLength(2);
     // The receiver's token and a query of the business's own URL are never in the report.
-    expect(JSON.stringify(report)).not.toContain(stack().tokens.tokenOf(TENANT));
+    expect(JSON.stringify(report)).not.toContain(stack().tokens.tenantToken(TENANT));
     expect(report.webhooks.find((w) => w.id === external)?.url).toBe('https://hooks.example/crm?****');
   });
 

@@ -12,7 +12,7 @@ describe('receiver: agent deliveries into the connection workflows', () => {
   let connections = 0;
   const newConnection = () => `conn-${process.pid}-${(connections += 1)}`;
   const receiverUrl = () => stack().receiver?.url ?? '';
-  const agentUrl = (tenant = TENANT, token = stack().tokens.tokenOf(tenant)) =>
+  const agentUrl = (tenant = TENANT, token = stack().tokens.tenantToken(tenant)) =>
     `${receiverUrl()}/agent/${tenant}/${token}`;
   const post = async (url: string, body: unknown) => {
     const response = await request(url, {
@@ -121,7 +121,7 @@ describe('receiver: agent deliveries into the connection workflows', () => {
       object_id: 'obj-forged',
       data: { connection_id: connectionId },
     };
-    const forged = await post(agentUrl(TENANT, stack().tokens.tokenOf('someone-else')), body);
+    const forged = await post(agentUrl(TENANT, stack().tokens.tenantToken('someone-else')), body);
     const unknownTenant = await post(agentUrl('no-such-tenant', 'A'.repeat(43)), body);
     expect(forged).toEqual({
       status: 401,

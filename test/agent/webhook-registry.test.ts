@@ -43,7 +43,7 @@ describe('agentWebhooks: one registry workflow per tenant', () => {
     expect(registered?.url).toBe(stack().tokens.webhookUrl(stack().receiver?.url ?? '', 'tenant-a'));
     expect(registered?.id).toBe(view.id);
     const listing = await stack().webhooks.list('tenant-a');
-    expect(JSON.stringify(listing)).not.toContain(stack().tokens.tokenOf('tenant-a'));
+    expect(JSON.stringify(listing)).not.toContain(stack().tokens.tenantToken('tenant-a'));
   });
 
   it('refuses a sixth Notification webhook before any call to the platform', async () => {
@@ -87,7 +87,7 @@ describe('agentWebhooks: one registry workflow per tenant', () => {
     expect(listing.drift).toEqual([
       expect.objectContaining({ webhookId: view.id, kind: 'found', outcome: 'managed' }),
     ]);
-    expect(JSON.stringify(listing)).not.toContain(stack().tokens.tokenOf('tenant-a'));
+    expect(JSON.stringify(listing)).not.toContain(stack().tokens.tenantToken('tenant-a'));
     expect(await stack().webhooks.disable('tenant-a', view.id)).toMatchObject({ enabled: false });
   });
 

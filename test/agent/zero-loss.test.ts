@@ -13,7 +13,7 @@ import { type Emulator, startEmulator } from '../../emulator/emulator';
 import { openLocalStore } from '../../stores/local/local-store';
 import { freePort } from '../../workers/dev/free-port';
 import { type DevServer, startDevServer } from '../../workers/dev/temporal-dev-server';
-import { TenantTokens } from '../../workers/receiver/tenant-tokens';
+import { ReceiverTokens } from '../../codec/receiver-tokens';
 import { createVerificationWorker } from '../../workers/verification-worker';
 import { connectionEventsQuery } from '../../workflows/agent-messages';
 import { harnessEncryptionKeys, harnessEnv, harnessValue } from '../harness/env';
@@ -71,7 +71,7 @@ describe('receiver: zero loss across a stopped Temporal and a killed receiver', 
       apiKey: emulator.agentKeys[TENANT] ?? '',
     });
     await platform.createWebhook({
-      url: new TenantTokens(secret).webhookUrl(`http://127.0.0.1:${receiverPort}`, TENANT),
+      url: new ReceiverTokens(secret).webhookUrl(`http://127.0.0.1:${receiverPort}`, TENANT),
       type: 'Notification',
     });
     await platform.close();

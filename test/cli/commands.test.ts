@@ -1,4 +1,6 @@
+import { request } from 'undici';
 import { emulatorControl } from '../../emulator/control-client';
+import { randomUUID } from 'node:crypto';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -83,6 +85,31 @@ describe('idv commands on the embedded stack', () => {
     );
     expect(result.code).toBe(1);
     expect(result.out).toContain('outcome: failed (Other)');
+  });
+
+  it("verify --return-via-receiver makes the redirect URL the stack receiver's tokened return, which sends the browser on to --final-url", async () => {
+    const result = await idv(
+      'verify',
+      '--reference',
+      'cli-return-1',
+      '--return-via-receiver',
+      '--final-url',
+      'https://shop.example/done',
+      '--redact-after',
+      'never',
+      '--json',
+    );
+    expect(result.code).toBe(0);
+    const returnUrl = String(result.json().returnUrl);
+    expect(returnUrl).toMatch(
+      new RegExp(`^${stack.info.receiverUrl}/return/cli-return-1/[A-Za-z0-9_-]{43}$`),
+    );
+    const back = await request(returnUrl);
+    await back.body.dump();
+    expect([back.statusCode, back.headers.location]).toEqual([303, 'https://shop.example/done']);
+    const untokened = await request(`${stack.info.receiverUrl}/return/cli-return-1`);
+    await untokened.body.dump();
+    expect(untokened.statusCode).toBe(404);
   });
 
   it("verify --input changes one field of the default input (the help's own example)", async () => {
@@ -371,6 +398,10 @@ describe('idv commands on the embedded stack', () => {
     ],
     [['verify', '--reference', 'ada@example.com'], expect.stringContaining('must not be an email address')],
     [['verify', '--timeout', 'soon'], expect.stringContaining('timeout must be a duration')],
+    [
+      ['verify', '--return-via-receiver', '--redirect-url', 'https://app.example/back'],
+      'idv: give --redirect-url or --return-via-receiver, not both\n',
+    ],
     [['status'], 'idv: idv status needs a <reference> (see idv status --help)\n'],
     [['redirect-uris', 'rename'], 'idv: idv redirect-uris needs list, add <uri> or delete <id>\n'],
   ])('answers the usage mistake %j with one line and exit 2', async (args, message) => {
@@ -394,6 +425,7 @@ describe('idv commands on the embedded stack', () => {
       '--capability',
       '--fallback',
       '--redirect-url',
+      '--return-via-receiver',
       '--final-url',
       '--input',
       '--reference',
@@ -415,6 +447,21 @@ describe('idv commands without a stack', () => {
     await expect(runCli(['status', 'x-1'], commands, io)).resolves.toBe(1);
     expect(io.err()).toBe(
       `idv: no running stack in ${dataDir}: start \`idv dev\`, or set TEMPORAL_ADDRESS\n`,
+    );
+    await rm(dataDir, { recursive: true, force: true });
+  });
+
+  it('verify --return-via-receiver says which variables name the receiver, in one line with exit 1', async () => {
+    const dataDir = await mkdtemp(join(tmpdir(), 'idv-empty-'));
+    const io = captureIo({
+      IDV_DATA_DIR: dataDir,
+      TEMPORAL_ADDRESS: harnessValue(harnessEnv.temporalAddress),
+      IDV_ENCRYPTION_KEYS: harnessValue(harnessEnv.encryptionKeys),
+    });
+    const args = ['verify', '--return-via-receiver', '--profile', randomUUID(), '--provider', 'p'];
+    await expect(runCli([...args, '--capability', 'PollResult'], commands, io)).resolves.toBe(1);
+    expect(io.err()).toBe(
+      'idv: --return-via-receiver needs the receiver: set IDV_RECEIVER_URL and IDV_RECEIVER_SECRET, or start `idv dev`\n',
     );
     await rm(dataDir, { recursive: true, force: true });
   });

@@ -5,7 +5,7 @@ import { idvArgs } from '../harness/idv-command';
 
 // `idv demo` as a user runs it: its own embedded stack, every scenario, exit 0.
 describe('idv demo', () => {
-  it('runs every scenario (verifications, onboarding, migration) and passes', async () => {
+  it('runs every scenario (verifications, a return through the receiver, onboarding, migration) and passes', async () => {
     const child = spawn(process.execPath, idvArgs('demo', '--json'), {
       env: { ...process.env, IDV_DATA_DIR: join(__dirname, 'no-such-dir') },
       stdio: ['ignore', 'pipe', 'pipe'],
@@ -24,6 +24,9 @@ describe('idv demo', () => {
     expect(summary.failed).toBe(0);
     expect(summary.results.map((result) => result.scenario)).toEqual(
       expect.arrayContaining([
+        'return without its token is refused',
+        'return through the receiver’s tokened URL',
+        '  the verification learns its outcome at once',
         'onboarding driven by agent events through the receiver',
         'migration dry run writes nothing',
         'migration apply',

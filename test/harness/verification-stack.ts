@@ -25,7 +25,7 @@ import { WebhookRegistryClient } from '../../client/webhook-registry-client';
 import { type WebhookRegistrySettings } from '../../domain/webhook-registry-input';
 import { type Receiver, startReceiver } from '../../workers/receiver/receiver-server';
 import { type OnboardingSettings } from '../../domain/onboarding-settings';
-import { TenantTokens } from '../../workers/receiver/tenant-tokens';
+import { ReceiverTokens } from '../../codec/receiver-tokens';
 import { type TracingOptions } from '../../workers/telemetry/tracing';
 
 /** Everything an end-to-end verification test needs, for one test file. */
@@ -53,8 +53,10 @@ export interface VerificationStack {
   prepare(request: VerificationRequest): Promise<VerificationInput>;
   /** The receiver (started with `options.receiver`): agent deliveries and redirect returns. */
   receiver: Receiver | undefined;
-  /** The receiver's tenant tokens. */
-  tokens: TenantTokens;
+  /** The receiver's secret (what a business service makes return URLs with). */
+  receiverSecret: string;
+  /** The receiver's path tokens, from that secret. */
+  tokens: ReceiverTokens;
   /** The tenants' webhook registries, on this stack's task queue. */
   webhooks: WebhookRegistryClient;
   /** Starts a fresh worker (after the previous one was stopped). */
@@ -125,7 +127,8 @@ export function useVerificationStack(
     const profileId = emulator.verificationProfiles[0]?.id ?? '';
     const store = await (options.store ?? openLocalStore)(dataDir);
     const dataKeys = new DataKeys(store.dataKeys, new TemporalKeyring({ client, taskQueue }));
-    const tokens = new TenantTokens(randomBytes(32).toString('hex'));
+    const receiverSecret = randomBytes(32).toString('hex');
+    const tokens = new ReceiverTokens(receiverSecret);
     const receiver = options.receiver
       ? await startReceiver({
           client,
@@ -176,6 +179,7 @@ export function useVerificationStack(
       dataKeys,
       profileId,
       receiver,
+      receiverSecret,
       tokens,
       webhooks: new WebhookRegistryClient({
         client,

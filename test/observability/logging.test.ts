@@ -7,7 +7,7 @@ import { createLogger } from '../../workers/log/logger';
 import { receiverLog } from '../../workers/log/receiver-log';
 import { runtimeLogger } from '../../workers/logging';
 import { startReceiver } from '../../workers/receiver/receiver-server';
-import { TenantTokens } from '../../workers/receiver/tenant-tokens';
+import { ReceiverTokens } from '../../codec/receiver-tokens';
 import { harnessEnv, harnessValue } from '../harness/env';
 import { eventually } from '../harness/eventually';
 import { logCapture } from '../harness/log-capture';
@@ -180,7 +180,7 @@ describe('JSON logs with the redaction rules', () => {
 
     it('logs the spooling as a JSON event with its fields, and no token or query anywhere', async () => {
       const out = logCapture();
-      const tokens = new TenantTokens(SECRET);
+      const tokens = new ReceiverTokens(SECRET);
       // Nobody listens there: deliveries go to the spool.
       const connection = Connection.lazy({ address: `127.0.0.1:${await freePort()}` });
       const receiver = await startReceiver({
@@ -192,7 +192,7 @@ describe('JSON logs with the redaction rules', () => {
         log: receiverLog(createLogger({ destination: out.destination })),
       });
       try {
-        const response = await deliver(`${receiver.url}/agent/tenant-l/${tokens.tokenOf('tenant-l')}`);
+        const response = await deliver(`${receiver.url}/agent/tenant-l/${tokens.tenantToken('tenant-l')}`);
         expect(response.status).toBe(202);
         expect(out.lines).toEqual([
           expect.objectContaining({
@@ -203,7 +203,7 @@ describe('JSON logs with the redaction rules', () => {
             spoolDepth: 1,
           }),
         ]);
-        expect(out.raw.join('\n')).not.toContain(tokens.tokenOf('tenant-l'));
+        expect(out.raw.join('\n')).not.toContain(tokens.tenantToken('tenant-l'));
         expect(out.raw.join('\n')).not.toContain('query-secret');
       } finally {
         await receiver.close();
@@ -223,7 +223,7 @@ describe('JSON logs with the redaction rules', () => {
         },
         'listening on',
       );
-      const token = new TenantTokens(SECRET).tokenOf('tenant-l');
+      const token = new ReceiverTokens(SECRET).tenantToken('tenant-l');
       try {
         expect((await deliver(`http://127.0.0.1:${port}/agent/tenant-l/${token}`)).status).toBe(202);
         const event = await eventually(() => {

@@ -2,7 +2,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { freePort } from '../../workers/dev/free-port';
-import { TenantTokens } from '../../workers/receiver/tenant-tokens';
+import { ReceiverTokens } from '../../codec/receiver-tokens';
 import { harnessEnv, harnessValue } from '../harness/env';
 import { eventually } from '../harness/eventually';
 import { startIdvProcess } from '../harness/worker-process';
@@ -40,7 +40,7 @@ describe('the receiver metrics endpoint', () => {
       });
     const metrics = async () => await (await fetch(`http://127.0.0.1:${metricsPort}/metrics`)).text();
     try {
-      const token = new TenantTokens(SECRET).tokenOf('tenant-m');
+      const token = new ReceiverTokens(SECRET).tenantToken('tenant-m');
       expect((await post('wrong-token', {})).status).toBe(401);
       expect((await post(token, { nothing: true })).status).toBe(400);
       const event = {

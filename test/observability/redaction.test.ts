@@ -10,6 +10,13 @@ describe('redaction rules: strings', () => {
     expect(scrub(`/agent/t/${TOKEN}`)).toBe('/agent/t/[redacted]');
   });
 
+  it("replaces the token of a receiver's return URL, keeping the reference", () => {
+    expect(scrub(`redirect to http://127.0.0.1:8234/return/order-4711/${TOKEN}?resultsAccessKey=abc`)).toBe(
+      'redirect to http://127.0.0.1:8234/return/order-4711/[redacted]?[redacted]',
+    );
+    expect(scrub(`/return/order-4711/${TOKEN}`)).toBe('/return/order-4711/[redacted]');
+  });
+
   it("replaces the codec server's path token", () => {
     expect(scrub(`endpoint http://127.0.0.1:7999/t/${TOKEN}/decode`)).toBe(
       'endpoint http://127.0.0.1:7999/t/[redacted]/decode',

@@ -10,7 +10,7 @@ import { AgentClients } from '../../api/agent/agent-clients';
 import { encryptingDataConverter } from '../../codec/data-converter';
 import { startReceiver } from '../receiver/receiver-server';
 import { type OnboardingSettings } from '../../domain/onboarding-settings';
-import { TenantTokens } from '../receiver/tenant-tokens';
+import { ReceiverTokens } from '../../codec/receiver-tokens';
 import { createIdentityClient } from '../../api/identity/identity-client';
 import { type Emulator, startEmulator } from '../../emulator/emulator';
 import { type IdvStore } from '../../stores/idv-store';
@@ -129,7 +129,7 @@ export async function startEmbeddedStack(options: EmbeddedStackOptions = {}): Pr
       stateFile: join(dataDir, 'emulator-state.json'),
     });
     stoppers.push(() => emulator.close());
-    const tokens = new TenantTokens(await devReceiverSecret(dataDir));
+    const tokens = new ReceiverTokens(await devReceiverSecret(dataDir));
     const receiverConnection = await Connection.connect({ address: temporal.address });
     stoppers.push(() => receiverConnection.close());
     temporalClient.current = new Client({

@@ -51,8 +51,8 @@ export const CENSORED = '[redacted]';
 
 /** Patterns scrubbed from strings, each with its replacement. A backslash ends a match (JSON escapes). */
 const scrubRules: ReadonlyArray<readonly [RegExp, string]> = [
-  // the receiver's path token: /agent/<tenant>/<token>
-  [/(\/agent\/[^/\s?#"'\\]+\/)[^/\s?#"'\\]+/g, `$1${CENSORED}`],
+  // the receiver's path tokens: /agent/<tenant>/<token>, /return/<reference>/<token>
+  [/(\/(?:agent|return)\/[^/\s?#"'\\]+\/)[^/\s?#"'\\]+/g, `$1${CENSORED}`],
   // the codec server's path token: http://host/t/<token>
   [/(https?:\/\/[^/\s"'\\]+\/t\/)[^/\s?#"'\\]+/g, `$1${CENSORED}`],
   // query strings of URLs and paths (a redirect return's results access key, signed URLs)

@@ -13,7 +13,7 @@ import { failureFields } from './failure-kind';
 import { type OperationalLog } from './operational-log';
 import { returnRoute } from './return-route';
 import { temporalHandOff } from './temporal-hand-off';
-import { type TenantTokens } from './tenant-tokens';
+import { type ReceiverTokens } from '../../codec/receiver-tokens';
 import { decodeSegment } from '../http/path-segment';
 
 /** Options of {@link startReceiver}. */
@@ -22,8 +22,8 @@ export interface ReceiverOptions {
   client: Client;
   /** The task queue of the workers that run the connection workflows. */
   taskQueue: string;
-  /** The tenants' path tokens. */
-  tokens: TenantTokens;
+  /** The path tokens of tenants' deliveries and of verifications' returns. */
+  tokens: ReceiverTokens;
   /** The durable spool (one receiver process per directory). */
   spoolDir: string;
   /** @default 0 (a free port) */
@@ -58,11 +58,12 @@ export interface Receiver {
 }
 
 const AGENT_PATH = /^\/agent\/([^/]+)\/([^/]+)\/?$/;
-const RETURN_PATH = /^\/return\/([^/]+)\/?$/;
+/** The token is optional here so that a return without one gets the return route's refusal. */
+const RETURN_PATH = /^\/return\/([^/]+)(?:\/([^/]+))?\/?$/;
 
 /**
  * Starts the receiver: `POST /agent/<tenant>/<token>` takes the earlier platform's deliveries
- * into Temporal (or the spool), `GET /return/<reference>` takes users back from redirect flows,
+ * into Temporal (or the spool), `GET /return/<reference>/<token>` takes users back from redirect flows,
  * `GET /health` reports the spool's depth. It logs no request line: paths hold tokens and the
  * return's query string holds the service's results access key.
  */
@@ -96,7 +97,7 @@ export async function startReceiver(options: ReceiverOptions): Promise<Receiver>
     { log },
   );
   const metrics = receiverMetrics(options.meter, () => spool.depth);
-  const returning = returnRoute(options.client);
+  const returning = returnRoute({ client: options.client, tokens: options.tokens });
   /** Said once per stretch of refusals, not per refused POST. */
   let refusing = false;
   const route = async (request: IncomingMessage, response: ServerResponse) => {
@@ -114,7 +115,7 @@ export async function startReceiver(options: ReceiverOptions): Promise<Receiver>
     }
     const back = RETURN_PATH.exec(path);
     if (back && (request.method === 'GET' || request.method === 'HEAD'))
-      return await returning(back[1] ?? '', response);
+      return await returning({ reference: back[1] ?? '', token: back[2] ?? '' }, response);
     if (path === '/health' && request.method === 'GET')
       return sendJson(response, 200, { ok: true, spoolDepth: spool.depth });
     sendJson(response, 404, { title: 'not found' }, closeConnection);
@@ -127,7 +128,7 @@ export async function startReceiver(options: ReceiverOptions): Promise<Receiver>
     const tenant = tenantSchema.safeParse(decodeSegment(credentials.tenant));
     // An unknown tenant and a wrong token get the same answer, in the same time.
     const token = decodeSegment(credentials.token);
-    const valid = options.tokens.matches(tenant.success ? tenant.data : '', token) && tenant.success;
+    const valid = options.tokens.matchesTenant(tenant.success ? tenant.data : '', token) && tenant.success;
     if (!valid) {
       metrics.delivery('unauthorized');
       return sendJson(response, 401, { title: 'unauthorized' }, closeConnection);

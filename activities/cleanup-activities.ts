@@ -1,5 +1,6 @@
 import { Context } from '@temporalio/activity';
 import { NotFoundError } from '../api/http/errors';
+import { type RecordedEnding } from '../stores/verification-records';
 import { type ActivityDeps } from './deps';
 import { cancelUnlessDone } from './end-session';
 import { classified } from './failures';
@@ -29,7 +30,12 @@ export interface OrphanLook {
 export interface CreationToClose {
   workflowId: string;
   keptSessionId?: string;
+  /** Its ending, for its record. */
+  ending?: VerificationEnding;
 }
+
+/** How a verification ended, for its record. */
+export type VerificationEnding = RecordedEnding & { reference: string };
 
 /** How a verification's creation closed. */
 export interface ClosedCreation {
@@ -63,6 +69,9 @@ export function cleanupActivities(deps: ActivityDeps) {
       if (error instanceof NotFoundError) return false;
       throw error;
     }
+  };
+  const recordEnding = async ({ reference, ...ending }: VerificationEnding): Promise<void> => {
+    await deps.records.ended(reference, ending);
   };
   /** Ends an orphan if live and redacts it, whatever the ending does; its mark goes once both are done. */
   const sweepOne = async (sessionId: string, result: OrphanLook, done: boolean): Promise<void> => {
@@ -100,8 +109,10 @@ export function cleanupActivities(deps: ActivityDeps) {
       open: false,
       failures: 0,
     };
-    for (const close of args.toClose ?? [])
+    for (const close of args.toClose ?? []) {
       await deps.vault.closeCreation(close.workflowId, close.keptSessionId);
+      if (close.ending) await recordEnding(close.ending);
+    }
     const nowMs = Date.now();
     const plan = planSweep(await deps.vault.createAttempts(profileId), nowMs, orphanSettings.horizonMs);
     // Orphans the listing showed finished: nothing to end, only to redact.
@@ -169,6 +180,11 @@ export function cleanupActivities(deps: ActivityDeps) {
       return { attachmentsDeleted, dataKeyDestroyed };
     },
 
+    /** Records that a verification's data was erased (its redaction ran every step). Idempotent. */
+    async recordRedaction(args: { reference: string; redactedAt: string }): Promise<void> {
+      await deps.records.redacted(args.reference, args.redactedAt);
+    },
+
     /** Destroys a verification's data key (a verification without a session). Idempotent. */
     async destroyDataKey(dataKeyId: string): Promise<{ destroyed: boolean }> {
       return { destroyed: await deps.dataKeys.destroy(dataKeyId) };
@@ -177,14 +193,16 @@ export function cleanupActivities(deps: ActivityDeps) {
     /**
      * Closes the verification's creation (see `SessionVault.closeCreation`): from now on any
      * session claimed for it is an orphan. Forgets its attempts that nothing can come of, and
-     * says whether the profile's sweep is needed. Idempotent.
+     * says whether the profile's sweep is needed; records how the verification ended. Idempotent.
      */
     async closeCreation(args: {
       verificationProfileId: string;
       keptSessionId?: string;
+      ending: VerificationEnding;
     }): Promise<ClosedCreation> {
       const workflowId = Context.current().info.workflowExecution?.workflowId ?? 'standalone';
       const marked = await deps.vault.closeCreation(workflowId, args.keptSessionId);
+      await recordEnding(args.ending);
       const attempts = await deps.vault.createAttempts(args.verificationProfileId, workflowId);
       // A session claimed but not kept is marked an orphan already: the sweep takes it by its mark.
       await deps.vault.forgetCreateAttempts(

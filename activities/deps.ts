@@ -3,6 +3,7 @@ import { type IdentityClient } from '../api/identity/identity-client';
 import { type DataKeys } from '../codec/data-keys';
 import { type BlobStore } from '../stores/blob-store';
 import { type SessionVault } from '../stores/session-vault';
+import { type VerificationRecords } from '../stores/verification-records';
 import { type KeyringSettings } from './keyring-activities';
 import { type OrphanSettings } from './orphan-settings';
 import { type ResultLimits } from './result-limits';
@@ -12,11 +13,13 @@ export interface ActivityDeps {
   identity: IdentityClient;
   vault: SessionVault;
   blobs: BlobStore;
+  /** The verification records (endings and erasures are recorded there). */
+  records: VerificationRecords;
   /** The verifications' data keys: the person's data is sealed and opened with them. */
   dataKeys: DataKeys;
   /** Bounds of results fetching. @default defaultResultLimits */
   resultLimits?: Partial<ResultLimits>;
-  /** How often the keyring rotates. @default 10 minutes */
+  /** How often the keyring rotates. @default 1 hour */
   keyring?: Partial<KeyringSettings>;
   /** The orphan sweep's horizon. @default 24 hours */
   orphans?: Partial<OrphanSettings>;

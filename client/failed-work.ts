@@ -51,6 +51,13 @@ export async function listFailedWork(
     } else if (execution.type === 'agentWebhooks') {
       const listing = (await handle.query('list').catch(() => undefined)) as WebhookListing | undefined;
       found.push({ ...base, state: 'needs-attention', ...registryReason(listing) });
+    } else if (execution.type === 'keyring') {
+      found.push({
+        ...base,
+        state: 'needs-attention',
+        reason: 'a key rotation could not re-wrap the data keys (the older keys are kept, nothing is lost)',
+        next: 'check that the workers reach the store, then `idv keyring rotate`',
+      });
     } else {
       found.push({ ...base, state: 'needs-attention', reason: 'a step gave up', next: LOOK_AT_HISTORY });
     }

@@ -2,6 +2,7 @@ import {
   type Client,
   WithStartWorkflowOperation,
   WorkflowExecutionAlreadyStartedError,
+  WorkflowNotFoundError,
   WorkflowUpdateFailedError,
 } from '@temporalio/client';
 import {
@@ -22,7 +23,14 @@ import { type IdvStore } from '../stores/idv-store';
 import { prepareVerificationInput } from './prepare-input';
 import { TemporalKeyring } from './keyring-client';
 import { type FailedWork, listFailedWork } from './failed-work';
-import { type LookForOrphans, lookForOrphansSignal, orphanSweepWorkflowId } from '../workflows/messages';
+import {
+  keyringQuery,
+  keyringWorkflowId,
+  type LookForOrphans,
+  lookForOrphansSignal,
+  orphanSweepWorkflowId,
+  rotateKeysSignal,
+} from '../workflows/messages';
 import { canonicalProfileId } from '../stores/session-vault';
 import type { orphanSweep } from '../workflows/orphan-sweep';
 import { VerificationEndedError, VerificationHandle } from './verification-handle';
@@ -30,6 +38,11 @@ import { VerificationEndedError, VerificationHandle } from './verification-handl
 /** Thrown when a verification has no session (it ended before the session was created). */
 export class NoSessionError extends Error {
   override readonly name = 'NoSessionError';
+}
+
+/** Thrown when a reference names no verification: no workflow, and no record. */
+export class VerificationNotFoundError extends Error {
+  override readonly name = 'VerificationNotFoundError';
 }
 
 /** Thrown when the session of a new verification could not be created (the reason is in the message). */
@@ -54,6 +67,15 @@ export interface VerificationFilter {
   provider?: string;
   /** @default 100 */
   limit?: number;
+}
+
+/** What {@link IdvClient.keyringStatus} answers (ids and times only). */
+export interface KeyringStatus {
+  workflowId: string;
+  /** The keys it holds, the current one last. */
+  keyIds: string[];
+  lastRotation?: { startedAt: string; completedAt: string };
+  nextRotationAt: string;
 }
 
 /** A verification found by {@link IdvClient.listVerifications}. */
@@ -89,7 +111,9 @@ export class IdvClient {
    * sealed): for a business workflow that runs the verification as a child (`runVerification`).
    */
   async prepareInput(request: VerificationRequest): Promise<VerificationInput> {
-    return await prepareVerificationInput(request, this.#dataKeys);
+    const input = await prepareVerificationInput(request, this.#dataKeys);
+    await this.#reserve(input);
+    return input;
   }
 
   /** Destroys the data key of a prepared input that will not be started (see {@link prepareInput}). */
@@ -108,6 +132,7 @@ export class IdvClient {
   ): Promise<{ handle: VerificationHandle; nextStep: NextStepAnswer }> {
     // Validated before anything is created; then its data key is made and providerInput sealed.
     const input = await prepareVerificationInput(request, this.#dataKeys);
+    const startedBefore = await this.#reserve(input);
     const workflowId = verificationWorkflowId(input.reference);
     const startWorkflowOperation = new WithStartWorkflowOperation(verificationSession, {
       workflowId,
@@ -147,18 +172,58 @@ export class IdvClient {
     // Joined a running verification: it has its own key; the one made for this call goes.
     if (nextStep.dataKeyId && nextStep.dataKeyId !== input.dataKeyId)
       await this.#dataKeys.destroy(input.dataKeyId);
+    // An earlier start of this reference never ran: the record names this one's key.
+    else if (startedBefore)
+      await this.#store.records.restarted(input.reference, {
+        dataKeyId: input.dataKeyId,
+        startedAt: new Date().toISOString(),
+      });
     const workflow = await startWorkflowOperation.workflowHandle();
-    return { handle: new VerificationHandle(input.reference, workflow, this.#dataKeys), nextStep };
+    return {
+      handle: new VerificationHandle(input.reference, workflow, this.#dataKeys, this.#store.records),
+      nextStep,
+    };
+  }
+
+  /**
+   * Keeps the reference for this verification in the records: a reference is used once for as
+   * long as its record is kept, past Temporal's retention. A reference whose verification has
+   * ended is refused; one that only started (it may be running, or its start never ran) is left
+   * to Temporal, which joins a running one and refuses a closed one. Resolves true when the
+   * reference was recorded before.
+   */
+  async #reserve(input: VerificationInput): Promise<boolean> {
+    const { created, record } = await this.#store.records.reserve({
+      reference: input.reference,
+      verificationProfileId: input.verificationProfileId,
+      provider: input.provider,
+      dataKeyId: input.dataKeyId,
+      status: 'started',
+      startedAt: new Date().toISOString(),
+    });
+    if (created || record.status === 'started') return !created;
+    await this.#dataKeys.destroy(input.dataKeyId);
+    throw new VerificationEndedError(
+      `verification ${input.reference} has already ended (${record.status}${record.errorCode ? `, ${record.errorCode}` : ''}, ${record.endedAt ?? 'time unknown'}): read it with getVerification(), or start a new reference`,
+    );
   }
 
   /**
    * Redacts a verification's session now. A verification still running is cancelled first (its
-   * session too) and waited for, so nothing can bring data back after the redaction.
+   * session too) and waited for, so nothing can bring data back after the redaction. Works
+   * from the verification's record once Temporal no longer keeps its workflow.
    */
   async redactVerification(reference: string): Promise<RedactionReport> {
     const handle = this.getVerification(reference);
-    const { status } = await handle.workflow.describe();
-    if (status.name === 'RUNNING') {
+    const status = await handle.workflow.describe().then(
+      (description) => description.status.name,
+      (error: unknown) => {
+        if (!(error instanceof WorkflowNotFoundError)) throw error;
+        return undefined;
+      },
+    );
+    if (status === undefined) return await this.#redactFromRecord(reference);
+    if (status === 'RUNNING') {
       await handle.cancel('redaction requested').catch((error: unknown) => {
         if (!(error instanceof VerificationEndedError)) throw error;
       });
@@ -173,7 +238,22 @@ export class IdvClient {
         `verification ${reference} has no session to redact (its data key is destroyed)`,
       );
     }
-    return await this.redactNow(sessionId, dataKeyId);
+    return await this.redactNow(sessionId, dataKeyId, reference);
+  }
+
+  /** The redaction of a verification Temporal no longer keeps, from its record. */
+  async #redactFromRecord(reference: string): Promise<RedactionReport> {
+    const record = await this.#store.records.get(reference);
+    if (!record)
+      throw new VerificationNotFoundError(
+        `no verification has the reference ${reference} (no workflow, no record)`,
+      );
+    if (record.sessionId) return await this.redactNow(record.sessionId, record.dataKeyId, reference);
+    await this.#dataKeys.destroy(record.dataKeyId);
+    await this.#store.records.redacted(reference, new Date().toISOString());
+    throw new NoSessionError(
+      `verification ${reference} has no session to redact (its data key is destroyed)`,
+    );
   }
 
   /**
@@ -181,8 +261,13 @@ export class IdvClient {
    * that is still waiting for its delay. Idempotent. Prefer {@link redactVerification}, which
    * ends a running verification first.
    */
-  async redactNow(sessionId: string, dataKeyId?: string): Promise<RedactionReport> {
-    const args = { sessionId, delayMs: 0, ...(dataKeyId === undefined ? {} : { dataKeyId }) };
+  async redactNow(sessionId: string, dataKeyId?: string, reference?: string): Promise<RedactionReport> {
+    const args = {
+      sessionId,
+      delayMs: 0,
+      ...(dataKeyId === undefined ? {} : { dataKeyId }),
+      ...(reference === undefined ? {} : { reference }),
+    };
     return await this.client.workflow.execute(sessionRedaction, {
       workflowId: redactionWorkflowId(args),
       taskQueue: this.taskQueue,
@@ -196,7 +281,7 @@ export class IdvClient {
     const workflow = this.client.workflow.getHandle<typeof verificationSession>(
       verificationWorkflowId(reference),
     );
-    return new VerificationHandle(reference, workflow, this.#dataKeys);
+    return new VerificationHandle(reference, workflow, this.#dataKeys, this.#store.records);
   }
 
   /**
@@ -218,6 +303,33 @@ export class IdvClient {
       if (error instanceof DataKeyDestroyedError) return undefined;
       throw error;
     }
+  }
+
+  /** The keyring's state: its key ids (never the keys), its last and next rotation. */
+  async keyringStatus(): Promise<KeyringStatus> {
+    const workflowId = keyringWorkflowId(this.taskQueue);
+    const view = await this.client.workflow.getHandle(workflowId).query(keyringQuery);
+    return {
+      workflowId,
+      keyIds: view.keys.map((key) => key.id),
+      ...(view.lastRotation
+        ? {
+            lastRotation: {
+              startedAt: new Date(view.lastRotation.startedAt).toISOString(),
+              completedAt: new Date(view.lastRotation.completedAt).toISOString(),
+            },
+          }
+        : {}),
+      nextRotationAt: new Date(view.nextRotationAt).toISOString(),
+    };
+  }
+
+  /**
+   * Asks the keyring to rotate now (after an erasure that must not wait for the schedule): once
+   * it has, the erased data keys are gone from every copy of the store.
+   */
+  async rotateKeys(): Promise<void> {
+    await this.client.workflow.getHandle(keyringWorkflowId(this.taskQueue)).signal(rotateKeysSignal);
   }
 
   /**

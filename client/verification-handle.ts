@@ -1,7 +1,13 @@
 import { type WorkflowHandle, WorkflowNotFoundError, WorkflowUpdateFailedError } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
 import { DataKeyDestroyedError, type DataKeys } from '../codec/data-keys';
-import { type NextStep, type VerificationOutcome, type VerificationProgress } from '../domain/verification';
+import {
+  type NextStep,
+  type SealedVerificationOutcome,
+  type VerificationOutcome,
+  type VerificationProgress,
+} from '../domain/verification';
+import { type VerificationRecord, type VerificationRecords } from '../stores/verification-records';
 import { verificationFailureTypes } from '../workflows/failure-types';
 import {
   cancelUpdate,
@@ -26,7 +32,13 @@ export class VerificationHandle {
     readonly reference: string,
     readonly workflow: WorkflowHandle<typeof verificationSession>,
     private readonly dataKeys: DataKeys,
+    private readonly records: VerificationRecords,
   ) {}
+
+  /** The verification's record (kept past Temporal's retention); undefined when it has none. */
+  async record(): Promise<VerificationRecord | undefined> {
+    return await this.records.get(this.reference);
+  }
 
   /** The workflow ID (`idv-<reference>`). */
   get workflowId(): string {
@@ -38,9 +50,29 @@ export class VerificationHandle {
     return await this.#whileRunning(() => this.workflow.executeUpdate(nextStepUpdate));
   }
 
-  /** Live progress (status, step, timestamps, API call counts). */
+  /**
+   * Live progress (status, step, timestamps, API call counts); once Temporal no longer keeps the
+   * workflow, what its record tells (no step, no call counts).
+   */
   async progress(): Promise<VerificationProgress> {
-    return await this.workflow.query(progressQuery);
+    try {
+      return await this.workflow.query(progressQuery);
+    } catch (error) {
+      const record = await this.#recordInstead(error);
+      return {
+        reference: record.reference,
+        dataKeyId: record.dataKeyId,
+        status: record.status === 'started' ? 'starting' : record.status,
+        ...(record.sessionId ? { sessionId: record.sessionId } : {}),
+        ...(record.errorCode ? { errorCode: record.errorCode } : {}),
+        startedAt: record.startedAt,
+        updatedAt: record.redactedAt ?? record.endedAt ?? record.startedAt,
+        deadline: record.endedAt ?? record.startedAt,
+        apiCalls: {},
+        orphanSweep: false,
+        fromRecord: true,
+      };
+    }
   }
 
   /** Refreshes the step's content now and answers the new step. */
@@ -73,7 +105,24 @@ export class VerificationHandle {
    * Confirms the delivery (see {@link confirmDelivery}) unless `confirmDelivery: false`.
    */
   async result(options: { confirmDelivery?: boolean } = {}): Promise<VerificationOutcome> {
-    const { identity, ...outcome } = await this.workflow.result();
+    let sealed: SealedVerificationOutcome;
+    try {
+      sealed = await this.workflow.result();
+    } catch (error) {
+      const record = await this.#recordInstead(error);
+      if (record.status === 'started')
+        throw new VerificationEndedError(
+          `verification ${this.reference} is gone from Temporal and its record has no ending`,
+          { cause: error },
+        );
+      // The history, and the identity sealed in it, are gone: the outcome as recorded.
+      return {
+        status: record.status,
+        ...(record.errorCode ? { errorCode: record.errorCode } : {}),
+        ...(record.sessionId ? { sessionId: record.sessionId } : {}),
+      };
+    }
+    const { identity, ...outcome } = sealed;
     if (identity === undefined) return outcome;
     let opened: VerificationOutcome;
     try {
@@ -97,6 +146,14 @@ export class VerificationHandle {
     } catch (error) {
       if (!(error instanceof WorkflowNotFoundError)) throw error;
     }
+  }
+
+  /** The record, when `error` says Temporal no longer keeps the workflow; otherwise `error` again. */
+  async #recordInstead(error: unknown): Promise<VerificationRecord> {
+    if (!(error instanceof WorkflowNotFoundError)) throw error;
+    const record = await this.records.get(this.reference);
+    if (!record) throw error;
+    return record;
   }
 
   /**

@@ -94,10 +94,10 @@ export const referenceSchema = z
  * project's workflows. (Lookups take any reference: older verifications may have such names.)
  */
 export const newReferenceSchema = referenceSchema.refine(
-  (value) => !/^(agent-webhooks|connection|onboarding|migration|redact|end|orphans)-/.test(value),
+  (value) => !/^(agent-webhooks|connection|onboarding|migration|redact|end|orphans|keyring)-/.test(value),
   {
     message:
-      'must not start with agent-webhooks-, connection-, onboarding-, migration-, redact-, end- or orphans-',
+      'must not start with agent-webhooks-, connection-, onboarding-, migration-, redact-, end-, orphans- or keyring-',
   },
 );
 
@@ -241,4 +241,6 @@ export interface VerificationProgress {
    * look: a create attempt went unanswered, or a session was claimed that it does not keep.
    */
   orphanSweep: boolean;
+  /** Set when Temporal no longer keeps the workflow: this is what its record tells. */
+  fromRecord?: true;
 }

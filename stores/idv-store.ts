@@ -1,10 +1,11 @@
 import { type BlobStore } from './blob-store';
 import { type DataKeyStore } from './data-key-store';
 import { type SessionVault } from './session-vault';
+import { type VerificationRecords } from './verification-records';
 
 /**
  * Everything the workers, clients and the codec server keep outside Temporal: the session vault,
- * the verifications' data keys and the stored attachments. One store is shared by every process
+ * the verifications' data keys, the stored attachments and the verification records. One store is shared by every process
  * of a deployment: a local directory (one machine) or PostgreSQL (several).
  */
 export interface IdvStore {
@@ -13,6 +14,8 @@ export interface IdvStore {
   readonly vault: SessionVault;
   readonly dataKeys: DataKeyStore;
   readonly blobs: BlobStore;
+  /** One record per verification, kept past Temporal's retention (never the person's data). */
+  readonly records: VerificationRecords;
   /** Releases connections; the store is unusable afterwards. */
   close(): Promise<void>;
 }

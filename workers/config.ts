@@ -46,6 +46,8 @@ export interface IdvConfig {
   workflowCacheSize: number;
   /** `IDV_ORPHAN_HORIZON`: how long after an unanswered create its session may still land (and is swept). */
   orphanHorizonMs: number;
+  /** `IDV_RECORD_RETENTION`: how long `idv records purge` keeps the records of erased verifications; absent: as long as the business keeps them. */
+  recordRetentionMs: number | undefined;
   /** `IDV_KEY_ROTATION`: how often the keyring rotates (a destroyed data key is gone from every copy of the store by the next). */
   keyRotationMs: number;
 }
@@ -143,6 +145,12 @@ const variables = {
     range: '1s to 30 days',
     example: '24h',
   }),
+  IDV_RECORD_RETENTION: durationVariable({
+    minMs: 86_400_000,
+    maxMs: 36_500 * 86_400_000,
+    range: '1 day to 100 years',
+    example: '400d',
+  }),
   IDV_KEY_ROTATION: durationVariable({
     minMs: 1_000,
     maxMs: 30 * 86_400_000,
@@ -209,6 +217,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): IdvConfig {
     workflowCacheSize: read(env, 'IDV_WORKFLOW_CACHE') ?? DEFAULT_WORKFLOW_CACHE,
     orphanHorizonMs: read(env, 'IDV_ORPHAN_HORIZON') ?? DEFAULT_ORPHAN_HORIZON_MS,
     keyRotationMs: read(env, 'IDV_KEY_ROTATION') ?? DEFAULT_KEY_ROTATION_MS,
+    recordRetentionMs: read(env, 'IDV_RECORD_RETENTION'),
   };
 }
 

@@ -73,6 +73,7 @@ export async function createVerificationWorker(options: VerificationWorkerOption
     identity: options.identity,
     vault: options.store.vault,
     blobs: options.store.blobs,
+    records: options.store.records,
     dataKeys: new DataKeys(
       options.store.dataKeys,
       // Read from activities, through the worker's own client.

@@ -12,6 +12,7 @@ import {
 } from '@temporalio/workflow';
 import { WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
 import { type VerificationInput } from '../domain/verification';
+import type { VerificationEnding } from '../activities/cleanup-activities';
 import { creationCalls } from './activity-proxies';
 import { describeFailure } from './bounded-step';
 import { endAtService } from './end-at-service';
@@ -81,14 +82,17 @@ export async function askForOrphanSweep(
  * the store is away, the sweep is handed the close.
  */
 async function closeCreation(input: VerificationInput, state: SessionState): Promise<void> {
+  const ending = endingOf(input, state);
   const close = {
     workflowId: workflowInfo().workflowId,
     ...(state.sessionId ? { keptSessionId: state.sessionId } : {}),
+    ending,
   };
   try {
     const { sweepNeeded } = await creationCalls.closeCreation({
       verificationProfileId: input.verificationProfileId,
       ...(state.sessionId ? { keptSessionId: state.sessionId } : {}),
+      ending,
     });
     if (sweepNeeded) await askForOrphanSweep(input, state);
   } catch (error) {
@@ -96,6 +100,26 @@ async function closeCreation(input: VerificationInput, state: SessionState): Pro
     log.warn('closing the creation failed; the orphan sweep closes it', { reason: describeFailure(error) });
     await askForOrphanSweep(input, state, close);
   }
+}
+
+/** How the verification ended, for its record: no personal data. */
+function endingOf(input: VerificationInput, state: SessionState): VerificationEnding {
+  const { status, errorCode, sessionId } = state.outcome();
+  const endedAtMs = Date.now();
+  return {
+    reference: input.reference,
+    verificationProfileId: input.verificationProfileId,
+    provider: input.provider,
+    startedAt: state.progress.startedAt,
+    status,
+    dataKeyId: input.dataKeyId,
+    endedAt: new Date(endedAtMs).toISOString(),
+    ...(errorCode ? { errorCode } : {}),
+    ...(sessionId ? { sessionId } : {}),
+    ...(input.redactAfter === 'never'
+      ? {}
+      : { redactionDueAt: new Date(endedAtMs + input.redactAfter).toISOString() }),
+  };
 }
 
 /** Tells the workflow named by `reportTo` how the verification ended; one that has gone is not told. */
@@ -137,6 +161,7 @@ export async function cleanUp(
   // Without a session only the data key (sealing the start input's providerInput) is left to destroy.
   if (redact || (sessionId && !state.sessionDone)) {
     const args: RedactionArgs = {
+      reference: input.reference,
       ...(sessionId ? { sessionId } : {}),
       dataKeyId: input.dataKeyId,
       delayMs: redact ? (input.redactAfter as number) : 0,

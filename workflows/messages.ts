@@ -1,4 +1,5 @@
 import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
+import type { CreationToClose } from '../activities/cleanup-activities';
 import { type NextStep, type VerificationProgress, type VerificationStatus } from '../domain/verification';
 
 /** What the `nextStep` update answers: enough for an HTTP handler to launch the user. */
@@ -49,7 +50,7 @@ export const verificationEndedSignal = defineSignal<[VerificationEnding]>('verif
 /** What a verification asks of its profile's orphan sweep. */
 export interface LookForOrphans {
   /** Its creation, which its clean-up could not close (the store was away): the sweep closes it. */
-  close?: { workflowId: string; keptSessionId?: string };
+  close?: CreationToClose;
 }
 
 /** Asks a running orphan sweep to look again soon (a verification that may have left an orphan). */

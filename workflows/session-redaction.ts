@@ -71,6 +71,8 @@ export interface RedactionArgs {
   redact?: boolean;
   /** The verification saw the session finished at the service: there is nothing to end. */
   sessionDone?: boolean;
+  /** The verification's reference: its record tells when its data was erased. */
+  reference?: string;
 }
 
 /** The ID of a redaction: by session, or by data key for a verification without a session. */
@@ -105,8 +107,17 @@ export async function sessionRedaction(args: RedactionArgs): Promise<RedactionRe
     problems.push({ step, reason: outcome.gaveUp });
     return undefined;
   };
-  const finish = <T>(report: T): T => {
-    if (problems.length === 0) return report;
+  const finish = async <T extends { redactedAt: string }>(report: T): Promise<T> => {
+    if (problems.length === 0) {
+      if (args.reference && args.redact !== false)
+        settle(
+          'recording the erasure',
+          await boundedStep(redactionBounds.deleteStoredData, (calls) =>
+            calls.recordRedaction({ reference: args.reference as string, redactedAt: report.redactedAt }),
+          ),
+        );
+      if (problems.length === 0) return report;
+    }
     throw gaveUp({
       kind: 'redaction',
       step: problems.map((problem) => problem.step).join(' and '),
@@ -126,7 +137,7 @@ export async function sessionRedaction(args: RedactionArgs): Promise<RedactionRe
             'destroying the data key',
             await boundedStep(redactionBounds.deleteStoredData, (calls) => calls.destroyDataKey(dataKeyId)),
           )?.destroyed;
-    return finish({
+    return await finish({
       redactedAt: new Date(Date.now()).toISOString(),
       redactedAtService: false,
       attachmentsDeleted: 0,
@@ -157,7 +168,7 @@ export async function sessionRedaction(args: RedactionArgs): Promise<RedactionRe
 
   if (args.redact === false) {
     await endingSettled();
-    return finish({ sessionId, redactedAt: '', redactedAtService: false, attachmentsDeleted: 0 });
+    return await finish({ sessionId, redactedAt: '', redactedAtService: false, attachmentsDeleted: 0 });
   }
   if (dueAtMs > Date.now()) await sleep(dueAtMs - Date.now());
   if (args.awaitDelivery) await condition(() => delivered, DELIVERY_GRACE_MS);
@@ -181,7 +192,7 @@ export async function sessionRedaction(args: RedactionArgs): Promise<RedactionRe
         'redacting at the service',
         await boundedStep(redactionBounds.redactAtService, (calls) => calls.redactAtService(sessionId)),
       )?.redacted ?? redacted;
-  return finish({
+  return await finish({
     sessionId,
     redactedAt: new Date(Date.now()).toISOString(),
     redactedAtService: redacted ?? false,

@@ -259,7 +259,8 @@ async function main(): Promise<number> {
     clearInterval(faultsAgain);
     await control('DELETE', '/faults');
     const running = async () =>
-      (await client.workflow.count(`TaskQueue = '${taskQueue}' AND ExecutionStatus = 'Running'`)).count;
+      (await client.workflow.count(`TaskQueue = '${taskQueue}' AND ExecutionStatus = 'Running' AND WorkflowType != 'keyring'`))
+        .count;
     // An orphan sweep that failed under the faults waits up to 5 minutes between attempts (its
     // retry policy): once the faults are gone, each has its next attempt within that, then lists.
     const deadline = Date.now() + RUNNING_WAIT_MS;
@@ -293,7 +294,7 @@ async function main(): Promise<number> {
     let named = 0;
     if (counts.running > 0)
       for await (const left of client.workflow.list({
-        query: `TaskQueue = '${taskQueue}' AND ExecutionStatus = 'Running'`,
+        query: `TaskQueue = '${taskQueue}' AND ExecutionStatus = 'Running' AND WorkflowType != 'keyring'`,
         pageSize: 10,
       })) {
         const { raw } = await client.workflow.getHandle(left.workflowId).describe();

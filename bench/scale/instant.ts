@@ -61,6 +61,7 @@ export async function runInstant(options: {
         identity,
         vault: stack.store.vault,
         blobs: stack.store.blobs,
+        records: stack.store.records,
         dataKeys: new DataKeys(stack.store.dataKeys, new TemporalKeyring({ client, taskQueue })),
       }),
       noop: () => Promise.resolve(),

@@ -1,5 +1,5 @@
 import { WorkflowNotFoundError } from '@temporalio/client';
-import { NoSessionError } from '../../client/idv-client';
+import { NoSessionError, VerificationNotFoundError } from '../../client/idv-client';
 import { VerificationEndedError } from '../../client/verification-handle';
 import { type Command, CommandFailedError } from '../command';
 import { connectTemporal } from '../connect';
@@ -18,7 +18,7 @@ export async function withVerification<T>(
   try {
     return await body(connected);
   } catch (error) {
-    if (error instanceof WorkflowNotFoundError)
+    if (error instanceof WorkflowNotFoundError || error instanceof VerificationNotFoundError)
       throw new CommandFailedError(`no verification with reference '${reference}'`);
     if (error instanceof VerificationEndedError || error instanceof NoSessionError)
       throw new CommandFailedError(error.message);
@@ -104,7 +104,7 @@ export const redactCommand: Command = {
       if (args.values.json === true) printJson(io, { reference, ...report });
       else
         io.stdout.write(
-          `redacted session ${report.sessionId} at ${report.redactedAt} (${report.attachmentsDeleted} attachments deleted)\n`,
+          `redacted session ${report.sessionId} at ${report.redactedAt} (${report.attachmentsDeleted} attachments deleted, data key ${report.dataKeyDestroyed ? 'destroyed' : 'already gone'})\n`,
         );
       return 0;
     });

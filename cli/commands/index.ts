@@ -11,6 +11,8 @@ import { receiverCommand } from './receiver';
 import { webhooksCommand } from './webhooks';
 import { migrateCommand } from './migrate';
 import { describeCommand } from './describe';
+import { recordsCommand } from './records';
+import { keyringCommand } from './keyring';
 import { redirectCapturedCommand, refreshStepCommand, submitChallengeCommand } from './step-commands';
 
 /** Every `idv` command, in help order. */
@@ -31,6 +33,8 @@ export const commands: readonly Command[] = [
   cancelCommand,
   redactCommand,
   listCommand,
+  recordsCommand,
+  keyringCommand,
   sweepCommand,
   providersCommand,
   redirectUrisCommand,

@@ -2,11 +2,12 @@ import { chmod, mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { type IdvStore } from '../idv-store';
 import { FileDataKeyStore } from './file-data-keys';
+import { FileVerificationRecords } from './file-records';
 import { FileSessionVault } from './file-session-vault';
 import { LocalBlobStore } from './local-blob-store';
 
 /**
- * The store in a local directory (`vault/`, `data-keys/`, `blobs/`), readable by its owner only:
+ * The store in a local directory (`vault/`, `data-keys/`, `blobs/`, `records/`), readable by its owner only:
  * the embedded default, for the processes of one machine.
  */
 export async function openLocalStore(directory: string): Promise<IdvStore> {
@@ -17,6 +18,7 @@ export async function openLocalStore(directory: string): Promise<IdvStore> {
     vault: new FileSessionVault(join(directory, 'vault')),
     dataKeys: new FileDataKeyStore(join(directory, 'data-keys')),
     blobs: new LocalBlobStore(join(directory, 'blobs')),
+    records: new FileVerificationRecords(join(directory, 'records')),
     close: () => Promise.resolve(),
   };
 }

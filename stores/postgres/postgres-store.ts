@@ -2,6 +2,7 @@ import { Pool } from 'pg';
 import { type IdvStore } from '../idv-store';
 import { PgBlobStore } from './pg-blob-store';
 import { PgDataKeyStore } from './pg-data-keys';
+import { PgVerificationRecords } from './pg-records';
 import { PgSessionVault } from './pg-session-vault';
 import { migrate } from './schema';
 
@@ -39,6 +40,7 @@ export async function openPostgresStore(url: string): Promise<IdvStore> {
     vault: new PgSessionVault(pool),
     dataKeys: new PgDataKeyStore(pool),
     blobs: new PgBlobStore(pool),
+    records: new PgVerificationRecords(pool),
     close: () => pool.end(),
   };
 }

@@ -2,7 +2,7 @@ import { type Pool } from 'pg';
 import { inTransaction } from './transaction';
 
 /** Bump with every change below; a store refuses a database written by a newer version. */
-export const SCHEMA_VERSION = 4;
+export const SCHEMA_VERSION = 5;
 
 const TABLES = `
 CREATE TABLE IF NOT EXISTS idv_schema (version integer NOT NULL);
@@ -56,6 +56,20 @@ CREATE TABLE IF NOT EXISTS idv_blob_deletions (
   session_id uuid PRIMARY KEY,
   deleted_at timestamptz NOT NULL DEFAULT now()
 );
+CREATE TABLE IF NOT EXISTS idv_records (
+  reference text PRIMARY KEY,
+  profile_id text NOT NULL,
+  provider text NOT NULL,
+  data_key_id text NOT NULL,
+  session_id text,
+  status text NOT NULL,
+  error_code text,
+  started_at timestamptz NOT NULL,
+  ended_at timestamptz,
+  redaction_due_at timestamptz,
+  redacted_at timestamptz
+);
+CREATE INDEX IF NOT EXISTS idv_records_started ON idv_records (started_at);
 CREATE TABLE IF NOT EXISTS idv_creation_slots (
   workflow_id text PRIMARY KEY,
   session_id uuid,

@@ -37,6 +37,16 @@ describe('create attempts', () => {
   const environment = (workflowId: string) =>
     new MockActivityEnvironment({ workflowExecution: { workflowId, runId: 'run-1' } });
 
+  /** How a verification ended, for its record. */
+  const ending = (reference: string) => ({
+    reference,
+    verificationProfileId: profileId(),
+    provider: 'trinsic-test-database-lookup',
+    startedAt: new Date().toISOString(),
+    status: 'cancelled' as const,
+    dataKeyId: 'dk-1',
+    endedAt: new Date().toISOString(),
+  });
   const createIn = async (workflowId: string) => {
     const activities = createActivities(deps);
     const input = await prepareVerificationInput(
@@ -70,8 +80,8 @@ describe('create attempts', () => {
     const activities = createActivities(deps);
     expect(await deps.vault.createAttempts(profileId(), 'idv-close')).toHaveLength(1);
     const closed = await environment('idv-close').run(
-      (args: { verificationProfileId: string; keptSessionId?: string }) => activities.closeCreation(args),
-      { verificationProfileId: profileId(), keptSessionId: created.sessionId },
+      (args: Parameters<typeof activities.closeCreation>[0]) => activities.closeCreation(args),
+      { verificationProfileId: profileId(), keptSessionId: created.sessionId, ending: ending('close') },
     );
     expect(closed).toEqual({ sweepNeeded: false });
     expect(await deps.vault.createAttempts(profileId(), 'idv-close')).toEqual([]);
@@ -81,8 +91,8 @@ describe('create attempts', () => {
     const created = await createIn('idv-unlearnt');
     const activities = createActivities(deps);
     const closed = await environment('idv-unlearnt').run(
-      (args: { verificationProfileId: string; keptSessionId?: string }) => activities.closeCreation(args),
-      { verificationProfileId: profileId() },
+      (args: Parameters<typeof activities.closeCreation>[0]) => activities.closeCreation(args),
+      { verificationProfileId: profileId(), ending: ending('unlearnt') },
     );
     expect(closed).toEqual({ sweepNeeded: true });
     expect(await deps.vault.orphans(profileId())).toContain(created.sessionId);

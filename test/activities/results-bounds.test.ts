@@ -15,6 +15,7 @@ import { DataKeys } from '../../codec/data-keys';
 import { type Sealed } from '../../domain/sealed';
 import { type FetchedResults } from '../../activities/result-activities';
 import { FixedKeyring } from '../harness/fixed-keyring';
+import { FileVerificationRecords } from '../../stores/local/file-records';
 
 // Whatever a provider or the service answers, a results fetch stays bounded: attachments are
 // checked against the declared size before and after the download, identity fields are capped.
@@ -66,6 +67,7 @@ describe('results fetching is bounded', () => {
       identity,
       vault: vault(),
       blobs: new LocalBlobStore(join(dataDir, 'blobs')),
+      records: new FileVerificationRecords(join(dataDir, 'records')),
       dataKeys: dataKeys(),
       resultLimits: limits,
     });

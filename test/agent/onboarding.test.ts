@@ -446,6 +446,7 @@ describe('onboarding: a connection waited for, verified and reported', () => {
       identity: stack().identity,
       vault: stack().store.vault,
       blobs: stack().store.blobs,
+      records: stack().store.records,
       dataKeys: stack().dataKeys,
     });
     const prepared = await activities.prepareOnboardingVerification({

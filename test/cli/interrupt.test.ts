@@ -3,6 +3,7 @@ import { once } from 'node:events';
 import { Client, Connection } from '@temporalio/client';
 import { type Command } from '../../cli/command';
 import { runCli } from '../../cli/run-cli';
+import { keyringWorkflowId } from '../../workflows/messages';
 import { harnessEnv, harnessValue } from '../harness/env';
 import { eventually } from '../harness/eventually';
 import { useVerificationStack } from '../harness/verification-stack';
@@ -30,8 +31,9 @@ describe('Ctrl-C', () => {
     await expect(runCli(['forever'], [forever], io)).resolves.toBe(143);
   });
 
-  it('stops `idv verify --wait` (no worker: it waits forever) within a second of one SIGINT', async () => {
+  it('stops `idv verify --wait` (no worker: it waits) within a second of one SIGINT', async () => {
     const reference = `interrupt-${process.pid}-${Date.now()}`;
+    const taskQueue = uniqueTaskQueue('nobody-polls');
     const child = spawn(
       process.execPath,
       idvArgs(
@@ -51,7 +53,7 @@ describe('Ctrl-C', () => {
           ...process.env,
           TEMPORAL_ADDRESS: harnessValue(harnessEnv.temporalAddress),
           IDV_ENCRYPTION_KEYS: harnessValue(harnessEnv.encryptionKeys),
-          IDV_TASK_QUEUE: uniqueTaskQueue('nobody-polls'),
+          IDV_TASK_QUEUE: taskQueue,
           IDV_DATA_DIR: `/tmp/idv-interrupt-${process.pid}`,
         },
         stdio: ['ignore', 'pipe', 'pipe'],
@@ -60,14 +62,15 @@ describe('Ctrl-C', () => {
     let stderr = '';
     child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
     const exited = once(child, 'exit') as Promise<[number | null, string | null]>;
-    // It is waiting once its workflow exists (the start waits for a worker that never comes).
+    // It is waiting once the keyring it started exists: the verification's data key waits for a
+    // worker to answer the keyring, and none comes.
     const connection = await Connection.connect({ address: harnessValue(harnessEnv.temporalAddress) });
     try {
-      const handle = new Client({ connection }).workflow.getHandle(`idv-${reference}`);
+      const handle = new Client({ connection }).workflow.getHandle(keyringWorkflowId(taskQueue));
       await eventually(() => {
         if (child.exitCode !== null) throw new Error(`idv verify exited ${child.exitCode}: ${stderr}`);
         return handle.describe().catch(() => undefined);
-      }, 'the verification to start');
+      }, 'the keyring to start');
     } finally {
       await connection.close();
     }

@@ -129,7 +129,7 @@ describe('fault run', () => {
     const running = async () => {
       let count = 0;
       for await (const _ of stack().client.workflow.list({
-        query: `TaskQueue = '${taskQueue}' AND ExecutionStatus = 'Running'`,
+        query: `TaskQueue = '${taskQueue}' AND ExecutionStatus = 'Running' AND WorkflowType != 'keyring'`,
       }))
         count += 1;
       return count;

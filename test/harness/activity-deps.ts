@@ -15,6 +15,7 @@ export async function localActivityDeps(
     identity,
     vault: store.vault,
     blobs: store.blobs,
+    records: store.records,
     dataKeys: new DataKeys(store.dataKeys, new FixedKeyring()),
     ...extra,
   };

@@ -241,6 +241,138 @@ describe.each(backends)('store contract: %s', (_name, make) => {
     });
   });
 
+  describe('data keys: re-wrapping', () => {
+    it('re-wraps a live key only from the form it has, and lists the keys under other key-encryption keys', async () => {
+      const [a, b] = [`rw-${randomUUID()}`, `rw-${randomUUID()}`];
+      await store.dataKeys.create(a, 'kek-old:a');
+      await store.dataKeys.create(b, 'kek-new:b');
+      const elsewhere = await store.dataKeys.wrappedElsewhere('kek-new', { limit: 1000 });
+      expect(elsewhere).toContainEqual({ keyId: a, wrapped: 'kek-old:a' });
+      expect(elsewhere.map((entry) => entry.keyId)).not.toContain(b);
+      expect(await other.dataKeys.rewrap(a, 'kek-stale:a', 'kek-new:a2')).toBe(false);
+      expect(await other.dataKeys.rewrap(a, 'kek-old:a', 'kek-new:a2')).toBe(true);
+      expect(await store.dataKeys.get(a)).toEqual({ state: 'live', wrapped: 'kek-new:a2' });
+      expect(
+        (await store.dataKeys.wrappedElsewhere('kek-new', { limit: 1000 })).map((e) => e.keyId),
+      ).not.toContain(a);
+    });
+
+    it('never brings a destroyed key back by re-wrapping it', async () => {
+      const keyId = `rw-${randomUUID()}`;
+      await store.dataKeys.create(keyId, 'kek-old:x');
+      await other.dataKeys.destroy(keyId);
+      expect(await store.dataKeys.rewrap(keyId, 'kek-old:x', 'kek-new:x')).toBe(false);
+      expect(await store.dataKeys.get(keyId)).toMatchObject({ state: 'destroyed' });
+      expect(
+        (await store.dataKeys.wrappedElsewhere('kek-new', { limit: 1000 })).map((e) => e.keyId),
+      ).not.toContain(keyId);
+    });
+  });
+
+  describe('verification records', () => {
+    const profileId = randomUUID();
+    const start = (reference: string) => ({
+      reference,
+      verificationProfileId: profileId,
+      provider: 'yoti',
+      dataKeyId: `dk-${reference}`,
+      status: 'started' as const,
+      startedAt: '2026-01-02T03:04:05.000Z',
+    });
+    const ending = (reference: string, status: 'succeeded' | 'failed' = 'succeeded') => ({
+      verificationProfileId: profileId,
+      provider: 'yoti',
+      startedAt: '2026-01-02T03:04:05.000Z',
+      dataKeyId: `dk-${reference}`,
+      status,
+      sessionId: randomUUID(),
+      endedAt: '2026-01-02T03:05:00.000Z',
+      redactionDueAt: '2026-01-03T03:05:00.000Z',
+    });
+
+    it('keeps one record per reference: the first reservation wins, the others are told it', async () => {
+      const reference = `ref-${randomUUID()}`;
+      const results = await Promise.all([
+        store.records.reserve(start(reference)),
+        other.records.reserve(start(reference)),
+      ]);
+      expect(results.filter((result) => result.created)).toHaveLength(1);
+      expect(results.map((result) => result.record.reference)).toEqual([reference, reference]);
+      expect(await other.records.get(reference)).toMatchObject({
+        reference,
+        status: 'started',
+        provider: 'yoti',
+      });
+    });
+
+    it('records the first ending and the erasure, never rewritten', async () => {
+      const reference = `ref-${randomUUID()}`;
+      await store.records.reserve(start(reference));
+      const first = ending(reference);
+      await store.records.ended(reference, first);
+      await other.records.ended(reference, ending(reference, 'failed'));
+      await store.records.redacted(reference, '2026-01-03T04:00:00.000Z');
+      await other.records.redacted(reference, '2026-01-04T04:00:00.000Z');
+      expect(await store.records.get(reference)).toEqual({
+        ...start(reference),
+        status: 'succeeded',
+        sessionId: first.sessionId,
+        endedAt: first.endedAt,
+        redactionDueAt: first.redactionDueAt,
+        redactedAt: '2026-01-03T04:00:00.000Z',
+      });
+    });
+
+    it('makes the record of a verification whose start made none, at its ending', async () => {
+      const reference = `ref-${randomUUID()}`;
+      const end = ending(reference);
+      await store.records.ended(reference, end);
+      expect(await other.records.get(reference)).toMatchObject({
+        reference,
+        verificationProfileId: end.verificationProfileId,
+        status: 'succeeded',
+        startedAt: end.startedAt,
+      });
+    });
+
+    it('lists by filter in reference order, and purges only records erased before a time', async () => {
+      const prefix = `list-${randomUUID().slice(0, 8)}`;
+      const [done, due, kept, running] = ['a', 'b', 'c', 'd'].map((letter) => `${prefix}-${letter}`) as [
+        string,
+        string,
+        string,
+        string,
+      ];
+      for (const reference of [done, due, kept, running]) await store.records.reserve(start(reference));
+      await store.records.ended(done, ending(done));
+      await store.records.ended(due, ending(due, 'failed'));
+      await store.records.ended(kept, { ...ending(kept), redactionDueAt: undefined });
+      await store.records.redacted(done, '2026-01-03T04:00:00.000Z');
+      const mine = async (filter: Omit<Parameters<typeof store.records.list>[0], 'limit'>) =>
+        (await other.records.list({ ...filter, limit: 1000 }))
+          .map((record) => record.reference)
+          .filter((reference) => reference.startsWith(prefix));
+      expect(await mine({})).toEqual([done, due, kept, running]);
+      expect(await mine({ status: 'failed' })).toEqual([due]);
+      expect(await mine({ redaction: 'done' })).toEqual([done]);
+      expect(await mine({ redaction: 'due' })).toEqual([due]);
+      expect(await mine({ redaction: 'kept' })).toEqual([kept]);
+      expect(await mine({ after: due })).toEqual([kept, running]);
+      expect(await mine({ startedBefore: '2026-01-02T03:04:05.000Z' })).toEqual([]);
+      expect((await other.records.list({ limit: 1 })).length).toBe(1);
+
+      expect(await store.records.purge('2026-01-03T04:00:00.000Z')).toBe(0);
+      expect(await store.records.purge('2026-01-03T05:00:00.000Z')).toBeGreaterThanOrEqual(1);
+      expect(await mine({})).toEqual([due, kept, running]);
+      // The reference is free again: a new record starts clean.
+      expect((await store.records.reserve(start(done))).record).toEqual(start(done));
+    });
+
+    it('refuses a reference that could escape its place', async () => {
+      await expect(store.records.get('../x')).rejects.toThrow(/not a verification reference/);
+    });
+  });
+
   describe('blobs', () => {
     const content = Buffer.alloc(3 * 1024 * 1024 + 17);
     for (let i = 0; i < content.length; i += 1) content[i] = (i * 31) % 251;

@@ -9,12 +9,7 @@ import { type Sealed, attachmentAad } from '../../domain/sealed';
 import { type IdvStore } from '../../stores/idv-store';
 import { openLocalStore } from '../../stores/local/local-store';
 import { openPostgresStore } from '../../stores/postgres/postgres-store';
-import {
-  keyringQuery,
-  type KeyringView,
-  keyringWorkflowId,
-  rotateKeysSignal,
-} from '../../workflows/messages';
+import { keyringQuery, keyringWorkflowId } from '../../workflows/messages';
 import { harnessEncryptionKeys } from '../harness/env';
 import { eventually } from '../harness/eventually';
 import { FixedKeyring } from '../harness/fixed-keyring';
@@ -87,12 +82,12 @@ async function redactAndRotate(stack: VerificationStack, sealing: Sealing): Prom
   const { runId: before } = await keyringHandle.describe();
   await stack.idv.redactVerification(sealing.reference);
   const redactedAt = Date.now();
-  await keyringHandle.signal(rotateKeysSignal);
+  await stack.idv.rotateKeys();
   await eventually(async () => {
-    const view: KeyringView = await stack.client.workflow
-      .getHandle(keyringWorkflowId(stack.taskQueue))
-      .query(keyringQuery);
-    return (view.lastRotation?.startedAt ?? 0) >= redactedAt - 1_000 ? view : undefined;
+    const status = await stack.idv.keyringStatus();
+    return Date.parse(status.lastRotation?.startedAt ?? '1970-01-01') >= redactedAt - 1_000
+      ? status
+      : undefined;
   }, 'a rotation after the redaction');
   // The run that held the retired keys is gone from Temporal too.
   await eventually(

@@ -1,0 +1,108 @@
+import { z } from 'zod';
+
+/** A verification's state as its record tells it: started, then how it ended. */
+export const recordStatuses = ['started', 'succeeded', 'failed', 'cancelled', 'timed-out'] as const;
+export type RecordStatus = (typeof recordStatuses)[number];
+
+/**
+ * What the store keeps of a verification for as long as the business keeps it, past Temporal's
+ * retention: enough to keep its reference unique, to erase its data by reference, and to prove
+ * what happened and when. Never the person's data: ids, names of the profile and provider,
+ * statuses, error codes and times.
+ */
+export const verificationRecordSchema = z.object({
+  reference: z.string(),
+  verificationProfileId: z.string(),
+  provider: z.string(),
+  /** The verification's data key (destroyed by its redaction). */
+  dataKeyId: z.string(),
+  sessionId: z.string().optional(),
+  status: z.enum(recordStatuses),
+  errorCode: z.string().optional(),
+  startedAt: z.string(),
+  endedAt: z.string().optional(),
+  /** When its data is due to be erased; absent while it runs, or when it is kept (`redactAfter: never`). */
+  redactionDueAt: z.string().optional(),
+  /** When its data was erased (its data key destroyed, stored data deleted, redacted at the service). */
+  redactedAt: z.string().optional(),
+});
+export type VerificationRecord = z.infer<typeof verificationRecordSchema>;
+
+/**
+ * How a verification ended, as its clean-up records it; with what a record needs when its start
+ * made none (a verification started without `IdvClient`).
+ */
+export type RecordedEnding = Omit<VerificationRecord, 'reference' | 'redactedAt' | 'status'> & {
+  status: Exclude<RecordStatus, 'started'>;
+  endedAt: string;
+};
+
+/** Which records {@link VerificationRecords.list} answers, oldest start first. */
+export interface RecordFilter {
+  status?: RecordStatus;
+  verificationProfileId?: string;
+  provider?: string;
+  /** Started at or after (ISO time). */
+  startedFrom?: string;
+  /** Started before (ISO time). */
+  startedBefore?: string;
+  /** `done`: erased; `due`: due and not erased yet; `kept`: ended, kept without a due time. */
+  redaction?: 'done' | 'due' | 'kept';
+  /** The reference to list after (the last one of the previous page). */
+  after?: string;
+  limit: number;
+}
+
+/** Thrown when a reference is not one a record can be kept under. */
+export class RecordReferenceError extends Error {
+  override readonly name = 'RecordReferenceError';
+}
+
+/** The verification records of a deployment, one per reference, in the shared store. */
+export interface VerificationRecords {
+  /** Keeps `record` unless its reference has one; resolves to the record the reference has then. */
+  reserve(record: VerificationRecord): Promise<{ created: boolean; record: VerificationRecord }>;
+  get(reference: string): Promise<VerificationRecord | undefined>;
+  /** A start under a reference whose earlier start never ran: its data key and start time. */
+  restarted(reference: string, start: Pick<VerificationRecord, 'dataKeyId' | 'startedAt'>): Promise<void>;
+  /** Records the ending (the first one recorded stays), making the record if the start made none. */
+  ended(reference: string, ending: RecordedEnding): Promise<void>;
+  /** Records the erasure of the verification's data (the first time stays). */
+  redacted(reference: string, redactedAt: string): Promise<void>;
+  /** Records matching `filter`, in reference order after `filter.after`. */
+  list(filter: RecordFilter): Promise<VerificationRecord[]>;
+  /** Removes the records of verifications erased before `erasedBefore`; resolves to how many. */
+  purge(erasedBefore: string): Promise<number>;
+}
+
+const REFERENCE = /^[A-Za-z0-9][A-Za-z0-9._:-]{0,199}$/;
+
+/** Refuses a reference that could not name a record (a file name) or is unbounded. */
+export function checkReference(reference: string): string {
+  if (typeof reference !== 'string' || !REFERENCE.test(reference))
+    throw new RecordReferenceError(`not a verification reference: ${JSON.stringify(reference).slice(0, 80)}`);
+  return reference;
+}
+
+/** Whether a record passes a filter (the directory store filters in memory). */
+export function recordMatches(record: VerificationRecord, filter: RecordFilter, nowIso: string): boolean {
+  if (filter.status && record.status !== filter.status) return false;
+  if (filter.verificationProfileId && record.verificationProfileId !== filter.verificationProfileId)
+    return false;
+  if (filter.provider && record.provider !== filter.provider) return false;
+  if (filter.startedFrom && record.startedAt < filter.startedFrom) return false;
+  if (filter.startedBefore && record.startedAt >= filter.startedBefore) return false;
+  if (filter.redaction === 'done' && !record.redactedAt) return false;
+  if (
+    filter.redaction === 'due' &&
+    (record.redactedAt || !record.redactionDueAt || record.redactionDueAt > nowIso)
+  )
+    return false;
+  if (
+    filter.redaction === 'kept' &&
+    (record.redactedAt || record.status === 'started' || record.redactionDueAt)
+  )
+    return false;
+  if (filter.after && record.reference <= filter.after) return false;
+  return true;
+}

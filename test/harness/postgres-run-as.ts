@@ -1,5 +1,5 @@
-import { existsSync, readFileSync } from 'node:fs';
-import { delimiter, join } from 'node:path';
+import { existsSync, readFileSync, realpathSync, statSync, type Stats } from 'node:fs';
+import { delimiter, dirname, join, resolve } from 'node:path';
 import { PostgresServerError } from './postgres-error';
 
 // initdb and postgres refuse to run as root. When this process is root (CI containers, dev
@@ -54,6 +54,51 @@ export function privilegeDrop(): RunAs {
 export function command(runAs: RunAs, binary: string, args: string[]): [string, string[]] {
   const [head, ...rest] = [...runAs.prefix, binary, ...args];
   return [head!, rest];
+}
+
+/**
+ * Throws {@link PostgresServerError} naming the first folder on the way to `path` (as written, and
+ * with links resolved) that `user` cannot enter, with `why` it needs to.
+ */
+export function requireReachable(path: string, user: ServerUser, why: string): void {
+  const blocked = blockedFolder(path, user);
+  if (blocked !== undefined)
+    throw new PostgresServerError(
+      `PostgreSQL runs as user ${user.name}, which cannot enter ${blocked}: ${why}`,
+    );
+}
+
+/** The first folder on the way to `path` that `user` cannot enter (by mode bits), if any. */
+export function blockedFolder(path: string, user: ServerUser): string | undefined {
+  const written = resolve(path);
+  let real: string;
+  try {
+    real = realpathSync(written);
+  } catch {
+    real = written;
+  }
+  for (const end of real === written ? [written] : [written, real]) {
+    const blocked = foldersTo(end).find((folder) => {
+      const info = statSync(folder, { throwIfNoEntry: false });
+      return info?.isDirectory() === true && !canEnter(info, user);
+    });
+    if (blocked !== undefined) return blocked;
+  }
+  return undefined;
+}
+
+/** `/`, then each folder down to `path` itself. */
+function foldersTo(path: string): string[] {
+  const folders = [path];
+  while (dirname(folders[0]!) !== folders[0]) folders.unshift(dirname(folders[0]!));
+  return folders;
+}
+
+/** Search permission as the kernel grants it to a user whose groups setpriv cleared. */
+function canEnter(info: Stats, user: ServerUser): boolean {
+  if (info.uid === user.uid) return (info.mode & 0o100) !== 0;
+  if (info.gid === user.gid) return (info.mode & 0o010) !== 0;
+  return (info.mode & 0o001) !== 0;
 }
 
 function passwdEntry(name: string): ServerUser | undefined {

@@ -2,16 +2,17 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { once } from 'node:events';
 import { chownSync, closeSync, fstatSync, mkdirSync, openSync, readFileSync, realpathSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from 'pg';
 import { freePort } from '../../workers/dev/free-port';
-import { installedBinDir } from './postgres-binaries';
+import { installedBinDir, serverBinDir } from './postgres-binaries';
 import { PostgresServerError } from './postgres-error';
-import { command, privilegeDrop, type RunAs } from './postgres-run-as';
+import { command, privilegeDrop, requireReachable, type RunAs } from './postgres-run-as';
 
 // A throwaway PostgreSQL server for the tests, run as an unprivileged user when this process is
-// root (postgres-run-as.ts). The data directory is chowned to that user; its parent directories
-// must be searchable by it (the OS temp dir is).
+// root (postgres-run-as.ts), from binaries that user can reach (postgres-binaries.ts). The data
+// directory is chowned to that user; its parent folders must let it in (the OS temp dir does).
 
 const HOST = '127.0.0.1';
 const SUPERUSER = 'idv';
@@ -43,6 +44,11 @@ export interface PostgresServerOptions {
    * @default the installed binaries (.tools/postgres-binaries.json)
    */
   binDir?: string;
+  /**
+   * Where binaries the server's user cannot reach are copied to (when this process is root).
+   * @default the OS temp dir
+   */
+  copiesDir?: string;
 }
 
 /**
@@ -53,10 +59,17 @@ export async function startPostgresServer(
   dir: string,
   options: PostgresServerOptions = {},
 ): Promise<PostgresServer> {
-  const binDir = options.binDir ?? installedBinDir();
   const runAs = privilegeDrop();
+  const binDir = await serverBinDir({
+    binDir: options.binDir ?? installedBinDir(),
+    user: runAs.user,
+    copiesDir: options.copiesDir ?? tmpdir(),
+  });
   mkdirSync(dir, { recursive: true, mode: 0o700 });
-  if (runAs.user) chownSync(dir, runAs.user.uid, runAs.user.gid);
+  if (runAs.user) {
+    chownSync(dir, runAs.user.uid, runAs.user.gid);
+    requireReachable(dir, runAs.user, `its data directory ${dir} must be in folders that user can enter`);
+  }
   await initdb(binDir, dir, runAs);
   const dataDir = realpathSync(dir);
   for (let attempt = 1; ; attempt += 1) {
@@ -98,9 +111,7 @@ async function initdb(binDir: string, dir: string, runAs: RunAs): Promise<void> 
   child.stderr.on('data', collect);
   const [code, signal] = (await once(child, 'close')) as [number | null, NodeJS.Signals | null];
   if (code !== 0) {
-    const as = runAs.user
-      ? ` (as ${runAs.user.name}, who needs read access to ${binDir} and ownership of ${dir})`
-      : '';
+    const as = runAs.user ? ` (as ${runAs.user.name})` : '';
     throw new PostgresServerError(`initdb${as} failed (${signal ?? `exit ${code}`}): ${output.trim()}`);
   }
 }

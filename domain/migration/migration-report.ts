@@ -61,7 +61,11 @@ export interface MigrationReport {
 }
 
 /** Outcomes an operator must look at (the command exits 1, `idv list --failed` lists the migration). */
-export const failedMigrationOutcomes: readonly MigrationOutcome[] = ['failed', 'rolled-back', 'compensation-failed'];
+export const failedMigrationOutcomes: readonly MigrationOutcome[] = [
+  'failed',
+  'rolled-back',
+  'compensation-failed',
+];
 
 /** Flags of the report, all together. */
 export function reportFlagCount(report: MigrationReport): number {

@@ -438,6 +438,15 @@ describe('idv commands without a stack', () => {
     expect(io.err().trimEnd().split('\n')).toHaveLength(1);
   });
 
+  it.each([['--latency-ms'], ['--slow-body-ms']])(
+    'refuse emulator %s longer than a timer holds, before starting it',
+    async (option) => {
+      const io = captureIo({}, Promise.resolve('SIGINT'));
+      await expect(runCli(['emulator', option, '2147483648'], commands, io)).resolves.toBe(2);
+      expect(io.err()).toBe(`idv: ${option} must be a number from 0 to 2147483647, got '2147483648'\n`);
+    },
+  );
+
   it('name the variable of an invalid configuration', async () => {
     const io = captureIo({ IDV_REGION: 'mars' });
     await expect(runCli(['providers'], commands, io)).resolves.toBe(1);

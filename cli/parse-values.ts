@@ -84,25 +84,29 @@ export function metricsAddress(
 }
 
 /**
- * A duration option in milliseconds: `30m`, `1h`, `7d`, `90s`, ISO 8601 (`PT30M`); a bare number
- * is refused with a hint, a negative one too, and zero unless `zero` allows it; `never` when
- * `never` allows it. The bounds of the setting are checked later by the request's schema.
+ * A duration option as written, once it reads as one: `30m`, `1h`, `7d`, `90s`, ISO 8601
+ * (`PT30M`); a bare number is refused with a hint, a negative one too; `never` when `never`
+ * allows it. Its bounds are the setting's, checked by the schema of what it sets.
  */
 export function durationOption(
   values: CommandArgs['values'],
   name: string,
-  allow: { zero?: boolean; never?: boolean } = {},
-): number | 'never' | undefined {
+  allow: { never?: boolean } = {},
+): string | undefined {
   const value = stringOption(values, name);
   if (value === undefined) return undefined;
   if (allow.never && value.trim() === 'never') return 'never';
   const problem = durationProblem(value);
   if (problem) throw new UsageError(`--${name} ${problem}`);
-  const ms = parseDuration(value);
-  if (ms === undefined)
+  if (parseDuration(value) === undefined)
     throw new UsageError(
       `--${name} must be a duration such as 30m, 1h or 7d (or ISO 8601 such as PT30M)${allow.never ? ', or never' : ''}, got '${value}'`,
     );
-  if (ms === 0 && !allow.zero) throw new UsageError(`--${name} must be more than 0, got '${value}'`);
-  return ms;
+  return value;
+}
+
+/** A duration option in milliseconds (checked as {@link durationOption} checks it). */
+export function durationMsOption(values: CommandArgs['values'], name: string): number | undefined {
+  const value = durationOption(values, name);
+  return value === undefined ? undefined : parseDuration(value);
 }

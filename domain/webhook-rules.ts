@@ -33,7 +33,8 @@ export function webhookRegistrationProblem(
   return undefined;
 }
 
-function webhookUrlProblem(value: unknown): string | undefined {
+/** Why a webhook URL must be refused (not absolute http(s), longer than 2000), or undefined. */
+export function webhookUrlProblem(value: unknown): string | undefined {
   if (typeof value !== 'string') return 'url must be an absolute http(s) URL';
   let url: URL;
   try {

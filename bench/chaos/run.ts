@@ -259,8 +259,11 @@ async function main(): Promise<number> {
     clearInterval(faultsAgain);
     await control('DELETE', '/faults');
     const running = async () =>
-      (await client.workflow.count(`TaskQueue = '${taskQueue}' AND ExecutionStatus = 'Running' AND WorkflowType != 'keyring'`))
-        .count;
+      (
+        await client.workflow.count(
+          `TaskQueue = '${taskQueue}' AND ExecutionStatus = 'Running' AND WorkflowType != 'keyring'`,
+        )
+      ).count;
     // An orphan sweep that failed under the faults waits up to 5 minutes between attempts (its
     // retry policy): once the faults are gone, each has its next attempt within that, then lists.
     const deadline = Date.now() + RUNNING_WAIT_MS;

@@ -65,7 +65,13 @@ async function main(): Promise<void> {
   const taskQueue = 'bench-sessions';
   const dataKeys = new DataKeys(store.dataKeys, new TemporalKeyring({ client, taskQueue }));
   const activities = {
-    ...createActivities({ identity, vault: store.vault, blobs: store.blobs, records: store.records, dataKeys }),
+    ...createActivities({
+      identity,
+      vault: store.vault,
+      blobs: store.blobs,
+      records: store.records,
+      dataKeys,
+    }),
     noop: () => Promise.resolve(),
   };
   const worker = await Worker.create({

@@ -1,7 +1,7 @@
 import { runEmulatorAction } from './emulator-actions';
 import { randomInt } from 'node:crypto';
 import { startEmulator, emulatorInfo } from '../../emulator/emulator';
-import { type FaultSpec } from '../../emulator/http/faults';
+import { type FaultSpec, MAX_FAULT_DELAY_MS } from '../../emulator/http/faults';
 import { type Command, UsageError } from '../command';
 import { listenOptions, parseNonNegative, parsePort, stringListOption, stringOption } from '../parse-values';
 
@@ -82,13 +82,17 @@ export const emulatorCommand: Command = {
     const seed = parseNonNegative(stringOption(values, 'seed'), 'seed', { integer: true });
     const userLatency = parseNonNegative(stringOption(values, 'user-latency-ms'), 'user-latency-ms');
     const fault: FaultSpec = {};
-    const latencyMs = parseNonNegative(stringOption(values, 'latency-ms'), 'latency-ms');
+    const latencyMs = parseNonNegative(stringOption(values, 'latency-ms'), 'latency-ms', {
+      max: MAX_FAULT_DELAY_MS,
+    });
     const errorRate = parseNonNegative(stringOption(values, 'error-rate'), 'error-rate', { max: 1 });
     const rateLimitRate = parseNonNegative(stringOption(values, 'rate-limit-rate'), 'rate-limit-rate', {
       max: 1,
     });
     const dropRate = parseNonNegative(stringOption(values, 'drop-rate'), 'drop-rate', { max: 1 });
-    const slowBodyMs = parseNonNegative(stringOption(values, 'slow-body-ms'), 'slow-body-ms');
+    const slowBodyMs = parseNonNegative(stringOption(values, 'slow-body-ms'), 'slow-body-ms', {
+      max: MAX_FAULT_DELAY_MS,
+    });
     Object.assign(fault, { latencyMs, errorRate, rateLimitRate, dropRate, slowBodyMs });
     const emulator = await startEmulator({
       port: parsePort(stringOption(values, 'port'), 'port') ?? 0,

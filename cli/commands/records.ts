@@ -6,7 +6,7 @@ import {
 import { type Command, type CommandArgs, UsageError } from '../command';
 import { commandConfig, commandStore } from '../connect';
 import { printJson, tableLines } from '../output';
-import { durationOption, parseNonNegative, stringOption } from '../parse-values';
+import { durationMsOption, parseNonNegative, stringOption } from '../parse-values';
 
 const redactionStates = ['done', 'due', 'kept'] as const;
 
@@ -22,7 +22,7 @@ function timeOption(values: CommandArgs['values'], name: string, nowMs: number):
       );
     return new Date(ms).toISOString();
   }
-  const ago = durationOption(values, name, { zero: true }) as number;
+  const ago = durationMsOption(values, name) ?? 0;
   return new Date(nowMs - ago).toISOString();
 }
 
@@ -117,8 +117,7 @@ export const recordsCommand: Command = {
         (name) => values[name] !== undefined,
       );
       if (listing) throw new UsageError(`idv records purge takes no --${listing}`);
-      const olderThan =
-        (durationOption(values, 'older-than') as number | undefined) ?? config.recordRetentionMs;
+      const olderThan = durationMsOption(values, 'older-than') ?? config.recordRetentionMs;
       if (olderThan === undefined)
         throw new UsageError(
           'idv records purge needs --older-than (such as 400d), or IDV_RECORD_RETENTION: how long the business keeps records',

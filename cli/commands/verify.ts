@@ -1,6 +1,11 @@
 import { randomBytes } from 'node:crypto';
 import { integrationCapabilities, type IntegrationCapability } from '../../domain/identity-enums';
-import { resultModes, type ResultMode, type VerificationRequest } from '../../domain/verification';
+import {
+  resultModes,
+  type ResultMode,
+  type VerificationRequest,
+  verificationRequestSchema,
+} from '../../domain/verification';
 import { InvalidVerificationRequestError } from '../../client/parse-request';
 import { receiverReturnUrl } from '../../client/receiver-return-url';
 import { ReceiverSecretError } from '../../codec/receiver-tokens';
@@ -8,7 +13,7 @@ import { type StackInfo } from '../../workers/dev/stack-file';
 import { receiverAddressOf } from '../../workers/receiver-address';
 import { VerificationNotStartedError } from '../../client/idv-client';
 import { VerificationEndedError } from '../../client/verification-handle';
-import { type Command, CommandFailedError, UsageError } from '../command';
+import { type Command, type CommandArgs, CommandFailedError, UsageError } from '../command';
 import { commandConfig, connectTemporal } from '../connect';
 import { outcomeLines, printJson } from '../output';
 import { durationOption, stringListOption, stringOption } from '../parse-values';
@@ -28,14 +33,19 @@ function providerInput(entries: string[]): Record<string, string> | undefined {
   return input;
 }
 
-function capabilities(values: string[], provider: string): IntegrationCapability[] {
+/**
+ * The capabilities of `--capability`, each one the service knows. Required unless the provider is
+ * the embedded stack's test provider (also the one used when `--provider` is not given), whose
+ * default is `PollResult`.
+ */
+function capabilities(values: string[], provider: string | undefined): IntegrationCapability[] {
   for (const value of values) {
     if (!integrationCapabilities.includes(value as IntegrationCapability)) {
       throw new UsageError(`--capability '${value}' is not one of ${integrationCapabilities.join(', ')}`);
     }
   }
   if (values.length > 0) return values as IntegrationCapability[];
-  if (provider === TEST_PROVIDER) return ['PollResult'];
+  if (provider === undefined || provider === TEST_PROVIDER) return ['PollResult'];
   throw new UsageError(
     '--capability is required for this provider (repeat it for each capability your UI supports)',
   );
@@ -60,6 +70,60 @@ async function returnUrlOf(
     if (error instanceof ReceiverSecretError) throw new CommandFailedError(error.message);
     throw error;
   }
+}
+
+/** The request's fields that options set, each with its option. */
+const optionOfField = {
+  reference: 'reference',
+  redirectUrl: 'redirect-url',
+  finalUrl: 'final-url',
+  timeout: 'timeout',
+  redactAfter: 'redact-after',
+} as const;
+
+type OptionField = keyof typeof optionOfField;
+
+/** The request's own rules for the fields options set (bounds of durations, URLs, references). */
+const optionFieldsSchema = verificationRequestSchema.pick(
+  Object.fromEntries(Object.keys(optionOfField).map((field) => [field, true])) as Record<OptionField, true>,
+);
+
+/**
+ * What the options set of the request, refused with a {@link UsageError} naming each option that
+ * breaks the request's rules: everything the command line alone can check, before any stack is
+ * looked up or connected to. Durations are repeated in the message; a reference is not (it could
+ * hold personal data).
+ */
+function requestOptions(values: CommandArgs['values']): Pick<VerificationRequest, OptionField | 'results'> {
+  const results = stringOption(values, 'results');
+  if (results !== undefined && !resultModes.includes(results as ResultMode)) {
+    throw new UsageError(`--results must be one of ${resultModes.join(', ')}, got '${results}'`);
+  }
+  const fields: Pick<VerificationRequest, OptionField> = {
+    reference: stringOption(values, 'reference') ?? `cli-${Date.now()}-${randomBytes(3).toString('hex')}`,
+    redirectUrl: stringOption(values, 'redirect-url'),
+    finalUrl: stringOption(values, 'final-url'),
+    timeout: durationOption(values, 'timeout'),
+    // Attachments are printed as links to the store: keep them an hour unless told otherwise
+    // (the default 0 would delete them as the outcome is printed).
+    redactAfter:
+      durationOption(values, 'redact-after', { never: true }) ??
+      (results === 'data+attachments' ? '1h' : undefined),
+  };
+  const checked = optionFieldsSchema.safeParse(fields);
+  if (!checked.success) {
+    const problems = new Map<OptionField, string[]>();
+    for (const issue of checked.error.issues) {
+      const field = issue.path[0] as OptionField;
+      problems.set(field, [...(problems.get(field) ?? []), issue.message]);
+    }
+    const lines = [...problems].map(([field, messages]) => {
+      const echo = field === 'timeout' || field === 'redactAfter' ? `, got '${String(fields[field])}'` : '';
+      return `--${optionOfField[field]} ${messages.join('; ')}${echo}`;
+    });
+    throw new UsageError(lines.join('; '));
+  }
+  return { ...fields, ...(results ? { results: results as ResultMode } : {}) };
 }
 
 /** `idv verify`: starts a verification and prints its next step; `--wait` follows it to the outcome. */
@@ -134,49 +198,32 @@ export const verifyCommand: Command = {
     },
   },
   async run({ values }, io) {
-    const results = stringOption(values, 'results');
-    if (results !== undefined && !resultModes.includes(results as ResultMode)) {
-      throw new UsageError(`--results must be one of ${resultModes.join(', ')}, got '${results}'`);
-    }
-    // Everything the command line alone can check, before connecting to anything.
-    const timeout = durationOption(values, 'timeout');
-    // Attachments are printed as links to the store: keep them an hour unless told otherwise
-    // (the default 0 would delete them as the outcome is printed).
-    const redactAfter =
-      durationOption(values, 'redact-after', { zero: true, never: true }) ??
-      (results === 'data+attachments' ? 3_600_000 : undefined);
+    const options = requestOptions(values);
     const inputEntries = providerInput(stringListOption(values, 'input'));
     const viaReceiver = values['return-via-receiver'] === true;
-    if (viaReceiver && stringOption(values, 'redirect-url') !== undefined)
+    if (viaReceiver && options.redirectUrl !== undefined)
       throw new UsageError('give --redirect-url or --return-via-receiver, not both');
-    const capabilityValues = stringListOption(values, 'capability');
+    const givenProvider = stringOption(values, 'provider');
+    const capabilityValues = capabilities(stringListOption(values, 'capability'), givenProvider);
     const connected = await connectTemporal(io.env);
     try {
       const profile = stringOption(values, 'profile') ?? connected.stack?.emulator?.verificationProfileId;
       if (!profile) throw new UsageError('--profile is required outside the embedded stack');
-      const provider =
-        stringOption(values, 'provider') ?? (connected.stack?.emulator ? TEST_PROVIDER : undefined);
+      const provider = givenProvider ?? (connected.stack?.emulator ? TEST_PROVIDER : undefined);
       if (!provider) throw new UsageError('--provider is required outside the embedded stack');
       // The test provider's default input, with what --input changes (the help's own example).
       const input = provider === TEST_PROVIDER ? { ...TEST_INPUT, ...(inputEntries ?? {}) } : inputEntries;
-      const reference =
-        stringOption(values, 'reference') ?? `cli-${Date.now()}-${randomBytes(3).toString('hex')}`;
       const returnUrl = viaReceiver
-        ? await returnUrlOf(reference, { env: io.env, stack: connected.stack })
+        ? await returnUrlOf(options.reference, { env: io.env, stack: connected.stack })
         : undefined;
-      const redirectUrl = returnUrl ?? stringOption(values, 'redirect-url');
       const request: VerificationRequest = {
-        reference,
+        ...options,
+        ...(returnUrl ? { redirectUrl: returnUrl } : {}),
         verificationProfileId: profile,
         provider,
-        capabilities: capabilities(capabilityValues, provider),
+        capabilities: capabilityValues,
         ...(values.fallback === true ? { fallbackToHostedUI: true } : {}),
-        ...(redirectUrl ? { redirectUrl } : {}),
-        ...(stringOption(values, 'final-url') ? { finalUrl: stringOption(values, 'final-url') } : {}),
         ...(input ? { providerInput: { [provider]: input } } : {}),
-        ...(timeout !== undefined ? { timeout } : {}),
-        ...(redactAfter !== undefined ? { redactAfter } : {}),
-        ...(results ? { results: results as ResultMode } : {}),
       };
       let started;
       try {

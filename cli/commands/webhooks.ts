@@ -1,6 +1,7 @@
 import { WebhookRegistryClient, WebhookRegistryError } from '../../client/webhook-registry-client';
 import { tenantProblem } from '../../domain/agent-tenants';
 import { driftPolicies, type DriftPolicy } from '../../domain/webhook-registry';
+import { webhookUrlProblem } from '../../domain/webhook-rules';
 import { type WebhookListing, type WebhookView } from '../../workflows/agent-messages';
 import { type Command, CommandFailedError, UsageError } from '../command';
 import { connectTemporal } from '../connect';
@@ -50,6 +51,8 @@ export const webhooksCommand: Command = {
       throw new UsageError(`--drift-policy must be one of ${driftPolicies.join(', ')}, got '${driftPolicy}'`);
     const url = stringOption(values, 'url');
     if (url !== undefined && action !== 'add') throw new UsageError('--url goes with add only');
+    const urlProblem = url === undefined ? undefined : webhookUrlProblem(url);
+    if (urlProblem) throw new UsageError(`--url: ${urlProblem}`);
     const connected = await connectTemporal(io.env);
     try {
       const registry = new WebhookRegistryClient({

@@ -1,5 +1,11 @@
 import { SeededRandom } from '../rng';
 
+/**
+ * The longest delay a fault holds a request (`latencyMs`, `slowBodyMs`, `lateMs`): Node's longest
+ * timer, 2^31 - 1 ms (about 24.8 days); a longer one would fire at once.
+ */
+export const MAX_FAULT_DELAY_MS = 2_147_483_647;
+
 /** Faults to inject into one operation (or `*`, every operation). */
 export interface FaultSpec {
   /** Delay before answering. */

@@ -1,7 +1,7 @@
 import { sessionErrorCodes, type SessionErrorCode } from '../../domain/identity-enums';
 import { agentMessageTypes, type AgentEvent, deliverAgentEvent } from '../deliveries';
 import { ok, type RequestContext, type Route } from '../http/context';
-import { type FaultInjector, type FaultSpec } from '../http/faults';
+import { type FaultInjector, type FaultSpec, MAX_FAULT_DELAY_MS } from '../http/faults';
 import { badRequest, invalid, notFound } from '../http/problems';
 import { jsonBody, uuidParam } from '../http/validate';
 import { type SessionRecord, type SessionScript } from '../state/model';
@@ -93,17 +93,14 @@ function parseScript(body: Record<string, unknown>, current: SessionScript): Ses
 function parseFault(body: Record<string, unknown>): { operation: string; spec: FaultSpec } {
   const errors: Record<string, string[]> = {};
   const spec: FaultSpec = {};
-  for (const name of [
-    'latencyMs',
-    'errorStatus',
-    'retryAfterSeconds',
-    'slowBodyMs',
-    'count',
-    'skip',
-    'durationMs',
-    'lateMs',
-  ] as const) {
+  for (const name of ['errorStatus', 'retryAfterSeconds', 'count', 'skip', 'durationMs'] as const) {
     const value = nonNegative(body, name, errors);
+    if (value !== undefined) spec[name] = value;
+  }
+  for (const name of ['latencyMs', 'slowBodyMs', 'lateMs'] as const) {
+    const value = nonNegative(body, name, errors);
+    if (value !== undefined && value > MAX_FAULT_DELAY_MS)
+      errors[name] = [`${name} must be at most ${MAX_FAULT_DELAY_MS} (about 24.8 days).`];
     if (value !== undefined) spec[name] = value;
   }
   for (const name of ['errorRate', 'rateLimitRate', 'dropRate', 'dropResponseRate', 'lateRate'] as const) {

@@ -320,7 +320,7 @@ describe('idv commands on the embedded stack', () => {
       webhooks: [],
     });
     const refused = await idv('webhooks', 'add', '--tenant', 'tenant-1', '--url', 'ftp://hooks.example');
-    expect(refused).toMatchObject({ code: 1, err: 'idv: url must be an absolute http(s) URL\n' });
+    expect(refused).toMatchObject({ code: 2, err: 'idv: --url: url must be an absolute http(s) URL\n' });
   });
 
   it('webhooks list says when the registry cannot reach the platform for a tenant, and exits 1', async () => {
@@ -465,6 +465,34 @@ describe('idv commands without a stack', () => {
     );
     await rm(dataDir, { recursive: true, force: true });
   });
+
+  it.each([
+    [
+      ['verify', '--reference', 'ada@example.com'],
+      'idv: --reference may contain only letters, digits, . _ : and -; must not be an email address',
+    ],
+    [['verify', '--final-url', 'ftp://example.com'], 'idv: --final-url must be an absolute http(s) URL\n'],
+    [['verify', '--capability', 'Teleport'], "idv: --capability 'Teleport' is not one of"],
+    [['verify', '--provider', 'yoti'], 'idv: --capability is required for this provider'],
+    [
+      ['webhooks', 'add', '--tenant', 't', '--url', 'ftp://example.com'],
+      'idv: --url: url must be an absolute http(s) URL\n',
+    ],
+  ])('refuse %j before looking for one, in one line with exit 2', async (args, message) => {
+    const io = captureIo({ IDV_DATA_DIR: '/nonexistent-idv-data' });
+    await expect(runCli(args, commands, io)).resolves.toBe(2);
+    expect(io.err()).toContain(message);
+    expect(io.err().trimEnd().split('\n')).toHaveLength(1);
+  });
+
+  it.each([['--latency-ms'], ['--slow-body-ms']])(
+    'refuse emulator %s longer than a timer holds, before starting it',
+    async (option) => {
+      const io = captureIo({}, Promise.resolve('SIGINT'));
+      await expect(runCli(['emulator', option, '2147483648'], commands, io)).resolves.toBe(2);
+      expect(io.err()).toBe(`idv: ${option} must be a number from 0 to 2147483647, got '2147483648'\n`);
+    },
+  );
 
   it('name the variable of an invalid configuration', async () => {
     const io = captureIo({ IDV_REGION: 'mars' });

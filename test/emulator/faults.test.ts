@@ -143,4 +143,22 @@ describe('emulator fault injection', () => {
     expect(response.status).toBe(400);
     expect(Object.keys(response.json.errors)).toEqual(['errorRate']);
   });
+
+  it('refuses a delay longer than a timer holds (2^31 - 1 ms: a longer one would fire at once)', async () => {
+    const tooLong = 2 ** 31;
+    const response = await setFault({
+      latencyMs: tooLong,
+      slowBodyMs: tooLong,
+      lateRate: 1,
+      lateMs: tooLong,
+    });
+    expect(response.status).toBe(400);
+    expect(Object.keys(response.json.errors).sort()).toEqual(['lateMs', 'latencyMs', 'slowBodyMs']);
+    expect(response.json.errors.latencyMs).toEqual([
+      'latencyMs must be at most 2147483647 (about 24.8 days).',
+    ]);
+    const longest = 2 ** 31 - 1;
+    const accepted = await setFault({ operation: 'GetSession', latencyMs: longest, slowBodyMs: longest });
+    expect(accepted.status).toBe(200);
+  });
 });

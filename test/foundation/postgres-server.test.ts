@@ -1,6 +1,10 @@
+import { chmod, cp, mkdtemp, realpath, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
 import { Client } from 'pg';
 import { harnessEnv, harnessValue } from '../harness/env';
-import { createTestDatabase } from '../harness/postgres';
+import { createTestDatabase, startPostgresServer } from '../harness/postgres';
+import { installedBinDir } from '../harness/postgres-binaries';
 
 async function withClient<T>(url: string, use: (client: Client) => Promise<T>): Promise<T> {
   const client = new Client({ connectionString: url });
@@ -48,5 +52,44 @@ describe('the PostgreSQL test server', () => {
     expect(remaining).toBe(0);
     await expect(withClient(database.url, () => Promise.resolve())).rejects.toThrow(/does not exist/);
     await lingering.end().catch(() => {});
+  });
+});
+
+describe('a PostgreSQL test server installed in a folder only its owner can enter', () => {
+  // A checkout under `mktemp -d` or /root, tested as root: the server runs as nobody.
+  let checkout: string;
+  let copies: string;
+  beforeAll(async () => {
+    checkout = await mkdtemp(join(tmpdir(), 'idv-private-checkout-'));
+    await cp(dirname(await realpath(installedBinDir())), join(checkout, 'postgres'), {
+      recursive: true,
+      verbatimSymlinks: true,
+    });
+    copies = await mkdtemp(join(tmpdir(), 'idv-postgres-copies-'));
+    await chmod(copies, 0o755);
+  });
+  afterAll(async () => {
+    await rm(checkout, { recursive: true, force: true });
+    await rm(copies, { recursive: true, force: true });
+  });
+
+  it('starts and serves queries', async () => {
+    const data = await mkdtemp(join(tmpdir(), 'idv-postgres-data-'));
+    try {
+      const server = await startPostgresServer(data, {
+        binDir: join(checkout, 'postgres', 'bin'),
+        copiesDir: copies,
+      });
+      try {
+        const answer = await withClient(server.url, (client) =>
+          client.query<{ one: number }>('select 1 as one'),
+        );
+        expect(answer.rows).toEqual([{ one: 1 }]);
+      } finally {
+        await server.stop();
+      }
+    } finally {
+      await rm(data, { recursive: true, force: true });
+    }
   });
 });

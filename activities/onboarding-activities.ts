@@ -4,7 +4,11 @@ import {
   type OnboardingVerification,
   onboardingVerificationRequest,
 } from '../domain/onboarding';
-import { type VerificationInput } from '../domain/verification';
+import { recordOfStart, type VerificationInput } from '../domain/verification';
+import { Context } from '@temporalio/activity';
+import { reserveReference } from '../stores/reserve-reference';
+import { verificationWorkflowId } from '../workflows/run-verification';
+import { ONBOARDING_ALREADY_VERIFIED } from '../workflows/failure-types';
 import { type ActivityDeps } from './deps';
 import { classified } from './failures';
 
@@ -38,7 +42,26 @@ export function onboardingActivities(deps: ActivityDeps) {
         throw error;
       }
       const dataKeyId = await classified(() => deps.dataKeys.create());
-      return { ...parsed, dataKeyId };
+      const input: VerificationInput = { ...parsed, dataKeyId };
+      // Its reference is kept as a client start keeps it: one verification per connection, ever.
+      const { client } = Context.current();
+      const workflowId = verificationWorkflowId(input.reference);
+      const reservation = await reserveReference(
+        { records: deps.records, vault: deps.vault },
+        recordOfStart(input),
+        { workflowId, client },
+      );
+      if (reservation.kind === 'restarted' && reservation.previousDataKeyId !== dataKeyId)
+        await deps.dataKeys.destroy(reservation.previousDataKeyId);
+      if (reservation.kind === 'used') {
+        await deps.dataKeys.destroy(dataKeyId);
+        throw ApplicationFailure.create({
+          type: ONBOARDING_ALREADY_VERIFIED,
+          message: `this connection's verification has run already: see ${workflowId}`,
+          nonRetryable: true,
+        });
+      }
+      return input;
     },
   };
 }

@@ -7,6 +7,7 @@ import {
 } from '@temporalio/client';
 import {
   FINAL_URL_MEMO,
+  recordOfStart,
   type VerificationInput,
   type VerificationProgress,
   type VerificationRequest,
@@ -21,6 +22,7 @@ import { DataKeyDestroyedError, DataKeys } from '../codec/data-keys';
 import { attachmentAad } from '../domain/sealed';
 import { type IdvStore } from '../stores/idv-store';
 import { prepareVerificationInput } from './prepare-input';
+import { reserveReference } from '../stores/reserve-reference';
 import { TemporalKeyring } from './keyring-client';
 import { type FailedWork, listFailedWork } from './failed-work';
 import {
@@ -132,7 +134,7 @@ export class IdvClient {
   ): Promise<{ handle: VerificationHandle; nextStep: NextStepAnswer }> {
     // Validated before anything is created; then its data key is made and providerInput sealed.
     const input = await prepareVerificationInput(request, this.#dataKeys);
-    const startedBefore = await this.#reserve(input);
+    await this.#reserve(input);
     const workflowId = verificationWorkflowId(input.reference);
     const startWorkflowOperation = new WithStartWorkflowOperation(verificationSession, {
       workflowId,
@@ -172,12 +174,6 @@ export class IdvClient {
     // Joined a running verification: it has its own key; the one made for this call goes.
     if (nextStep.dataKeyId && nextStep.dataKeyId !== input.dataKeyId)
       await this.#dataKeys.destroy(input.dataKeyId);
-    // An earlier start of this reference never ran: the record names this one's key.
-    else if (startedBefore)
-      await this.#store.records.restarted(input.reference, {
-        dataKeyId: input.dataKeyId,
-        startedAt: new Date().toISOString(),
-      });
     const workflow = await startWorkflowOperation.workflowHandle();
     return {
       handle: new VerificationHandle(input.reference, workflow, this.#dataKeys, this.#store.records),
@@ -186,25 +182,25 @@ export class IdvClient {
   }
 
   /**
-   * Keeps the reference for this verification in the records: a reference is used once for as
-   * long as its record is kept, past Temporal's retention. A reference whose verification has
-   * ended is refused; one that only started (it may be running, or its start never ran) is left
-   * to Temporal, which joins a running one and refuses a closed one. Resolves true when the
-   * reference was recorded before.
+   * Keeps the reference for this verification (see `reserveReference`): a reference whose
+   * verification ran is refused (its key made for this call destroyed); one whose earlier start
+   * never ran is taken over (that start's key destroyed).
    */
-  async #reserve(input: VerificationInput): Promise<boolean> {
-    const { created, record } = await this.#store.records.reserve({
-      reference: input.reference,
-      verificationProfileId: input.verificationProfileId,
-      provider: input.provider,
-      dataKeyId: input.dataKeyId,
-      status: 'started',
-      startedAt: new Date().toISOString(),
+  async #reserve(input: VerificationInput): Promise<void> {
+    const workflowId = verificationWorkflowId(input.reference);
+    const reservation = await reserveReference(this.#store, recordOfStart(input), {
+      workflowId,
+      client: this.client,
     });
-    if (created || record.status === 'started') return !created;
+    if (reservation.kind === 'restarted' && reservation.previousDataKeyId !== input.dataKeyId)
+      await this.#dataKeys.destroy(reservation.previousDataKeyId);
+    if (reservation.kind !== 'used') return;
     await this.#dataKeys.destroy(input.dataKeyId);
+    const { record } = reservation;
     throw new VerificationEndedError(
-      `verification ${input.reference} has already ended (${record.status}${record.errorCode ? `, ${record.errorCode}` : ''}, ${record.endedAt ?? 'time unknown'}): read it with getVerification(), or start a new reference`,
+      record.status === 'started'
+        ? `verification ${input.reference} ran and Temporal no longer keeps it (its record has no ending: see idv records): start a new reference`
+        : `verification ${input.reference} has already ended (${record.status}${record.errorCode ? `, ${record.errorCode}` : ''}, ${record.endedAt ?? 'time unknown'}): read it with getVerification(), or start a new reference`,
     );
   }
 

@@ -9,6 +9,7 @@ import { connectionIdSchema, onboardingWorkflowId } from '../domain/agent-delive
 import { tenantProblem } from '../domain/agent-tenants';
 import { type OnboardingInput, onboardingInputProblems } from '../domain/onboarding';
 import { type onboarding } from '../workflows/onboarding';
+import { ONBOARDING_ALREADY_VERIFIED } from '../workflows/failure-types';
 import {
   type OnboardingProgress,
   onboardingProgressQuery,
@@ -25,7 +26,7 @@ export const onboardingErrorCodes = {
   /** The onboarding was cancelled (its verification, if any, too). */
   cancelled: 'OnboardingCancelled',
   /** Started again by hand, but the connection's verification has run already (one per connection, ever). */
-  alreadyVerified: 'OnboardingAlreadyVerified',
+  alreadyVerified: ONBOARDING_ALREADY_VERIFIED,
   /** The onboarding failed (terminated, or a failure of its own); the message says why. */
   failed: 'OnboardingFailed',
 } as const;

@@ -120,6 +120,7 @@ export class VerificationHandle {
         status: record.status,
         ...(record.errorCode ? { errorCode: record.errorCode } : {}),
         ...(record.sessionId ? { sessionId: record.sessionId } : {}),
+        fromRecord: true,
       };
     }
     const { identity, ...outcome } = sealed;

@@ -80,6 +80,11 @@ export class DataKeys {
     }
   }
 
+  /** Live keys not wrapped under key-encryption key `kekId` (at most `limit`): what a rotation would re-wrap. */
+  async wrappedElsewhere(kekId: string, limit: number): Promise<string[]> {
+    return (await this.#store.wrappedElsewhere(kekId, { limit })).map((entry) => entry.keyId);
+  }
+
   /** Encrypts a JSON value under the key. */
   async seal(keyId: string, value: unknown): Promise<Sealed> {
     const key = await this.#key(keyId);

@@ -2,17 +2,21 @@ import { type Payload } from '@temporalio/common';
 import { isSealed, type Sealed } from '../domain/sealed';
 import { checkKeyId } from '../stores/data-key-store';
 import { DataKeyDestroyedError, DataKeyUnavailableError, type DataKeys } from './data-keys';
+import { isKeyringEntry } from './keyring';
 
 /** What stands for a sealed value whose data key the redaction destroyed. */
 export const REDACTED_TEXT = "data key destroyed by the redaction: this person's data is gone";
 
+/** What stands for a key-encryption key of the keyring. */
+export const KEYRING_KEY_TEXT = 'key-encryption key: not shown';
+
 /** Deeper JSON is left as it is (no payload of ours nests this deep; recursion stays bounded). */
 const MAX_DEPTH = 64;
 
-/** A `json/plain` payload with its sealed values opened or marked; other payloads unchanged. */
 /**
  * A decoded `json/plain` payload with every sealed value inside opened, or marked `redacted`
- * (its data key destroyed) or `unreadable`; other payloads as they are.
+ * (its data key destroyed) or `unreadable`, and every key-encryption key hidden; other payloads
+ * as they are.
  */
 export async function openSealedValues(payload: Payload, dataKeys: DataKeys): Promise<Payload> {
   if (Buffer.from(payload.metadata?.encoding ?? []).toString() !== 'json/plain') return payload;
@@ -29,6 +33,8 @@ export async function openSealedValues(payload: Payload, dataKeys: DataKeys): Pr
 /** The value with every sealed value inside replaced; the same reference when there was none. */
 async function openDeep(value: unknown, dataKeys: DataKeys, depth: number): Promise<unknown> {
   if (isSealed(value)) return await openOrMark(value, dataKeys);
+  // The keyring's own payloads: a key-encryption key is shown to no one.
+  if (isKeyringEntry(value)) return { id: value.id, key: KEYRING_KEY_TEXT };
   if (typeof value !== 'object' || value === null || depth >= MAX_DEPTH) return value;
   const entries = Object.entries(value);
   const opened: [string, unknown][] = [];

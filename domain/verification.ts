@@ -207,10 +207,15 @@ export interface VerificationOutcome {
   /** True when identity data was fetched but has been redacted since (its data key destroyed). */
   identityRedacted?: true;
   attachments?: AttachmentRef[];
+  /** Set when Temporal no longer keeps the workflow: the outcome as its record tells it (no identity, no attachments). */
+  fromRecord?: true;
 }
 
 /** The outcome as the workflow returns it: the identity data sealed under the verification's data key. */
-export type SealedVerificationOutcome = Omit<VerificationOutcome, 'identity' | 'identityRedacted'> & {
+export type SealedVerificationOutcome = Omit<
+  VerificationOutcome,
+  'identity' | 'identityRedacted' | 'fromRecord'
+> & {
   identity?: Sealed;
 };
 
@@ -243,4 +248,16 @@ export interface VerificationProgress {
   orphanSweep: boolean;
   /** Set when Temporal no longer keeps the workflow: this is what its record tells. */
   fromRecord?: true;
+}
+
+/** The record a start makes for its verification, before anything runs (the store's `reserveReference`). */
+export function recordOfStart(input: VerificationInput, startedAt: Date = new Date()) {
+  return {
+    reference: input.reference,
+    verificationProfileId: input.verificationProfileId,
+    provider: input.provider,
+    dataKeyId: input.dataKeyId,
+    status: 'started' as const,
+    startedAt: startedAt.toISOString(),
+  };
 }

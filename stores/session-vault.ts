@@ -93,6 +93,13 @@ export interface SessionVault {
   closeCreation(workflowId: string, keptSessionId?: string): Promise<string[]>;
   /** True once the verification's creation was closed: a new attempt is not to be sent. */
   creationClosed(workflowId: string): Promise<boolean>;
+  /** True once the verification claimed a session or closed its creation: it ran. */
+  creationBegun(workflowId: string): Promise<boolean>;
+  /**
+   * Forgets a verification's creation (its slot), long after it closed: its workflow ID may start
+   * a new verification (a reference whose record was purged). Idempotent.
+   */
+  forgetCreation(workflowId: string): Promise<void>;
   /** The sessions of a profile marked orphans and not swept yet. */
   orphans(profileId: string): Promise<string[]>;
   /**

@@ -71,8 +71,8 @@ export interface VerificationRecords {
   redacted(reference: string, redactedAt: string): Promise<void>;
   /** Records matching `filter`, in reference order after `filter.after`. */
   list(filter: RecordFilter): Promise<VerificationRecord[]>;
-  /** Removes the records of verifications erased before `erasedBefore`; resolves to how many. */
-  purge(erasedBefore: string): Promise<number>;
+  /** Removes the records of verifications erased before `erasedBefore`; resolves to their references. */
+  purge(erasedBefore: string): Promise<string[]>;
 }
 
 const REFERENCE = /^[A-Za-z0-9][A-Za-z0-9._:-]{0,199}$/;

@@ -68,6 +68,14 @@ const url = z.string().refine((value) => {
   }
 }, 'must be an http(s) URL');
 
+/** How long records of erased verifications may be kept before a purge: a day to a century. */
+export const recordRetentionBounds = {
+  minMs: 86_400_000,
+  maxMs: 36_500 * 86_400_000,
+  range: '1 day to 100 years',
+  example: '400d',
+} as const;
+
 /** A duration variable (`90s`, `24h`, ISO 8601) within bounds, read as milliseconds. */
 function durationVariable(bounds: { minMs: number; maxMs: number; range: string; example: string }) {
   return z.string().transform((value, context) => {
@@ -145,12 +153,7 @@ const variables = {
     range: '1s to 30 days',
     example: '24h',
   }),
-  IDV_RECORD_RETENTION: durationVariable({
-    minMs: 86_400_000,
-    maxMs: 36_500 * 86_400_000,
-    range: '1 day to 100 years',
-    example: '400d',
-  }),
+  IDV_RECORD_RETENTION: durationVariable(recordRetentionBounds),
   IDV_KEY_ROTATION: durationVariable({
     minMs: 1_000,
     maxMs: 30 * 86_400_000,

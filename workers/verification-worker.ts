@@ -34,7 +34,7 @@ export interface VerificationWorkerOptions {
   /**
    * The keyring (`idv-keyring-<taskQueue>`, run by these workers): how often it rotates its
    * key-encryption key, re-wrapping every live data key; a destroyed one is gone from every copy
-   * of the store once the next rotation has run. @default 10 minutes
+   * of the store once the next rotation has run. @default 1 hour
    */
   keyring?: Partial<KeyringSettings>;
   /** Payload encryption keys, newest first (every payload and failure text is encrypted). */

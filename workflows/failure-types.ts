@@ -16,6 +16,9 @@ export const verificationFailureTypes = {
   invalidArgument: 'InvalidUpdateArgument',
 } as const;
 
+/** The failure type of an onboarding whose connection's verification has run already (stable API). */
+export const ONBOARDING_ALREADY_VERIFIED = 'OnboardingAlreadyVerified';
+
 /** The failure type of a maintenance workflow (redaction, sweep, onboarding) whose step gave up (stable API). */
 export const MAINTENANCE_GAVE_UP = 'MaintenanceGaveUp';
 

@@ -14,28 +14,46 @@ import type { VerificationActivities } from '../activities/index';
 import type { KeyringSchedule } from '../activities/keyring-activities';
 import { describeFailure } from './bounded-step';
 import { countGiveUp } from './maintenance';
-import { type KeyringKey, keyringQuery, keyringUpdate, type KeyringView, rotateKeysSignal } from './messages';
+import { keyringQuery, keyringUpdate, type KeyringView, rotateKeysSignal } from './messages';
+import type { KeyringEntry } from '../codec/keyring';
 import { IdvStatus, NEEDS_ATTENTION } from './search-attributes';
 
-// No schedule-to-close bound: a keyring that failed would take every live data key with it, so
-// its steps wait for a worker however long none runs, and a rotation that fails is tried again.
-const { keyringSchedule, newKeyEncryptionKey, deleteEarlierRuns } = proxyActivities<VerificationActivities>({
+// No schedule-to-close bound on what the keys depend on: a keyring that failed would take every
+// live data key with it, so these steps wait for a worker however long none runs.
+const { keyringSchedule, newKeyEncryptionKey } = proxyActivities<VerificationActivities>({
   startToCloseTimeout: '1 minute',
   retry: { maximumInterval: '1 minute' },
 });
+// Bounded: a refusal (a namespace where workers may not delete executions) must not hold rotations.
+const { deleteEarlierRuns, liveKeysUnderOtherKeys } = proxyActivities<VerificationActivities>({
+  startToCloseTimeout: '1 minute',
+  scheduleToCloseTimeout: '10 minutes',
+  retry: { maximumInterval: '1 minute' },
+});
+// A large store takes long: the re-wrap resumes where an attempt stopped (its heartbeat).
 const { rewrapDataKeys } = proxyActivities<VerificationActivities>({
   startToCloseTimeout: '10 minutes',
   heartbeatTimeout: '30 seconds',
-  scheduleToCloseTimeout: '1 hour',
+  scheduleToCloseTimeout: '1 day',
   retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute' },
 });
 
+/** The keyring's steps that can fail, as `idv_maintenance_failed{kind="keyring",step}` names them. */
+type KeyringStep = 'rotation' | 'deleting earlier runs' | 'starting anew';
+
 /** What the keyring carries into its next run. */
 export interface KeyringInput {
-  keys?: KeyringKey[];
+  keys?: KeyringEntry[];
   lastRotation?: { startedAt: number; completedAt: number };
-  /** The last rotation gave up (the keyring is marked for attention until one succeeds). */
-  attention?: boolean;
+  /** The problems of its steps, by step: it asks for attention until each goes through. */
+  problems?: Partial<Record<KeyringStep, string>>;
+  /** A rotation asked for (`rotateKeys`) while the last one was under way. */
+  rotateRequested?: boolean;
+  /**
+   * The `refreshMs` the last run told processes: one that read it may wrap under a key for twice
+   * that, whatever this run's schedule says.
+   */
+  publishedRefreshMs?: number;
 }
 
 /**
@@ -55,18 +73,21 @@ export async function keyring(input: KeyringInput): Promise<void> {
 
 /** The keyring's state; its methods are its transitions. */
 class KeyringState {
-  keys: KeyringKey[];
+  keys: KeyringEntry[];
   lastRotation: KeyringInput['lastRotation'];
   schedule: KeyringSchedule | undefined;
-  rotateRequested = false;
-  attention = false;
+  rotateRequested: boolean;
+  #problems: Partial<Record<KeyringStep, string>>;
+  readonly #publishedBefore: number;
   /** The last rotation tried, done or not: the next is due a period later. */
   #lastTriedAt: number;
 
   constructor(input: KeyringInput) {
     this.keys = [...(input.keys ?? [])];
     this.lastRotation = input.lastRotation;
-    this.attention = input.attention === true;
+    this.#problems = { ...input.problems };
+    this.rotateRequested = input.rotateRequested === true;
+    this.#publishedBefore = input.publishedRefreshMs ?? 0;
     this.#lastTriedAt = input.lastRotation?.startedAt ?? Date.now();
   }
 
@@ -78,6 +99,11 @@ class KeyringState {
     return this.#lastTriedAt + (this.schedule?.rotateEveryMs ?? 0);
   }
 
+  /** How long a rotation waits before re-wrapping: three times the longest refresh any reader holds. */
+  get learnMs(): number {
+    return 3 * Math.max(this.schedule?.refreshMs ?? 0, this.#publishedBefore);
+  }
+
   /** What processes read; no keys until it has its schedule and a key. */
   view(): KeyringView {
     return {
@@ -85,6 +111,7 @@ class KeyringState {
       refreshMs: this.schedule?.refreshMs ?? 0,
       ...(this.lastRotation ? { lastRotation: this.lastRotation } : {}),
       nextRotationAt: this.nextRotationAt,
+      ...(this.attention ? { attention: this.attention } : {}),
     };
   }
 
@@ -95,17 +122,40 @@ class KeyringState {
   }
 
   /** A rotation re-wrapped every live data key under `current`: the older keys go. */
-  rotated(current: KeyringKey, startedAt: number): void {
-    if (this.attention) upsertSearchAttributes([{ key: IdvStatus, value: 'ok' }]);
-    this.attention = false;
+  rotated(current: KeyringEntry, startedAt: number): void {
     this.keys = [current];
     this.lastRotation = { startedAt, completedAt: Date.now() };
+    this.attend('rotation', undefined);
   }
 
-  /** A rotation gave up: the older keys stay (nothing is lost), and the keyring asks for attention. */
-  rotationFailed(): void {
-    if (!this.attention) upsertSearchAttributes([{ key: IdvStatus, value: NEEDS_ATTENTION }]);
-    this.attention = true;
+  /**
+   * Records (or clears) the problem of one step; the keyring asks for attention while any step
+   * has one. Each new problem is counted once.
+   */
+  attend(step: KeyringStep, problem: string | undefined): void {
+    const before = this.attention;
+    if (problem && !this.#problems[step]) countGiveUp({ kind: 'keyring', step });
+    this.#problems = { ...this.#problems, [step]: problem };
+    const now = this.attention;
+    if (Boolean(before) !== Boolean(now))
+      upsertSearchAttributes([{ key: IdvStatus, value: now ? NEEDS_ATTENTION : 'ok' }]);
+  }
+
+  /** Why the keyring asks for attention, if it does. */
+  get attention(): string | undefined {
+    const problems = Object.values(this.#problems).filter(Boolean);
+    return problems.length > 0 ? problems.join('; ') : undefined;
+  }
+
+  /** What the next run starts from. */
+  carry(): KeyringInput {
+    return {
+      keys: this.keys,
+      ...(this.lastRotation ? { lastRotation: this.lastRotation } : {}),
+      ...(this.attention ? { problems: this.#problems } : {}),
+      ...(this.rotateRequested ? { rotateRequested: true } : {}),
+      ...(this.schedule ? { publishedRefreshMs: this.schedule.refreshMs } : {}),
+    };
   }
 }
 
@@ -121,62 +171,82 @@ async function runKeyring(input: KeyringInput): Promise<void> {
     state.rotateRequested = true;
   });
   state.schedule = await keyringSchedule();
-  if (state.keys.length === 0) state.keys = [await newKeyEncryptionKey()];
-  // The runs before this one held keys since retired: gone from Temporal too.
-  const { workflowId, runId, continuedFromExecutionRunId } = workflowInfo();
-  await deleteEarlierRuns({
-    workflowId,
-    keepRunId: runId,
-    ...(continuedFromExecutionRunId ? { previousRunId: continuedFromExecutionRunId } : {}),
-  }).catch((error: unknown) => {
-    log.warn('deleting the keyring’s earlier runs failed; the next run tries again', {
-      reason: describeFailure(error),
-    });
-  });
+  if (state.keys.length === 0) {
+    const first = await newKeyEncryptionKey();
+    state.keys = [first];
+    await checkNothingIsLost(state, first);
+  }
+  await deleteRetiredRuns(state);
 
   for (;;) {
     await condition(() => state.rotateRequested, Math.max(1, state.nextRotationAt - Date.now()));
     const startedAt = state.beginRotation();
-    const rotated = await rotate(state.keys, state.schedule.refreshMs, (added) => {
+    const rotated = await rotate(state, (added) => {
       state.keys = [...state.keys, added];
     });
     if (rotated) {
       state.rotated(rotated, startedAt);
       break;
     }
-    state.rotationFailed();
     if (workflowInfo().continueAsNewSuggested) break;
   }
   // After a rotation (its retired keys then deleted with this run), or a history grown long.
   await condition(allHandlersFinished);
-  return await continueAsNew<typeof keyring>({
-    keys: state.keys,
-    ...(state.lastRotation ? { lastRotation: state.lastRotation } : {}),
-    ...(state.attention ? { attention: true } : {}),
-  });
+  return await continueAsNew<typeof keyring>(state.carry());
+}
+
+/**
+ * A keyring started anew (terminated, its history gone, another Temporal) cannot open data keys
+ * wrapped under the keys of the one before: said loudly, since those verifications' data is lost.
+ */
+async function checkNothingIsLost(state: KeyringState, first: KeyringEntry): Promise<void> {
+  const orphaned = await liveKeysUnderOtherKeys({ currentId: first.id }).catch(() => 0);
+  if (orphaned === 0) return;
+  log.error('the keyring started anew while the store holds data keys of an earlier keyring', { orphaned });
+  state.attend(
+    'starting anew',
+    `the keyring started anew: ${orphaned}+ live data keys are wrapped under keys it never had (their data cannot be opened)`,
+  );
+}
+
+/** The runs before this one held keys since retired: gone from Temporal too (tried again each run). */
+async function deleteRetiredRuns(state: KeyringState): Promise<void> {
+  const { workflowId, runId, continuedFromExecutionRunId } = workflowInfo();
+  try {
+    await deleteEarlierRuns({
+      workflowId,
+      keepRunId: runId,
+      ...(continuedFromExecutionRunId ? { previousRunId: continuedFromExecutionRunId } : {}),
+    });
+    state.attend('deleting earlier runs', undefined);
+  } catch (error) {
+    log.error('deleting the keyring’s earlier runs failed; the next run tries again', {
+      reason: describeFailure(error),
+    });
+    state.attend(
+      'deleting earlier runs',
+      `its earlier runs, holding retired keys, could not be deleted: ${describeFailure(error)}`,
+    );
+  }
 }
 
 /**
  * One rotation: a new key made current, time for every process to learn it (they wrap under a
- * current key for at most twice `refreshMs` after they asked), then every live data key under
- * an older key re-wrapped. Resolves to the new key, or undefined when it gave up (counted).
+ * current key for at most twice the `refreshMs` they read), then every live data key under an
+ * older key re-wrapped. Resolves to the new key, or undefined when it gave up (counted).
  */
-async function rotate(
-  keys: readonly KeyringKey[],
-  refreshMs: number,
-  add: (key: KeyringKey) => void,
-): Promise<KeyringKey | undefined> {
+async function rotate(state: KeyringState, add: (key: KeyringEntry) => void): Promise<KeyringEntry | undefined> {
   try {
     const current = await newKeyEncryptionKey();
     add(current);
-    await sleep(3 * refreshMs);
-    await rewrapDataKeys({ keys: [...keys, current], currentId: current.id });
+    await sleep(state.learnMs);
+    await rewrapDataKeys({ keys: state.keys, currentId: current.id });
     return current;
   } catch (error) {
-    countGiveUp({ kind: 'keyring', step: 'rotation' });
     log.error('a key rotation could not re-wrap the data keys; the older keys stay until the next', {
       reason: describeFailure(error),
     });
+    state.attend('rotation', `a rotation could not re-wrap the data keys: ${describeFailure(error)}`);
     return undefined;
   }
 }

@@ -1,5 +1,6 @@
 import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
 import type { CreationToClose } from '../activities/cleanup-activities';
+import type { KeyringEntry } from '../codec/keyring';
 import { type NextStep, type VerificationProgress, type VerificationStatus } from '../domain/verification';
 
 /** What the `nextStep` update answers: enough for an HTTP handler to launch the user. */
@@ -61,21 +62,17 @@ export function orphanSweepWorkflowId(verificationProfileId: string): string {
   return `idv-orphans-${verificationProfileId.toLowerCase()}`;
 }
 
-/** A key-encryption key as the keyring holds it (base64; only ever in encrypted payloads). */
-export interface KeyringKey {
-  id: string;
-  key: string;
-}
-
 /** What the keyring answers: its keys (the last is current), and when processes must look again. */
 export interface KeyringView {
-  keys: KeyringKey[];
+  keys: KeyringEntry[];
   /** A process wraps under the current key only for this long after it looked. */
   refreshMs: number;
   /** When the last rotation started and completed (epoch ms): keys retired then are gone. */
   lastRotation?: { startedAt: number; completedAt: number };
   /** When the next rotation is due (epoch ms). */
   nextRotationAt: number;
+  /** Why the keyring asks for attention (a step that gave up), if it does. */
+  attention?: string;
 }
 
 /** The keyring's workflow ID: one per task queue (its workers share one store). */

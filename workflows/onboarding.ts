@@ -26,7 +26,7 @@ import {
 import { FINAL_URL_MEMO, type VerificationInput } from '../domain/verification';
 import { type AgentEvent, agentEventSignal } from './agent-messages';
 import { describeFailure } from './bounded-step';
-import { activityFailureType } from './failure-types';
+import { activityFailureType, ONBOARDING_ALREADY_VERIFIED } from './failure-types';
 import { gaveUp } from './maintenance';
 import { type VerificationEnding, verificationEndedSignal } from './messages';
 import {
@@ -196,6 +196,13 @@ export async function onboarding(input: OnboardingInput): Promise<OnboardingSumm
     } catch (error) {
       if (isCancellation(error)) throw error;
       if (activityFailureType(error) === 'InvalidOnboardingInput') throw error;
+      // Its reference's record says the verification ran (the workflow may be gone).
+      if (activityFailureType(error) === ONBOARDING_ALREADY_VERIFIED)
+        throw ApplicationFailure.create({
+          type: ONBOARDING_ALREADY_VERIFIED,
+          message: `this connection's verification has run already: see ${verification.workflowId}`,
+          nonRetryable: true,
+        });
       throw gaveUp({
         kind: 'onboarding',
         step: 'preparing the verification',
@@ -218,7 +225,7 @@ export async function onboarding(input: OnboardingInput): Promise<OnboardingSumm
       if (error instanceof WorkflowExecutionAlreadyStartedError) {
         await destroyDataKey(prepared.dataKeyId).catch(() => undefined);
         throw ApplicationFailure.create({
-          type: 'OnboardingAlreadyVerified',
+          type: ONBOARDING_ALREADY_VERIFIED,
           message: `this connection's verification has run already: see ${verification.workflowId}`,
           nonRetryable: true,
         });

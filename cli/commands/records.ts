@@ -5,6 +5,8 @@ import {
 } from '../../stores/verification-records';
 import { type Command, type CommandArgs, UsageError } from '../command';
 import { commandConfig, commandStore } from '../connect';
+import { recordRetentionBounds } from '../../workers/config';
+import { purgeRecords } from '../../client/records';
 import { printJson, tableLines } from '../output';
 import { durationMsOption, parseNonNegative, stringOption } from '../parse-values';
 
@@ -23,8 +25,13 @@ function timeOption(values: CommandArgs['values'], name: string, nowMs: number):
     return new Date(ms).toISOString();
   }
   const ago = durationMsOption(values, name) ?? 0;
+  if (ago > MAX_AGO_MS)
+    throw new UsageError(`--${name} must be at most ${MAX_AGO_MS / 86_400_000}d ago, got '${value}'`);
   return new Date(nowMs - ago).toISOString();
 }
+
+/** How far back a time option reaches at most: as far as records may be kept. */
+const MAX_AGO_MS = recordRetentionBounds.maxMs;
 
 function listFilter(values: CommandArgs['values'], nowMs: number): RecordFilter {
   const status = stringOption(values, 'status');
@@ -122,12 +129,18 @@ export const recordsCommand: Command = {
         throw new UsageError(
           'idv records purge needs --older-than (such as 400d), or IDV_RECORD_RETENTION: how long the business keeps records',
         );
+      if (olderThan < recordRetentionBounds.minMs || olderThan > recordRetentionBounds.maxMs)
+        throw new UsageError(`--older-than must be a duration from ${recordRetentionBounds.range}`);
       const store = await commandStore(config);
       try {
-        const erasedBefore = new Date(nowMs - olderThan).toISOString();
-        const purged = await store.records.purge(erasedBefore);
-        if (values.json === true) printJson(io, { purged, erasedBefore });
-        else io.stdout.write(`purged ${purged} records of verifications erased before ${erasedBefore}\n`);
+        const erasedBefore = new Date(nowMs - olderThan);
+        const purged = await purgeRecords(store, erasedBefore);
+        if (values.json === true)
+          printJson(io, { purged: purged.length, erasedBefore: erasedBefore.toISOString() });
+        else
+          io.stdout.write(
+            `purged ${purged.length} records of verifications erased before ${erasedBefore.toISOString()}\n`,
+          );
         return 0;
       } finally {
         await store.close();

@@ -1,4 +1,5 @@
-import { readdir, rm } from 'node:fs/promises';
+import { mkdir, readdir, rm } from 'node:fs/promises';
+import { lock } from 'proper-lockfile';
 import { join } from 'node:path';
 import { z } from 'zod';
 import { checkKeyId, type DataKeyRecord, type DataKeyStore } from '../data-key-store';
@@ -9,8 +10,9 @@ const tombstoneSchema = z.object({ destroyedAt: z.string() });
 
 /**
  * A {@link DataKeyStore} in a local directory: a live key is `<id>.json`, a destroyed one
- * `<id>.destroyed` (created once, never removed), which wins over any live file beside it, so a
- * re-wrap racing a destruction can never bring a key back. Every write is synced with its folder.
+ * `<id>.destroyed` (created once, never removed), which wins over any live file beside it. A
+ * re-wrap and a destruction take the key's lock, so a re-wrap is a compare-and-set that never
+ * brings a key back. Every write is synced with its folder.
  */
 export class FileDataKeyStore implements DataKeyStore {
   constructor(private readonly directory: string) {}
@@ -30,22 +32,38 @@ export class FileDataKeyStore implements DataKeyStore {
   }
 
   async destroy(keyId: string): Promise<boolean> {
-    if (!(await this.get(keyId))) return false;
-    await createFileExclusive(this.#dead(keyId), JSON.stringify({ destroyedAt: new Date().toISOString() }));
-    await this.#removeLive(keyId);
-    return true;
+    return await this.#locked(keyId, async () => {
+      if (!(await this.get(keyId))) return false;
+      await createFileExclusive(this.#dead(keyId), JSON.stringify({ destroyedAt: new Date().toISOString() }));
+      await this.#removeLive(keyId);
+      return true;
+    });
   }
 
   async rewrap(keyId: string, from: string, to: string): Promise<boolean> {
-    const record = await this.get(keyId);
-    if (record?.state !== 'live' || record.wrapped !== from) return false;
-    await writeFileAtomic(this.#live(keyId), JSON.stringify({ state: 'live', wrapped: to }));
-    // Destroyed meanwhile: the tombstone was written before the live file went, so it is seen here.
-    if (await this.#tombstone(keyId)) {
-      await this.#removeLive(keyId);
-      return false;
+    // A compare-and-set: under the key's lock, which a destruction takes too.
+    return await this.#locked(keyId, async () => {
+      const record = await this.get(keyId);
+      if (record?.state !== 'live' || record.wrapped !== from) return false;
+      await writeFileAtomic(this.#live(keyId), JSON.stringify({ state: 'live', wrapped: to }));
+      return true;
+    });
+  }
+
+  /** Runs `work` holding the key's lock (a lock folder beside it; one taken by a process that died goes stale in 10 s). */
+  async #locked<T>(keyId: string, work: () => Promise<T>): Promise<T> {
+    await mkdir(this.directory, { recursive: true, mode: 0o700 });
+    const release = await lock(this.#live(keyId), {
+      realpath: false,
+      lockfilePath: join(this.directory, `${checkKeyId(keyId)}.lock`),
+      stale: 10_000,
+      retries: { retries: 100, minTimeout: 10, maxTimeout: 200 },
+    });
+    try {
+      return await work();
+    } finally {
+      await release();
     }
-    return true;
   }
 
   async wrappedElsewhere(

@@ -48,8 +48,6 @@ export class FileVerificationRecords implements VerificationRecords {
 
   async reserve(record: VerificationRecord): Promise<{ created: boolean; record: VerificationRecord }> {
     const reference = checkReference(record.reference);
-    // A purge cut short may have left the facts of an earlier record of this reference.
-    if (!(await this.#start(reference))) await this.#removeFacts(reference);
     const start = verificationRecordSchema.parse({ ...record, status: 'started' });
     const created = await createFileExclusive(this.#file('started', reference), JSON.stringify(start));
     return { created, record: created ? start : ((await this.get(reference)) ?? start) };
@@ -72,7 +70,7 @@ export class FileVerificationRecords implements VerificationRecords {
     start: Pick<VerificationRecord, 'dataKeyId' | 'startedAt'>,
   ): Promise<void> {
     const record = await this.#start(checkReference(reference));
-    if (record)
+    if (record && !(await readJsonFile(this.#file('ended', reference))))
       await writeFileAtomic(this.#file('started', reference), JSON.stringify({ ...record, ...start }));
   }
 
@@ -103,15 +101,15 @@ export class FileVerificationRecords implements VerificationRecords {
     return found;
   }
 
-  async purge(erasedBefore: string): Promise<number> {
-    let purged = 0;
+  async purge(erasedBefore: string): Promise<string[]> {
+    const purged: string[] = [];
     for (const reference of await this.#references()) {
       const record = await this.get(reference);
       if (!record?.redactedAt || record.redactedAt >= erasedBefore) continue;
-      // The start goes first: the reference is free at once; its other facts follow.
-      await removeFileDurably(this.#file('started', reference));
+      // The start goes last: a purge cut short leaves a record that still holds its reference.
       await this.#removeFacts(reference);
-      purged += 1;
+      await removeFileDurably(this.#file('started', reference));
+      purged.push(reference);
     }
     return purged;
   }

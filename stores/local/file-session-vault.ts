@@ -142,6 +142,14 @@ export class FileSessionVault implements SessionVault {
     return parsed.success && parsed.data.closed === true;
   }
 
+  async creationBegun(workflowId: string): Promise<boolean> {
+    return slotSchema.safeParse(await readJsonFile(this.#slotFile(workflowId))).success;
+  }
+
+  async forgetCreation(workflowId: string): Promise<void> {
+    await removeFileDurably(this.#slotFile(workflowId));
+  }
+
   async takeOrphan(sessionId: string, profileId: string): Promise<boolean> {
     const session = canonicalSessionId(sessionId);
     const profile = canonicalProfileId(profileId);

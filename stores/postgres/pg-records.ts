@@ -132,10 +132,11 @@ export class PgVerificationRecords implements VerificationRecords {
     return rows.map(fromRow);
   }
 
-  async purge(erasedBefore: string): Promise<number> {
-    const { rowCount } = await this.pool.query('DELETE FROM idv_records WHERE redacted_at < $1', [
-      erasedBefore,
-    ]);
-    return rowCount ?? 0;
+  async purge(erasedBefore: string): Promise<string[]> {
+    const { rows } = await this.pool.query<{ reference: string }>(
+      'DELETE FROM idv_records WHERE redacted_at < $1 RETURNING reference',
+      [erasedBefore],
+    );
+    return rows.map((row) => row.reference);
   }
 }

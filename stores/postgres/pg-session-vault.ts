@@ -173,6 +173,17 @@ export class PgSessionVault implements SessionVault {
     return rows[0]?.closed === true;
   }
 
+  async creationBegun(workflowId: string): Promise<boolean> {
+    const { rowCount } = await this.pool.query('SELECT 1 FROM idv_creation_slots WHERE workflow_id = $1', [
+      workflowId,
+    ]);
+    return (rowCount ?? 0) > 0;
+  }
+
+  async forgetCreation(workflowId: string): Promise<void> {
+    await this.pool.query('DELETE FROM idv_creation_slots WHERE workflow_id = $1', [workflowId]);
+  }
+
   async takeOrphan(sessionId: string, profileId: string): Promise<boolean> {
     // A claim and its slot are one transaction: any row is a decided claim, never the sweep's.
     const { rowCount } = await this.pool.query(

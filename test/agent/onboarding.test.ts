@@ -1,3 +1,5 @@
+import { MockActivityEnvironment } from '@temporalio/testing';
+import { type VerificationInput } from '../../domain/verification';
 import { ApplicationFailure, WorkflowFailedError, WorkflowNotFoundError } from '@temporalio/client';
 import { onboardingActivities } from '../../activities/onboarding-activities';
 import { OnboardingClient, OnboardingError } from '../../client/onboarding-client';
@@ -451,7 +453,13 @@ describe('onboarding: a connection waited for, verified and reported', () => {
       records: stack().store.records,
       dataKeys: stack().dataKeys,
     });
-    const prepared = await activities.prepareOnboardingVerification({
+    // The activity looks its verification up in Temporal through the worker's client.
+    const environment = new MockActivityEnvironment({}, { client: stack().client });
+    const prepare = (
+      request: Parameters<typeof activities.prepareOnboardingVerification>[0],
+    ): Promise<VerificationInput> =>
+      environment.run((args: typeof request) => activities.prepareOnboardingVerification(args), request);
+    const prepared = await prepare({
       tenant: TENANT,
       connectionId: 'conn-prepared',
       verification: mobile(stack().profileId),
@@ -463,13 +471,11 @@ describe('onboarding: a connection waited for, verified and reported', () => {
       redactAfter: 'never',
     });
     expect(await stack().store.dataKeys.get(prepared.dataKeyId)).toMatchObject({ state: 'live' });
-    const refused: unknown = await activities
-      .prepareOnboardingVerification({
-        tenant: TENANT,
-        connectionId: 'conn-refused',
-        verification: { ...mobile(stack().profileId), capabilities: [] },
-      })
-      .catch((e: unknown) => e);
+    const refused: unknown = await prepare({
+      tenant: TENANT,
+      connectionId: 'conn-refused',
+      verification: { ...mobile(stack().profileId), capabilities: [] },
+    }).catch((e: unknown) => e);
     expect(refused).toBeInstanceOf(ApplicationFailure);
     expect(refused).toMatchObject({
       type: 'InvalidOnboardingInput',

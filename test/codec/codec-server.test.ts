@@ -8,7 +8,8 @@ import { codecServerCommand } from '../../cli/commands/codec-server';
 import { AesGcmPayloadCodec } from '../../codec/aes-gcm-codec';
 import { payloadFromJson, payloadToJson, type PayloadJson } from '../../codec/codec-payload-json';
 import { type CodecServer, startCodecServer } from '../../codec/codec-server';
-import { REDACTED_TEXT } from '../../codec/open-sealed-values';
+import { KEYRING_KEY_TEXT, REDACTED_TEXT } from '../../codec/open-sealed-values';
+import { newKeyringEntry } from '../../codec/keyring';
 import { DataKeys } from '../../codec/data-keys';
 import { newEncryptionKeyEntry, parseEncryptionKeys } from '../../codec/encryption-keys';
 import { type IdvStore } from '../../stores/idv-store';
@@ -206,6 +207,16 @@ describe('codec server: the Temporal UI and CLI read payloads, personal data ope
     const { payloads } = JSON.parse(answer.text) as { payloads: PayloadJson[] };
     const texts = [answer.text, ...payloads.map(({ data }) => Buffer.from(data ?? '', 'base64').toString())];
     expect(texts.filter((text) => text.includes('Lovelace'))).toEqual([]);
+  });
+
+  it('never shows a key-encryption key of the keyring (its own payloads hold them)', async () => {
+    const entry = newKeyringEntry(Date.now());
+    const body = bodyOf(await encrypted({ keys: [entry], refreshMs: 30_000 }));
+    const answer = await post('/decode', body);
+    expect(decodedValues(answer)).toEqual([
+      { keys: [{ id: entry.id, key: KEYRING_KEY_TEXT }], refreshMs: 30_000 },
+    ]);
+    expect(answer.text).not.toContain(entry.key);
   });
 
   it('marks a value sealed under a key this store never had as unreadable', async () => {

@@ -1,7 +1,7 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Client, Connection, WorkflowNotFoundError } from '@temporalio/client';
+import { Client, Connection } from '@temporalio/client';
 import { commands } from '../../cli/commands/index';
 import { runCli } from '../../cli/run-cli';
 import { emulatorControl } from '../../emulator/control-client';
@@ -9,7 +9,7 @@ import { type IdvStore } from '../../stores/idv-store';
 import { openLocalStore } from '../../stores/local/local-store';
 import { type EmbeddedStack, startEmbeddedStack } from '../../workers/dev/embedded-stack';
 import { captureIo } from '../cli/capture-io';
-import { eventually } from '../harness/eventually';
+import { deleteAsRetentionWould } from '../harness/retention';
 import { harnessEnv, harnessValue } from '../harness/env';
 import { uniqueTaskQueue } from '../harness/worker';
 
@@ -59,29 +59,6 @@ describe('verification records, once Temporal no longer keeps the workflow', () 
     };
   }
 
-  /** Deletes every run of a workflow, as the namespace's retention would, and waits until it is gone. */
-  async function deleteAsRetentionWould(workflowId: string): Promise<void> {
-    const client = new Client({ connection });
-    for await (const run of client.workflow.list({ query: `WorkflowId = '${workflowId}'` }))
-      await client.workflowService.deleteWorkflowExecution({
-        namespace: 'default',
-        workflowExecution: { workflowId, runId: run.runId },
-      });
-    await eventually(
-      () =>
-        client.workflow
-          .getHandle(workflowId)
-          .describe()
-          .then(
-            () => undefined,
-            (error: unknown) => (error instanceof WorkflowNotFoundError ? true : undefined),
-          ),
-      `${workflowId} deleted`,
-      // The server deletes a run about half a minute after it is asked to.
-      90_000,
-    );
-  }
-
   it('answers status from the record, refuses the reference again, and redacts by reference', async () => {
     const reference = `records-${Date.now()}`;
     const started = await idv(
@@ -100,7 +77,7 @@ describe('verification records, once Temporal no longer keeps the workflow', () 
     const personal = leaves([identity.person, identity.document]).filter((value) => value.length >= 4);
     expect(personal.length).toBeGreaterThan(3);
 
-    await deleteAsRetentionWould(`idv-${reference}`);
+    await deleteAsRetentionWould(new Client({ connection }), `idv-${reference}`);
 
     const status = await idv('status', reference, '--json');
     expect(status.code).toBe(0);

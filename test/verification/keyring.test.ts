@@ -1,0 +1,174 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { type Client } from '@temporalio/client';
+import { ApplicationFailure } from '@temporalio/common';
+import { type IdentityClient } from '../../api/identity/identity-client';
+import { keyringActivities } from '../../activities/keyring-activities';
+import { TemporalKeyring } from '../../client/keyring-client';
+import { DataKeys } from '../../codec/data-keys';
+import { type IdvStore } from '../../stores/idv-store';
+import { openLocalStore } from '../../stores/local/local-store';
+import { keyringQuery, keyringWorkflowId, rotateKeysSignal } from '../../workflows/messages';
+import { type ActivityDeps } from '../../activities/deps';
+import { FixedKeyring } from '../harness/fixed-keyring';
+import { eventually } from '../harness/eventually';
+import { withWorker } from '../harness/worker';
+
+// The keyring under a misbehaving Temporal and a changing deployment: rotations keep coming, a
+// request is never dropped, and no live data key is lost.
+
+type KeyringActivities = ReturnType<typeof keyringActivities>;
+
+function keyringOver(
+  store: IdvStore,
+  settings: { rotateEveryMs: number; refreshMs: number },
+): KeyringActivities {
+  // rewrapAll never asks the keyring; the other activities read only the settings.
+  const deps: ActivityDeps = {
+    identity: {} as IdentityClient,
+    vault: store.vault,
+    blobs: store.blobs,
+    records: store.records,
+    dataKeys: new DataKeys(store.dataKeys, new FixedKeyring()),
+    keyring: settings,
+  };
+  return keyringActivities(deps);
+}
+
+async function view(client: Client, taskQueue: string) {
+  return await client.workflow.getHandle(keyringWorkflowId(taskQueue)).query(keyringQuery);
+}
+
+describe('the keyring', () => {
+  let directory: string;
+  let store: IdvStore;
+  beforeAll(async () => {
+    directory = await mkdtemp(join(tmpdir(), 'idv-keyring-'));
+    store = await openLocalStore(directory);
+  });
+  afterAll(async () => {
+    await store?.close();
+    await rm(directory, { recursive: true, force: true });
+  });
+
+  it('keeps rotating (or asks for attention) when deleting its earlier runs is refused', async () => {
+    const real = keyringOver(store, { rotateEveryMs: 3_600_000, refreshMs: 200 });
+    let refusals = 0;
+    const activities: KeyringActivities = {
+      ...real,
+      // A namespace where the workers may not delete executions (Temporal Cloud API key without
+      // the permission, an authorizer): DeleteWorkflowExecution answers PERMISSION_DENIED, which
+      // the activity reports as a refusal for good.
+      async deleteEarlierRuns(args) {
+        if (!args.previousRunId) return await real.deleteEarlierRuns(args);
+        refusals += 1;
+        throw ApplicationFailure.create({
+          type: 'TemporalRefused',
+          message: '7 PERMISSION_DENIED: Request unauthorized.',
+          nonRetryable: true,
+        });
+      },
+    };
+    await withWorker({ activities }, async ({ client, taskQueue }) => {
+      const keyring = new TemporalKeyring({ client, taskQueue });
+      const dataKeys = new DataKeys(store.dataKeys, keyring);
+      await dataKeys.create();
+      const handle = client.workflow.getHandle(keyringWorkflowId(taskQueue));
+      await handle.signal(rotateKeysSignal);
+      await eventually(async () => (await view(client, taskQueue)).lastRotation, 'a first rotation');
+      await eventually(
+        () => Promise.resolve(refusals > 0 ? true : undefined),
+        'the second run trying to delete the first',
+      );
+      // An erasure that must not wait: the operator asks for a rotation (`idv keyring rotate`).
+      const askedAt = Date.now();
+      await handle.signal(rotateKeysSignal);
+      // Rotations go on; the refusal is said (the keyring asks for attention, and why).
+      const after = await eventually(async () => {
+        const current = await view(client, taskQueue);
+        return (current.lastRotation?.startedAt ?? 0) >= askedAt ? current : undefined;
+      }, 'a rotation after the refusal');
+      expect(after.attention).toContain('could not be deleted');
+      const description = await handle.describe();
+      expect(description.searchAttributes.IdvStatus?.[0]).toBe('needs-attention');
+    });
+  }, 90_000);
+
+  it('does not drop a rotation asked for while one is under way', async () => {
+    const activities = keyringOver(store, { rotateEveryMs: 3_600_000, refreshMs: 1_000 });
+    await withWorker({ activities }, async ({ client, taskQueue }) => {
+      const dataKeys = new DataKeys(store.dataKeys, new TemporalKeyring({ client, taskQueue }));
+      await dataKeys.create();
+      const handle = client.workflow.getHandle(keyringWorkflowId(taskQueue));
+      await handle.signal(rotateKeysSignal);
+      // The rotation is under way (its new key made, waiting 3 x refreshMs before re-wrapping).
+      await eventually(
+        async () => ((await view(client, taskQueue)).keys.length === 2 ? true : undefined),
+        'a rotation under way',
+      );
+      // An erasure now, then `idv keyring rotate`, as the README says to do.
+      const askedAt = Date.now();
+      await handle.signal(rotateKeysSignal);
+      const rotation = await eventually(
+        async () => {
+          const last = (await view(client, taskQueue)).lastRotation;
+          return last && last.startedAt >= askedAt ? last : undefined;
+        },
+        'a rotation started after it was asked for',
+        20_000,
+      ).catch((error: unknown) => error as Error);
+      expect(rotation).not.toBeInstanceOf(Error);
+    });
+  }, 60_000);
+
+  it('keeps a live data key when the rotation period (and so refreshMs) changes between runs', async () => {
+    // Workers of a rolling deployment: the keyring's first run got its schedule from a worker whose
+    // processes use what they read for 3 s; its next run from one with a short period (50 ms).
+    const oldSettings = { rotateEveryMs: 3_600_000, refreshMs: 3_000 };
+    const newSettings = { rotateEveryMs: 3_600_000, refreshMs: 50 };
+    const real = keyringOver(store, oldSettings);
+    let schedules = 0;
+    let releaseRewrap: () => void = () => undefined;
+    const gate = new Promise<void>((resolve) => (releaseRewrap = resolve));
+    let enterRewrap: () => void = () => undefined;
+    const rewrapEntered = new Promise<void>((resolve) => (enterRewrap = resolve));
+    const activities: KeyringActivities = {
+      ...real,
+      keyringSchedule() {
+        schedules += 1;
+        return Promise.resolve(schedules === 1 ? oldSettings : newSettings);
+      },
+      // Run 1's re-wrap waits until a process has read the keyring.
+      async rewrapDataKeys(args) {
+        enterRewrap();
+        await gate;
+        return await real.rewrapDataKeys(args);
+      },
+    };
+    await withWorker({ activities }, async ({ client, taskQueue }) => {
+      await new DataKeys(store.dataKeys, new TemporalKeyring({ client, taskQueue })).create();
+      const handle = client.workflow.getHandle(keyringWorkflowId(taskQueue));
+      await handle.signal(rotateKeysSignal);
+      // Run 1 made k2 current and is about to re-wrap: a process reads k2, for 3 s.
+      await rewrapEntered;
+      const reader = new TemporalKeyring({ client, taskQueue });
+      await reader.current({ fresh: true });
+      releaseRewrap();
+      await eventually(async () => (await view(client, taskQueue)).lastRotation, 'run 1 rotated');
+      const firstRotation = (await view(client, taskQueue)).lastRotation?.startedAt ?? 0;
+      // Run 2 (processes told 50 ms) rotates at once; the reader still holds k2 meanwhile.
+      await handle.signal(rotateKeysSignal);
+      await eventually(async () => {
+        const current = await view(client, taskQueue);
+        return (current.lastRotation?.startedAt ?? 0) > firstRotation && current.keys.length === 1
+          ? true
+          : undefined;
+      }, 'run 2 rotated');
+      const keyId = await new DataKeys(store.dataKeys, reader).create();
+      // Any process, later: the key opens.
+      const later = new DataKeys(store.dataKeys, new TemporalKeyring({ client, taskQueue }));
+      await expect(later.seal(keyId, { person: 'Ada' })).resolves.toBeDefined();
+    });
+  }, 120_000);
+});

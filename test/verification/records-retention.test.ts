@@ -1,0 +1,157 @@
+import { OnboardingClient } from '../../client/onboarding-client';
+import { type OnboardingVerification, onboardingReference } from '../../domain/onboarding';
+import { agentEventSignal } from '../../workflows/agent-messages';
+import { purgeRecords } from '../../client/records';
+import { eventually } from '../harness/eventually';
+import { deleteAsRetentionWould } from '../harness/retention';
+import { useVerificationStack } from '../harness/verification-stack';
+
+// A reference is used once for the life of its record, as while Temporal keeps the workflow:
+// past the namespace's retention, a start is refused, or takes over a start that never ran.
+
+const TENANT = 'tenant-r';
+
+describe('verification records once Temporal no longer keeps the workflow', () => {
+  const stack = useVerificationStack({ agentKeys: { [TENANT]: 'agent_key_tenant_r_0123456789' } });
+
+  beforeEach(async () => {
+    await stack().control('PUT', '/script', { outcome: 'manual' });
+  });
+  afterEach(async () => {
+    await stack().control('PUT', '/script', { outcome: 'by-input' });
+  });
+
+  it('refuses a second start of a reference whose verification ran, once its terminated workflow is gone', async () => {
+    const request = stack().request({ redactAfter: 'never' });
+    const { handle } = await stack().idv.startVerification(request);
+    const first = await handle.record();
+    // An operator terminates it (no clean-up runs, so no ending is recorded); retention follows.
+    await handle.workflow.terminate('stuck');
+    // While Temporal keeps the closed workflow, a new start is refused (REJECT_DUPLICATE).
+    await expect(stack().idv.startVerification(request)).rejects.toMatchObject({
+      name: 'VerificationEndedError',
+    });
+    await deleteAsRetentionWould(stack().client, handle.workflowId);
+    const again = await stack()
+      .idv.startVerification(request)
+      .catch((error: unknown) => error as Error);
+    if (!(again instanceof Error)) await again.handle.cancel('test clean-up').catch(() => undefined);
+    expect(again instanceof Error ? again.name : 'started again').toBe('VerificationEndedError');
+    // The record still names the first start's key (the redaction by reference destroys it).
+    expect((await handle.record())?.dataKeyId).toBe(first?.dataKeyId);
+  }, 180_000);
+
+  it('takes over a start that never ran (no workflow, nothing created), and destroys its key', async () => {
+    const request = stack().request({ redactAfter: 'never' });
+    // A client that crashed between keeping the reference and starting the workflow.
+    const crashed = await stack().prepare(request);
+    await stack().store.records.reserve({
+      reference: request.reference,
+      verificationProfileId: crashed.verificationProfileId,
+      provider: crashed.provider,
+      dataKeyId: crashed.dataKeyId,
+      status: 'started',
+      startedAt: new Date().toISOString(),
+    });
+    const { handle, nextStep } = await stack().idv.startVerification(request);
+    expect(nextStep.sessionId).toBeDefined();
+    expect((await handle.record())?.dataKeyId).toBe(nextStep.dataKeyId);
+    expect(await stack().store.dataKeys.get(crashed.dataKeyId)).toMatchObject({ state: 'destroyed' });
+    await handle.cancel('test clean-up');
+  }, 60_000);
+
+  it("never verifies an onboarding's connection twice, even once the first verification's workflow is gone", async () => {
+    const onboardings = new OnboardingClient({ client: stack().client, taskQueue: stack().taskQueue });
+    const connectionId = `conn-retention-${process.pid}-${Date.now()}`;
+    const reference = onboardingReference(TENANT, connectionId);
+    const verification: OnboardingVerification = {
+      verificationProfileId: stack().profileId,
+      provider: 'yoti',
+      capabilities: ['DeeplinkToMobile', 'PollResult', 'RefreshStepContent'],
+      redactAfter: 'never',
+      polling: { initialMs: 200, maxMs: 500 },
+    };
+    const newConnection = (objectId: string) => ({
+      tenant: TENANT,
+      connectionId,
+      messageType: 'new_connection' as const,
+      objectId,
+      receivedAt: new Date().toISOString(),
+    });
+    const child = () => stack().client.workflow.getHandle(`idv-${reference}`);
+    const sessionOf = () =>
+      eventually(async () => {
+        const progress = (await child()
+          .query('progress')
+          .catch(() => undefined)) as { sessionId?: string } | undefined;
+        return progress?.sessionId;
+      }, 'the verification’s session');
+
+    const started = await onboardings.start({ tenant: TENANT, connectionId, verification });
+    await stack()
+      .client.workflow.getHandle(started.workflowId)
+      .signal(agentEventSignal, newConnection('hello'));
+    const firstSession = await sessionOf();
+    await stack().control('POST', `/sessions/${firstSession}/complete`);
+    await onboardings.result(TENANT, connectionId);
+    expect(await stack().idv.getVerification(reference).record()).toMatchObject({
+      status: 'succeeded',
+      sessionId: firstSession,
+    });
+
+    // Retention removes both closed workflows; the record stays, as the business keeps it.
+    await deleteAsRetentionWould(stack().client, `idv-${reference}`);
+    await deleteAsRetentionWould(stack().client, started.workflowId);
+
+    // Started again by hand (or by a redelivered new_connection): a connection is verified once.
+    const again = await onboardings.start({ tenant: TENANT, connectionId, verification });
+    await stack()
+      .client.workflow.getHandle(again.workflowId)
+      .signal(agentEventSignal, newConnection('again'));
+    const what = await eventually(async () => {
+      const second = await child()
+        .describe()
+        .catch(() => undefined);
+      if (second) return 'a second verification' as const;
+      const onboarding = await stack().client.workflow.getHandle(again.workflowId).describe();
+      return onboarding.status.name === 'FAILED' ? ('refused' as const) : undefined;
+    }, 'the second onboarding to verify or be refused');
+    if (what === 'a second verification') await child().cancel();
+    expect(what).toBe('refused');
+  }, 240_000);
+
+  it('says, in result() from the record, that the outcome comes from the record (no identity)', async () => {
+    const request = stack().request({ results: 'data', redactAfter: 'never' });
+    const { handle, nextStep } = await stack().idv.startVerification(request);
+    await stack().control('POST', `/sessions/${nextStep.sessionId}/complete`);
+    const live = await handle.result({ confirmDelivery: false });
+    expect(live.identity).toBeDefined();
+    await deleteAsRetentionWould(stack().client, handle.workflowId);
+    // Told apart from a verification that fetched no identity (`results: none`).
+    expect(await stack().idv.getVerification(request.reference).result()).toEqual({
+      status: 'succeeded',
+      sessionId: nextStep.sessionId,
+      fromRecord: true,
+    });
+  }, 180_000);
+
+  it('lets a purged reference be used again', async () => {
+    const request = stack().request({ redactAfter: 'never' });
+    const { handle, nextStep } = await stack().idv.startVerification(request);
+    await stack().control('POST', `/sessions/${nextStep.sessionId}/complete`);
+    await handle.result({ confirmDelivery: false });
+    await stack().idv.redactVerification(request.reference);
+    await deleteAsRetentionWould(stack().client, handle.workflowId);
+    // `idv records purge --older-than D`, D passed since the erasure: the record goes.
+    await eventually(
+      async () => ((await handle.record())?.redactedAt ? true : undefined),
+      'the erasure recorded',
+    );
+    const erasedAt = Date.parse((await handle.record())?.redactedAt ?? '');
+    expect(await purgeRecords(stack().store, new Date(erasedAt + 1))).toContain(request.reference);
+    expect(await handle.record()).toBeUndefined();
+    const again = await stack().idv.startVerification(request);
+    expect(again.nextStep.sessionId).not.toBe(nextStep.sessionId);
+    await again.handle.cancel('test clean-up');
+  }, 180_000);
+});

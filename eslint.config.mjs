@@ -6,14 +6,14 @@ import tseslint from 'typescript-eslint';
 const nodeBuiltins = [...builtinModules, ...builtinModules.map((name) => `node:${name}`)];
 
 export default tseslint.config(
-  { ignores: ['node_modules/', 'dist/', '.tools/', '.data/', 'coverage/'] },
+  { ignores: ['node_modules/', 'dist/', '.tools/', '.data/', 'coverage/', '.dependency-cruiser.cjs'] },
   js.configs.recommended,
   ...tseslint.configs.recommendedTypeChecked,
   {
     languageOptions: {
       parserOptions: {
         // lint-probe.ts: the name under which test/foundation/lint-rules.test.ts lints snippets.
-        projectService: { allowDefaultProject: ['*/lint-probe.ts'] },
+        projectService: { allowDefaultProject: ['*/*/lint-probe.ts'] },
         tsconfigRootDir: import.meta.dirname,
       },
     },
@@ -33,8 +33,17 @@ export default tseslint.config(
     },
   },
   {
-    // Workflow code runs in Temporal's deterministic sandbox.
-    files: ['workflows/**/*.ts'],
+    // Workflow code runs in Temporal's deterministic sandbox, with what it imports: the features'
+    // shared modules and domain, the common helpers, the keyring's workflow and the bundle's entry.
+    files: [
+      '**/workflows/**/*.ts',
+      '**/shared/**/*.ts',
+      '**/domain/**/*.ts',
+      'common/**/*.ts',
+      'keyring/workflow.ts',
+      'keyring/shared.ts',
+      'package/workflows.ts',
+    ],
     rules: {
       '@typescript-eslint/no-restricted-imports': [
         'error',
@@ -52,9 +61,16 @@ export default tseslint.config(
               message: 'Workflows do no I/O: call an activity.',
             },
             {
-              group: ['**/activities', '**/activities/*', '**/api', '**/api/*', '**/emulator/*'],
+              group: [
+                '**/activities',
+                '**/activities/*',
+                '**/keyring/activities',
+                '**/api',
+                '**/api/*',
+                '**/emulator/*',
+              ],
               allowTypeImports: true,
-              message: 'Workflows may only `import type` from activities/ and api/.',
+              message: 'Workflows may only `import type` from activities and api/.',
             },
           ],
         },
@@ -62,18 +78,26 @@ export default tseslint.config(
     },
   },
   {
-    // client/ is the small library business services import: no worker, emulator, dev server or
-    // command line comes with it (the command line in cli/ is the composition root).
-    files: ['client/**/*.ts'],
+    // The features' clients are the small library business services import: no worker, emulator,
+    // dev server or command line comes with them (cli/ and workers/ are the composition roots).
+    files: ['**/client/**/*.ts', 'keyring/client.ts'],
     rules: {
       '@typescript-eslint/no-restricted-imports': [
         'error',
         {
           patterns: [
             {
-              group: ['**/cli', '**/cli/*', '**/workers/*', '**/emulator/*', '**/activities/*', 'undici'],
+              group: [
+                '**/cli',
+                '**/cli/*',
+                '**/workers/*',
+                '**/emulator/*',
+                '**/activities/*',
+                '**/keyring/activities',
+                'undici',
+              ],
               allowTypeImports: true,
-              message: 'client/ is a library: no worker, emulator, activities or command line.',
+              message: 'A client is a library: no worker, emulator, activities or command line.',
             },
           ],
         },

@@ -8,7 +8,7 @@ import { requireEncryptionKeys } from '../workers/encryption-keys-source';
 import { temporalTarget } from '../workers/temporal-target';
 import { type IdvStore } from '../stores/idv-store';
 import { openStore, StoreUnavailableError } from '../stores/open-store';
-import { IdvClient } from '../client/idv-client';
+import { IdvClient } from '../verification/client/idv-client';
 import { CommandFailedError } from './command';
 
 /** What commands that talk to Temporal or the service get. */

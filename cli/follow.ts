@@ -1,5 +1,5 @@
-import { type VerificationOutcome } from '../domain/verification';
-import { type VerificationHandle } from '../client/verification-handle';
+import { type VerificationOutcome } from '../verification/domain/verification';
+import { type VerificationHandle } from '../verification/client/verification-handle';
 import { type CommandIo } from './command';
 import { progressLine } from './output';
 

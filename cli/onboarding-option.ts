@@ -1,4 +1,7 @@
-import { type OnboardingSettings, OnboardingSettingsError } from '../domain/onboarding-settings';
+import {
+  type OnboardingSettings,
+  OnboardingSettingsError,
+} from '../agent-platform/domain/onboarding-settings';
 import { readOnboardingSettings } from '../workers/receiver/onboarding-settings-file';
 import { type CommandArgs, CommandFailedError, type OptionSpec } from './command';
 import { stringOption } from './parse-values';

@@ -1,4 +1,4 @@
-import { type VerificationOutcome, type VerificationProgress } from '../domain/verification';
+import { type VerificationOutcome, type VerificationProgress } from '../verification/domain/verification';
 import { type CommandIo } from './command';
 
 /** Writes machine output: one JSON document on one line; with `--output jsonl` a list's items one per line. */

@@ -1,5 +1,5 @@
 import { type MetricsAddress } from '../workers/telemetry/runtime';
-import { durationProblem, parseDuration } from '../domain/durations';
+import { durationProblem, parseDuration } from '../common/durations';
 import { type CommandArgs, type OptionSpec, UsageError } from './command';
 
 /** Parses a TCP port option (0 means "pick a free one"). */

@@ -9,9 +9,9 @@ import { DataKeys } from './data-keys';
 import { type Keyring } from './keyring';
 import { type EncryptionKey } from './encryption-keys';
 import { openSealedValues } from './open-sealed-values';
-import { readBody } from '../workers/http/read-body';
-import { closeConnection, sendJson } from '../workers/http/respond';
-import { decodeSegment } from '../workers/http/path-segment';
+import { readBody } from '../http/read-body';
+import { closeConnection, sendJson } from '../http/respond';
+import { decodeSegment } from '../http/path-segment';
 
 /** Options of {@link startCodecServer}. */
 export interface CodecServerOptions {

@@ -1,5 +1,5 @@
 import { randomBytes, randomUUID } from 'node:crypto';
-import { type Sealed } from '../domain/sealed';
+import { type Sealed } from './sealed';
 import { type DataKeyStore, checkKeyId } from '../stores/data-key-store';
 import { gcmOpen, gcmSeal } from './aes-gcm';
 import { type KeyEncryptionKey, type Keyring } from './keyring';

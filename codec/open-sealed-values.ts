@@ -1,5 +1,5 @@
 import { type Payload } from '@temporalio/common';
-import { isSealed, type Sealed } from '../domain/sealed';
+import { isSealed, type Sealed } from './sealed';
 import { checkKeyId } from '../stores/data-key-store';
 import { DataKeyDestroyedError, DataKeyUnavailableError, type DataKeys } from './data-keys';
 import { isKeyringEntry } from './keyring';

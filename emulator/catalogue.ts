@@ -1,4 +1,4 @@
-import { type IntegrationLaunchMethod, type ResultCollectionMethod } from '../domain/identity-enums';
+import { type IntegrationLaunchMethod, type ResultCollectionMethod } from '../common/identity-enums';
 
 /** A provider of the emulator's catalogue, in the shape of the OpenAPI `Provider`. */
 export interface CatalogueProvider {

@@ -1,5 +1,5 @@
 import { request } from 'undici';
-import { type AgentMessageType } from '../domain/agent-deliveries';
+import { type AgentMessageType } from '../common/agent-message-types';
 import { type EmulatorStore } from './state/store';
 
 /** An agent event as injected through the control API. */
@@ -11,7 +11,7 @@ export interface AgentEvent {
 }
 
 /** Message types of the earlier platform's events (shared with the receiver through domain/). */
-export { agentMessageTypes } from '../domain/agent-deliveries';
+export { agentMessageTypes } from '../common/agent-message-types';
 
 /** The outcome of one delivery attempt. */
 export interface DeliveryResult {

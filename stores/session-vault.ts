@@ -1,4 +1,9 @@
-import { type NextStep } from '../domain/verification';
+/** The step the user must take, as exposed to callers (no results access key). */
+export interface NextStep {
+  method: string;
+  content: string;
+  refresh?: { refreshAfter: string; expiresAt: string; timeToLiveSeconds: number } | null;
+}
 
 /** Thrown when a session's results access key is gone (redacted) or was never stored here. */
 export class SessionSecretMissingError extends Error {

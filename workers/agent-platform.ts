@@ -1,5 +1,5 @@
 import { AgentClients } from '../api/agent/agent-clients';
-import { type AgentPlatform } from '../activities/deps';
+import { type AgentPlatform } from '../agent-platform/activities/deps';
 import { type IdvConfig } from './config';
 import { type StackInfo } from './dev/stack-file';
 import { ReceiverTokens } from '../codec/receiver-tokens';

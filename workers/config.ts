@@ -6,10 +6,10 @@ import { dirname, join, resolve } from 'node:path';
 import { z } from 'zod';
 import { identityBaseUrls, type IdentityRegion } from '../api/identity/base-urls';
 import { type EncryptionKey, EncryptionKeysError, parseEncryptionKeys } from '../codec/encryption-keys';
-import { ambiguousTenants, tenantProblem } from '../domain/agent-tenants';
-import { durationProblem, parseDuration } from '../domain/durations';
-import { DEFAULT_ORPHAN_HORIZON_MS } from '../activities/orphan-settings';
-import { DEFAULT_KEY_ROTATION_MS } from '../activities/keyring-activities';
+import { ambiguousTenants, tenantProblem } from '../agent-platform/domain/agent-tenants';
+import { durationProblem, parseDuration } from '../common/durations';
+import { DEFAULT_ORPHAN_HORIZON_MS } from '../verification/activities/orphan-settings';
+import { DEFAULT_KEY_ROTATION_MS } from '../keyring/activities';
 
 /** Thrown when configuration is invalid; the message names the variable. */
 export class ConfigError extends Error {

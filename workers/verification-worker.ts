@@ -1,13 +1,13 @@
 import { Context } from '@temporalio/activity';
 import { type NativeConnection, Worker, type WorkerOptions } from '@temporalio/worker';
-import { createActivities } from '../activities/index';
-import { type AgentPlatform } from '../activities/deps';
+import { createActivities } from '../workers/activities';
+import { type AgentPlatform } from '../agent-platform/activities/deps';
 import { DataKeys } from '../codec/data-keys';
 import { type IdvStore } from '../stores/idv-store';
-import { type ResultLimits } from '../activities/result-limits';
-import { type OrphanSettings } from '../activities/orphan-settings';
-import { type KeyringSettings } from '../activities/keyring-activities';
-import { TemporalKeyring } from '../client/keyring-client';
+import { type ResultLimits } from '../verification/activities/result-limits';
+import { type OrphanSettings } from '../verification/activities/orphan-settings';
+import { type KeyringSettings } from '../keyring/activities';
+import { TemporalKeyring } from '../keyring/client';
 import { type IdentityClient } from '../api/identity/identity-client';
 import { encryptingDataConverter } from '../codec/data-converter';
 import { type EncryptionKey } from '../codec/encryption-keys';
@@ -96,6 +96,6 @@ export async function createVerificationWorker(options: VerificationWorkerOption
     dataConverter: encryptingDataConverter(options.encryptionKeys),
     ...(options.workflowBundle
       ? { workflowBundle: options.workflowBundle }
-      : { workflowsPath: require.resolve('../workflows/index') }),
+      : { workflowsPath: require.resolve('../package/workflows') }),
   });
 }

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { integrationCapabilities, orderDirections, sessionOrderings } from '../../domain/identity-enums';
+import { integrationCapabilities, orderDirections, sessionOrderings } from '../../common/identity-enums';
 
 const MAX_INT32 = 2_147_483_647;
 

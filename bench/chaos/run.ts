@@ -11,8 +11,11 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { Client, Connection, WorkflowNotFoundError } from '@temporalio/client';
 import { closeCount } from '../../test/harness/close-events';
 import { testProviderRequest } from '../../test/harness/requests';
-import { IdvClient } from '../../client/idv-client';
-import { type VerificationHandle, VerificationEndedError } from '../../client/verification-handle';
+import { IdvClient } from '../../verification/client/idv-client';
+import {
+  type VerificationHandle,
+  VerificationEndedError,
+} from '../../verification/client/verification-handle';
 import { encryptingDataConverter } from '../../codec/data-converter';
 import { newEncryptionKeyEntry, parseEncryptionKeys } from '../../codec/encryption-keys';
 import { emulatorControl } from '../../emulator/control-client';

@@ -4,12 +4,12 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { type Client } from '@temporalio/client';
 import { request } from 'undici';
-import { agentMessageTypes, connectionWorkflowId } from '../../domain/agent-deliveries';
+import { agentMessageTypes, connectionWorkflowId } from '../../agent-platform/domain/agent-deliveries';
 import {
   type ConnectionEvents,
   connectionEventsQuery,
   type SeenAgentEvent,
-} from '../../workflows/agent-messages';
+} from '../../agent-platform/shared/messages';
 import { type Control, TENANT } from './stack';
 
 /** One delivery as the bench sent it. */

@@ -2,7 +2,7 @@
 // `outcome: 'manual'`), with or without the user's return through the receiver's /return route.
 import { setTimeout as sleep } from 'node:timers/promises';
 import { request } from 'undici';
-import { type VerificationRequest } from '../../domain/verification';
+import { type VerificationRequest } from '../../verification/domain/verification';
 import { inLanes } from './deliveries';
 import { type BenchStack } from './stack';
 

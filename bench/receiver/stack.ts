@@ -9,7 +9,7 @@ import { Client, Connection } from '@temporalio/client';
 import { bundleWorkflowCode, NativeConnection, type Worker } from '@temporalio/worker';
 import { createAgentClient } from '../../api/agent/agent-client';
 import { createIdentityClient, type IdentityClient } from '../../api/identity/identity-client';
-import { IdvClient } from '../../client/idv-client';
+import { IdvClient } from '../../verification/client/idv-client';
 import { encryptingDataConverter, failureConverterPath } from '../../codec/data-converter';
 import { newEncryptionKeyEntry, parseEncryptionKeys } from '../../codec/encryption-keys';
 import { type EmulatorControl, emulatorControl } from '../../emulator/control-client';
@@ -47,7 +47,7 @@ export interface BenchStack {
 /** The production workflows bundled as the test harness does (our failure converter inside). */
 async function bundleWorkflows(dataDir: string): Promise<string> {
   const bundle = await bundleWorkflowCode({
-    workflowsPath: require.resolve('../../workflows/index'),
+    workflowsPath: require.resolve('../../package/workflows'),
     failureConverterPath,
     logger: runtimeLogger('ERROR'),
   });

@@ -2,7 +2,7 @@
 // calls per minute the service sees meanwhile, and the time to drain once every user finishes.
 import { setTimeout as sleep } from 'node:timers/promises';
 import { type Client } from '@temporalio/client';
-import { type IdvClient } from '../../client/idv-client';
+import { type IdvClient } from '../../verification/client/idv-client';
 import { testProviderRequest } from '../../test/harness/requests';
 import { inLanes } from '../receiver/deliveries';
 import { type BenchEmulator, processUsage } from './stack';

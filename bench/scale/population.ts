@@ -2,7 +2,7 @@
 // flows (the user returns through the receiver) and poll-only flows.
 import { setTimeout as sleep } from 'node:timers/promises';
 import { request } from 'undici';
-import { type IdvClient } from '../../client/idv-client';
+import { type IdvClient } from '../../verification/client/idv-client';
 import { testProviderRequest } from '../../test/harness/requests';
 import { inLanes } from '../receiver/deliveries';
 import { seededRandom } from '../support/seeded-random';

@@ -9,7 +9,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client, Connection } from '@temporalio/client';
-import { IdvClient } from '../../client/idv-client';
+import { IdvClient } from '../../verification/client/idv-client';
 import { encryptingDataConverter } from '../../codec/data-converter';
 import { newEncryptionKeyEntry, parseEncryptionKeys } from '../../codec/encryption-keys';
 import { emulatorControl } from '../../emulator/control-client';

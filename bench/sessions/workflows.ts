@@ -1,9 +1,9 @@
 // The benchmark's workflow bundle: the product workflow and two yardsticks.
 import { proxyActivities, sleep } from '@temporalio/workflow';
-import type { VerificationActivities } from '../../activities/index';
-import { type VerificationInput } from '../../domain/verification';
+import type { VerificationActivities } from '../../verification/activities/index';
+import { type VerificationInput } from '../../verification/domain/verification';
 
-export { verificationSession, sessionRedaction, keyring } from '../../workflows/index';
+export { verificationSession, sessionRedaction, keyring } from '../../package/workflows';
 
 const { createSession, checkSession } = proxyActivities<VerificationActivities>({
   startToCloseTimeout: '1 minute',

@@ -1,5 +1,5 @@
 import { CodecServerConfigError, startCodecServer } from '../../codec/codec-server';
-import { TemporalKeyring } from '../../client/keyring-client';
+import { TemporalKeyring } from '../../keyring/client';
 import { readStackInfo } from '../../workers/dev/stack-file';
 import { type Command, CommandFailedError, UsageError } from '../command';
 import { commandConfig, commandEncryptionKeys, connectTemporal } from '../connect';

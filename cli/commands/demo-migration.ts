@@ -1,8 +1,8 @@
 import { type Client } from '@temporalio/client';
-import { type MigrationReport } from '../../domain/migration/migration-report';
+import { type MigrationReport } from '../../agent-platform/domain/migration/migration-report';
 import { type EmbeddedStack } from '../../workers/dev/embedded-stack';
-import { MigrationClient } from '../../client/migration-client';
-import { WebhookRegistryClient } from '../../client/webhook-registry-client';
+import { MigrationClient } from '../../agent-platform/client/migration-client';
+import { WebhookRegistryClient } from '../../agent-platform/client/webhook-registry-client';
 
 /** Writes the emulator counts, to show a dry run writes nothing. */
 const WRITES = ['CreateWebhook', 'EnableWebhook', 'DisableWebhook', 'RemoveWebhook', 'AddRedirectUri'];

@@ -1,12 +1,15 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { type Client } from '@temporalio/client';
-import { type OnboardingSettings, parseOnboardingSettings } from '../../domain/onboarding-settings';
+import {
+  type OnboardingSettings,
+  parseOnboardingSettings,
+} from '../../agent-platform/domain/onboarding-settings';
 import { type Emulator } from '../../emulator/emulator';
 import { emulatorControl } from '../../emulator/control-client';
 import { type EmbeddedStack } from '../../workers/dev/embedded-stack';
-import { progressQuery } from '../../workflows/messages';
-import { OnboardingClient } from '../../client/onboarding-client';
-import { WebhookRegistryClient } from '../../client/webhook-registry-client';
+import { progressQuery } from '../../verification/shared/messages';
+import { OnboardingClient } from '../../agent-platform/client/onboarding-client';
+import { WebhookRegistryClient } from '../../agent-platform/client/webhook-registry-client';
 
 /** The tenant the demo onboards: the emulator's first. */
 const demoTenant = (emulator: Emulator) => Object.keys(emulator.agentKeys)[0] ?? 'tenant-1';

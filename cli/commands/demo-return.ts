@@ -1,7 +1,7 @@
 import { request } from 'undici';
-import { type IdvClient } from '../../client/idv-client';
-import { receiverReturnUrl } from '../../client/receiver-return-url';
-import { type VerificationRequest } from '../../domain/verification';
+import { type IdvClient } from '../../verification/client/idv-client';
+import { receiverReturnUrl } from '../../verification/client/receiver-return-url';
+import { type VerificationRequest } from '../../verification/domain/verification';
 import { emulatorControl } from '../../emulator/control-client';
 import { type EmbeddedStack } from '../../workers/dev/embedded-stack';
 import { devReceiverSecret } from '../../workers/encryption-keys-source';

@@ -2,18 +2,19 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client, Connection } from '@temporalio/client';
-import { type VerificationOutcome, type VerificationRequest } from '../../domain/verification';
+import { type VerificationOutcome, type VerificationRequest } from '../../verification/domain/verification';
 import { encryptingDataConverter } from '../../codec/data-converter';
 import { startEmbeddedStack } from '../../workers/dev/embedded-stack';
 import { devEncryptionKeys } from '../../workers/encryption-keys-source';
-import { type sessionRedaction } from '../../workflows/session-redaction';
-import { IdvClient } from '../../client/idv-client';
+import { type sessionRedaction } from '../../verification/workflows/session-redaction';
+import { IdvClient } from '../../verification/client/idv-client';
 import { type Command } from '../command';
 import { printJson } from '../output';
 import { openLocalStore } from '../../stores/local/local-store';
 import { demoMigration } from './demo-migration';
 import { demoOnboarding, demoOnboardingSettings } from './demo-onboarding';
 import { demoReturn } from './demo-return';
+import { redactionWorkflowId } from '../../verification/shared/ids';
 
 interface DemoResult {
   scenario: string;
@@ -100,7 +101,7 @@ export const demoCommand: Command = {
       );
       await redacted.handle.result();
       const report = await idv.client.workflow
-        .getHandle<typeof sessionRedaction>(`idv-redact-${redacted.nextStep.sessionId}`)
+        .getHandle<typeof sessionRedaction>(redactionWorkflowId({ sessionId: redacted.nextStep.sessionId }))
         .result();
       const view = stack.emulator.store.sessions.get(redacted.nextStep.sessionId);
       record(

@@ -1,4 +1,4 @@
-import { type VerificationOutcome } from '../../domain/verification';
+import { type VerificationOutcome } from '../../verification/domain/verification';
 import { type Command } from '../command';
 import { outcomeLines, printJson, progressLine } from '../output';
 import { withVerification } from './follow-commands';

@@ -1,6 +1,6 @@
 import { WorkflowNotFoundError } from '@temporalio/client';
-import { NoSessionError, VerificationNotFoundError } from '../../client/idv-client';
-import { VerificationEndedError } from '../../client/verification-handle';
+import { NoSessionError, VerificationNotFoundError } from '../../verification/client/idv-client';
+import { VerificationEndedError } from '../../verification/client/verification-handle';
 import { type Command, CommandFailedError } from '../command';
 import { connectTemporal } from '../connect';
 import { followProgress } from '../follow';

@@ -1,11 +1,14 @@
 import { readFile } from 'node:fs/promises';
 import { z } from 'zod';
-import { MigrationClient, MigrationError } from '../../client/migration-client';
-import { tenantProblem } from '../../domain/agent-tenants';
-import { migrationInputProblems } from '../../domain/migration/migration-input';
-import { type MigrationTarget } from '../../domain/migration/migration-plan';
-import { failedMigrationOutcomes, summariseMigration } from '../../domain/migration/migration-report';
-import { type TemplateType, templateTypes } from '../../domain/migration/schema-template';
+import { MigrationClient, MigrationError } from '../../agent-platform/client/migration-client';
+import { tenantProblem } from '../../agent-platform/domain/agent-tenants';
+import { migrationInputProblems } from '../../agent-platform/domain/migration/migration-input';
+import { type MigrationTarget } from '../../agent-platform/domain/migration/migration-plan';
+import {
+  failedMigrationOutcomes,
+  summariseMigration,
+} from '../../agent-platform/domain/migration/migration-report';
+import { type TemplateType, templateTypes } from '../../agent-platform/domain/migration/schema-template';
 import { readStackInfo, type StackInfo } from '../../workers/dev/stack-file';
 import { type Command, type CommandArgs, CommandFailedError, UsageError } from '../command';
 import { commandConfig, connectTemporal } from '../connect';

@@ -6,7 +6,7 @@ import {
 import { type Command, type CommandArgs, UsageError } from '../command';
 import { commandConfig, commandStore } from '../connect';
 import { recordRetentionBounds } from '../../workers/config';
-import { purgeRecords } from '../../client/records';
+import { purgeRecords } from '../../verification/client/records';
 import { printJson, tableLines } from '../output';
 import { durationMsOption, parseNonNegative, stringOption } from '../parse-values';
 

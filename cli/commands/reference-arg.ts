@@ -1,4 +1,4 @@
-import { referenceSchema } from '../../domain/verification';
+import { referenceSchema } from '../../verification/domain/verification';
 import { type CommandArgs, UsageError } from '../command';
 
 /** The single `<reference>` positional of a command, validated. */

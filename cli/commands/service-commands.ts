@@ -1,7 +1,7 @@
 import { ApiError } from '../../api/http/errors';
 import { paginateRedirectUris } from '../../api/identity/pagination';
 import { type Command, type CommandArgs, CommandFailedError, type CommandIo, UsageError } from '../command';
-import { type FailedWork } from '../../client/failed-work';
+import { type FailedWork, listFailedWork } from '../../agent-platform/client/failed-work';
 import { isUuid } from '../../stores/session-vault';
 import { connectIdentity, connectTemporal } from '../connect';
 import { printJson, tableLines } from '../output';
@@ -126,7 +126,11 @@ export const listCommand: Command = {
     const connected = await connectTemporal(io.env);
     try {
       if (values.failed === true)
-        return printFailedWork(io, await connected.idv.listFailedWork(limit), values);
+        return printFailedWork(
+          io,
+          await listFailedWork(connected.idv.client, { taskQueue: connected.idv.taskQueue, limit }),
+          values,
+        );
       const found = await connected.idv.listVerifications({
         ...(status ? { status: status as (typeof statuses)[number] } : {}),
         ...(stringOption(values, 'provider') ? { provider: stringOption(values, 'provider') } : {}),

@@ -1,18 +1,18 @@
 import { randomBytes } from 'node:crypto';
-import { integrationCapabilities, type IntegrationCapability } from '../../domain/identity-enums';
+import { integrationCapabilities, type IntegrationCapability } from '../../common/identity-enums';
 import {
   resultModes,
   type ResultMode,
   type VerificationRequest,
   verificationRequestSchema,
-} from '../../domain/verification';
-import { InvalidVerificationRequestError } from '../../client/parse-request';
-import { receiverReturnUrl } from '../../client/receiver-return-url';
+} from '../../verification/domain/verification';
+import { InvalidVerificationRequestError } from '../../verification/client/parse-request';
+import { receiverReturnUrl } from '../../verification/client/receiver-return-url';
 import { ReceiverSecretError } from '../../codec/receiver-tokens';
 import { type StackInfo } from '../../workers/dev/stack-file';
 import { receiverAddressOf } from '../../workers/receiver-address';
-import { VerificationNotStartedError } from '../../client/idv-client';
-import { VerificationEndedError } from '../../client/verification-handle';
+import { VerificationNotStartedError } from '../../verification/client/idv-client';
+import { VerificationEndedError } from '../../verification/client/verification-handle';
 import { type Command, type CommandArgs, CommandFailedError, UsageError } from '../command';
 import { commandConfig, connectTemporal } from '../connect';
 import { outcomeLines, printJson } from '../output';

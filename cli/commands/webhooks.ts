@@ -1,8 +1,11 @@
-import { WebhookRegistryClient, WebhookRegistryError } from '../../client/webhook-registry-client';
-import { tenantProblem } from '../../domain/agent-tenants';
-import { driftPolicies, type DriftPolicy } from '../../domain/webhook-registry';
-import { webhookUrlProblem } from '../../domain/webhook-rules';
-import { type WebhookListing, type WebhookView } from '../../workflows/agent-messages';
+import {
+  WebhookRegistryClient,
+  WebhookRegistryError,
+} from '../../agent-platform/client/webhook-registry-client';
+import { tenantProblem } from '../../agent-platform/domain/agent-tenants';
+import { driftPolicies, type DriftPolicy } from '../../agent-platform/domain/webhook-registry';
+import { webhookUrlProblem } from '../../agent-platform/domain/webhook-rules';
+import { type WebhookListing, type WebhookView } from '../../agent-platform/shared/messages';
 import { type Command, CommandFailedError, UsageError } from '../command';
 import { connectTemporal } from '../connect';
 import { printJson } from '../output';

@@ -1,4 +1,4 @@
-import { sessionErrorCodes, type SessionErrorCode } from '../../domain/identity-enums';
+import { sessionErrorCodes, type SessionErrorCode } from '../../common/identity-enums';
 import { agentMessageTypes, type AgentEvent, deliverAgentEvent } from '../deliveries';
 import { ok, type RequestContext, type Route } from '../http/context';
 import { type FaultInjector, type FaultSpec, MAX_FAULT_DELAY_MS } from '../http/faults';

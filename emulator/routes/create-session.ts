@@ -1,4 +1,4 @@
-import { integrationCapabilities, type IntegrationCapability } from '../../domain/identity-enums';
+import { integrationCapabilities, type IntegrationCapability } from '../../common/identity-enums';
 import { type CatalogueProvider, catalogue, TEST_PROVIDER_ID } from '../catalogue';
 import { ok, type RequestContext, type Route } from '../http/context';
 import { badRequest, forbidden, invalid, notFound } from '../http/problems';

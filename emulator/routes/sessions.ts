@@ -1,4 +1,4 @@
-import { orderDirections, sessionOrderings } from '../../domain/identity-enums';
+import { orderDirections, sessionOrderings } from '../../common/identity-enums';
 import { ok, type Route } from '../http/context';
 import { badRequest, forbidden, notFound } from '../http/problems';
 import { enumQuery, intQuery, uuidParam } from '../http/validate';

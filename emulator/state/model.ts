@@ -1,4 +1,4 @@
-import { type SessionErrorCode } from '../../domain/identity-enums';
+import { type SessionErrorCode } from '../../common/identity-enums';
 
 /** A verification profile: how long sessions live and how long personal data is kept. */
 export interface ProfileRecord {

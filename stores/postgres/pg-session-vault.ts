@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { type Pool, type PoolClient } from 'pg';
-import { type NextStep } from '../../domain/verification';
+import { type NextStep } from '../session-vault';
 import {
   canonicalProfileId,
   canonicalSessionId,

@@ -1,5 +1,9 @@
-import { type agentConnection } from '../../workflows/agent-connection';
-import { type AgentEvent, agentEventSignal, connectionEventsQuery } from '../../workflows/agent-messages';
+import { type agentConnection } from '../../agent-platform/workflows/agent-connection';
+import {
+  type AgentEvent,
+  agentEventSignal,
+  connectionEventsQuery,
+} from '../../agent-platform/shared/messages';
 import { eventually } from '../harness/eventually';
 import { useVerificationStack } from '../harness/verification-stack';
 

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DeliveryIntake } from '../../workers/receiver/delivery-intake';
 import { DeliverySpool } from '../../workers/receiver/delivery-spool';
-import { type AgentEvent } from '../../workflows/agent-messages';
+import { type AgentEvent } from '../../agent-platform/shared/messages';
 import { eventually } from '../harness/eventually';
 
 const event = (objectId: string): AgentEvent => ({

@@ -2,7 +2,7 @@ import { mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DeliverySpool, SpoolInUseError } from '../../workers/receiver/delivery-spool';
-import { type AgentEvent } from '../../workflows/agent-messages';
+import { type AgentEvent } from '../../agent-platform/shared/messages';
 
 const event = (objectId: string): AgentEvent => ({
   tenant: 'tenant-1',

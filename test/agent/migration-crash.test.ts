@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { Client, Connection } from '@temporalio/client';
 import { createAgentClient } from '../../api/agent/agent-client';
 import { createIdentityClient } from '../../api/identity/identity-client';
-import { MigrationClient } from '../../client/migration-client';
+import { MigrationClient } from '../../agent-platform/client/migration-client';
 import { encryptingDataConverter } from '../../codec/data-converter';
 import { type Emulator, startEmulator } from '../../emulator/emulator';
 import { emulatorControl } from '../../emulator/control-client';

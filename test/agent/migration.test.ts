@@ -1,11 +1,12 @@
 import { CancelledFailure, WorkflowFailedError } from '@temporalio/client';
 import { createAgentClient } from '../../api/agent/agent-client';
-import { MigrationClient, MigrationError } from '../../client/migration-client';
-import { agentWebhooksWorkflowId } from '../../domain/agent-tenants';
-import { migrationWorkflowId } from '../../domain/migration/migration-input';
-import { type MigrationTarget } from '../../domain/migration/migration-plan';
+import { MigrationClient, MigrationError } from '../../agent-platform/client/migration-client';
+import { agentWebhooksWorkflowId } from '../../agent-platform/domain/agent-tenants';
+import { migrationWorkflowId } from '../../agent-platform/domain/migration/migration-input';
+import { type MigrationTarget } from '../../agent-platform/domain/migration/migration-plan';
 import { eventually } from '../harness/eventually';
 import { useVerificationStack } from '../harness/verification-stack';
+import { listFailedWork } from '../../agent-platform/client/failed-work';
 
 const TENANTS = { 'tenant-m': 'agent_key_tenant_m_0123456789' };
 const TENANT = 'tenant-m';
@@ -222,7 +223,7 @@ describe('platformMigration: dry run, apply, compensation, re-run', () => {
     expect(leftDisabled.length).toBeGreaterThanOrEqual(1);
     expect(report.error).toContain(leftDisabled[0]?.id);
     await stack().control('DELETE', '/faults');
-    const failed = await stack().idv.listFailedWork();
+    const failed = await listFailedWork(stack().client, { taskQueue: stack().taskQueue });
     const listed = failed.find((work) => work.workflowId === `idv-migration-${TENANT}`);
     expect(listed).toMatchObject({ type: 'platformMigration', state: 'needs-attention' });
     expect(listed?.next).toContain(`idv webhooks enable ${leftDisabled[0]?.id} --tenant ${TENANT}`);

@@ -7,8 +7,8 @@ import {
   onboardingInputFor,
   OnboardingSettingsError,
   parseOnboardingSettings,
-} from '../../domain/onboarding-settings';
-import { onboardingInputProblems } from '../../domain/onboarding';
+} from '../../agent-platform/domain/onboarding-settings';
+import { onboardingInputProblems } from '../../agent-platform/domain/onboarding';
 import { readOnboardingSettings } from '../../workers/receiver/onboarding-settings-file';
 import { captureIo } from '../cli/capture-io';
 

@@ -1,17 +1,17 @@
 import { MockActivityEnvironment } from '@temporalio/testing';
-import { type VerificationInput } from '../../domain/verification';
+import { type VerificationInput } from '../../verification/domain/verification';
 import { ApplicationFailure, WorkflowFailedError, WorkflowNotFoundError } from '@temporalio/client';
-import { onboardingActivities } from '../../activities/onboarding-activities';
-import { OnboardingClient, OnboardingError } from '../../client/onboarding-client';
-import { connectionWorkflowId, onboardingWorkflowId } from '../../domain/agent-deliveries';
+import { onboardingActivities } from '../../agent-platform/activities/onboarding-activities';
+import { OnboardingClient, OnboardingError } from '../../agent-platform/client/onboarding-client';
+import { connectionWorkflowId, onboardingWorkflowId } from '../../agent-platform/domain/agent-deliveries';
 import {
   type OnboardingInput,
   type OnboardingVerification,
   onboardingReference,
-} from '../../domain/onboarding';
-import { parseOnboardingSettings } from '../../domain/onboarding-settings';
-import { type AgentEvent, agentEventSignal } from '../../workflows/agent-messages';
-import { type OnboardingProgress } from '../../workflows/onboarding-messages';
+} from '../../agent-platform/domain/onboarding';
+import { parseOnboardingSettings } from '../../agent-platform/domain/onboarding-settings';
+import { type AgentEvent, agentEventSignal } from '../../agent-platform/shared/messages';
+import { type OnboardingProgress } from '../../agent-platform/shared/onboarding-messages';
 import { eventually } from '../harness/eventually';
 import { useVerificationStack } from '../harness/verification-stack';
 
@@ -449,7 +449,6 @@ describe('onboarding: a connection waited for, verified and reported', () => {
     const activities = onboardingActivities({
       identity: stack().identity,
       vault: stack().store.vault,
-      blobs: stack().store.blobs,
       records: stack().store.records,
       dataKeys: stack().dataKeys,
     });

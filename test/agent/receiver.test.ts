@@ -1,6 +1,6 @@
 import { request } from 'undici';
-import { connectionWorkflowId } from '../../domain/agent-deliveries';
-import { type ConnectionEvents, connectionEventsQuery } from '../../workflows/agent-messages';
+import { connectionWorkflowId } from '../../agent-platform/domain/agent-deliveries';
+import { type ConnectionEvents, connectionEventsQuery } from '../../agent-platform/shared/messages';
 import { eventually } from '../harness/eventually';
 import { useVerificationStack } from '../harness/verification-stack';
 

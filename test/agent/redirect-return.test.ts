@@ -4,11 +4,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client, Connection } from '@temporalio/client';
 import { request } from 'undici';
-import { receiverReturnUrl } from '../../client/index';
+import { receiverReturnUrl } from '../../package/client';
 import { ReceiverTokens } from '../../codec/receiver-tokens';
 import { freePort } from '../../workers/dev/free-port';
 import { startReceiver } from '../../workers/receiver/receiver-server';
-import { verificationWorkflowId } from '../../workflows/run-verification';
+import { verificationWorkflowId } from '../../verification/shared/ids';
 import { useVerificationStack } from '../harness/verification-stack';
 
 const FINAL_URL = 'https://shop.example/thanks?order=42';

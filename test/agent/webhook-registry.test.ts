@@ -1,6 +1,9 @@
 import { createAgentClient } from '../../api/agent/agent-client';
-import { WebhookRegistryClient, WebhookRegistryError } from '../../client/webhook-registry-client';
-import { agentWebhooksWorkflowId } from '../../domain/agent-tenants';
+import {
+  WebhookRegistryClient,
+  WebhookRegistryError,
+} from '../../agent-platform/client/webhook-registry-client';
+import { agentWebhooksWorkflowId } from '../../agent-platform/domain/agent-tenants';
 import { eventually } from '../harness/eventually';
 import { useVerificationStack } from '../harness/verification-stack';
 

@@ -12,7 +12,7 @@ import {
   ValidationError,
 } from '../../api/http/errors';
 import { inspect } from 'node:util';
-import { toActivityFailure } from '../../activities/failures';
+import { toActivityFailure } from '../../verification/activities/failures';
 import { API_KEY, type mockService, PROFILE_ID, useMockService, SESSION_ID } from './mock-service';
 
 const problem = { 'content-type': 'application/problem+json' };

@@ -1,6 +1,6 @@
 import { commands } from '../../cli/commands/index';
 import { runCli } from '../../cli/run-cli';
-import { durationProblem, parseDuration } from '../../domain/durations';
+import { durationProblem, parseDuration } from '../../common/durations';
 import { captureIo } from './capture-io';
 
 describe('durations', () => {

@@ -3,7 +3,7 @@ import { once } from 'node:events';
 import { Client, Connection } from '@temporalio/client';
 import { type Command } from '../../cli/command';
 import { runCli } from '../../cli/run-cli';
-import { keyringWorkflowId } from '../../workflows/messages';
+import { keyringWorkflowId } from '../../keyring/shared';
 import { harnessEnv, harnessValue } from '../harness/env';
 import { eventually } from '../harness/eventually';
 import { useVerificationStack } from '../harness/verification-stack';

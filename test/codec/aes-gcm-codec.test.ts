@@ -36,7 +36,10 @@ describe('payload codec: AES-256-GCM with rotating keys', () => {
     await expect(without.decode([old as Payload])).rejects.toThrow(
       new PayloadDecryptionError("payload encrypted with key 'k1', which IDV_ENCRYPTION_KEYS does not hold"),
     );
-    const altered = { ...old, data: Buffer.from(old?.data ?? []).fill(7, 20, 21) };
+    // One bit flipped (a byte set to a fixed value left it as it was once in 256 runs).
+    const data = Buffer.from(old?.data ?? []);
+    data[20] = (data[20] as number) ^ 1;
+    const altered = { ...old, data };
     const codec = new AesGcmPayloadCodec(parseEncryptionKeys(key1));
     await expect(codec.decode([altered])).rejects.toBeInstanceOf(PayloadDecryptionError);
   });

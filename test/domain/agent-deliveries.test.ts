@@ -3,7 +3,7 @@ import {
   deliveryKey,
   InvalidDeliveryError,
   parseAgentDelivery,
-} from '../../domain/agent-deliveries';
+} from '../../agent-platform/domain/agent-deliveries';
 
 // What the receiver accepts from the earlier platform's Notification webhooks.
 describe('agent deliveries', () => {

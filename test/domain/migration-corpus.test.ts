@@ -1,11 +1,15 @@
-import { convertPolicy } from '../../domain/migration/authorize-request';
+import { convertPolicy } from '../../agent-platform/domain/migration/authorize-request';
 import {
   type EarlierInventory,
   type MigrationTarget,
   planMigration,
-} from '../../domain/migration/migration-plan';
-import { coveringRedirectUri, policySlug, redirectUriFor } from '../../domain/migration/redirect-uris';
-import { convertSchema } from '../../domain/migration/schema-template';
+} from '../../agent-platform/domain/migration/migration-plan';
+import {
+  coveringRedirectUri,
+  policySlug,
+  redirectUriFor,
+} from '../../agent-platform/domain/migration/redirect-uris';
+import { convertSchema } from '../../agent-platform/domain/migration/schema-template';
 import { type ExpectedFlag } from './migration-corpus/case-types';
 import { disclosurePolicies } from './migration-corpus/policies-disclosure';
 import { restrictionPolicies } from './migration-corpus/policies-restrictions';

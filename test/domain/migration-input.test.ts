@@ -1,4 +1,7 @@
-import { migrationInputProblems, type PlatformMigrationInput } from '../../domain/migration/migration-input';
+import {
+  migrationInputProblems,
+  type PlatformMigrationInput,
+} from '../../agent-platform/domain/migration/migration-input';
 
 const valid: PlatformMigrationInput = {
   tenant: 'acme',

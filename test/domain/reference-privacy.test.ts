@@ -1,5 +1,8 @@
-import { parseVerificationRequest, InvalidVerificationRequestError } from '../../client/parse-request';
-import { personalDataInReference } from '../../domain/reference-privacy';
+import {
+  parseVerificationRequest,
+  InvalidVerificationRequestError,
+} from '../../verification/client/parse-request';
+import { personalDataInReference } from '../../verification/domain/reference-privacy';
 
 // A reference becomes a workflow ID, shown to every operator and kept in visibility: it must not
 // carry personal data.

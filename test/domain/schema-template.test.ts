@@ -1,4 +1,4 @@
-import { convertSchema } from '../../domain/migration/schema-template';
+import { convertSchema } from '../../agent-platform/domain/migration/schema-template';
 
 const base = 'https://schema.example/templates/';
 

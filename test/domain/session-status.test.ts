@@ -1,4 +1,4 @@
-import { normaliseSessionState } from '../../domain/session-status';
+import { normaliseSessionState } from '../../verification/domain/session-status';
 
 describe('normalising both generations of session state', () => {
   it.each([

@@ -1,9 +1,9 @@
-import { ambiguousTenants } from '../../domain/agent-tenants';
-import { maskedUrl, type ManagedWebhook, planReconcile } from '../../domain/webhook-registry';
-import { webhookRegistrationProblem } from '../../domain/webhook-rules';
+import { ambiguousTenants } from '../../agent-platform/domain/agent-tenants';
+import { maskedUrl, type ManagedWebhook, planReconcile } from '../../agent-platform/domain/webhook-registry';
+import { webhookRegistrationProblem } from '../../agent-platform/domain/webhook-rules';
 import { ConfigError, loadConfig } from '../../workers/config';
-import { newReferenceSchema, referenceSchema } from '../../domain/verification';
-import { RegistryState } from '../../workflows/webhook-registry-state';
+import { newReferenceSchema, referenceSchema } from '../../verification/domain/verification';
+import { RegistryState } from '../../agent-platform/workflows/webhook-registry-state';
 
 const receiverUrl = 'https://idv.example/agent/acme/TOKEN-NOW';
 const managed = (overrides: Partial<ManagedWebhook> = {}): ManagedWebhook => ({

@@ -1,4 +1,7 @@
-import { MAX_NOTIFICATION_WEBHOOKS, webhookRegistrationProblem } from '../../domain/webhook-rules';
+import {
+  MAX_NOTIFICATION_WEBHOOKS,
+  webhookRegistrationProblem,
+} from '../../agent-platform/domain/webhook-rules';
 
 // What the webhook registry refuses before it calls the earlier platform.
 describe('webhook registration rules', () => {

@@ -24,24 +24,24 @@ process.stdout.write(JSON.stringify(out));
 
 const probes = {
   builtinAndUndici: {
-    filePath: 'workflows/lint-probe.ts',
+    filePath: 'verification/workflows/lint-probe.ts',
     source:
       "import { readFileSync } from 'node:fs';\nimport { request } from 'undici';\nexport const used = [readFileSync, request];\n",
   },
   valueImportOfActivities: {
-    filePath: 'workflows/lint-probe.ts',
+    filePath: 'verification/workflows/lint-probe.ts',
     source: "import * as acts from '../activities/x';\nexport const a = acts;\n",
   },
   typeImportOfActivities: {
-    filePath: 'workflows/lint-probe.ts',
+    filePath: 'verification/workflows/lint-probe.ts',
     source: "import type * as acts from '../activities/x';\nexport type A = typeof acts;\n",
   },
   builtinOutsideWorkflows: {
-    filePath: 'activities/lint-probe.ts',
+    filePath: 'verification/activities/lint-probe.ts',
     source: "import { readFileSync } from 'node:fs';\nexport const r = readFileSync;\n",
   },
   floatingPromise: {
-    filePath: 'activities/lint-probe.ts',
+    filePath: 'verification/activities/lint-probe.ts',
     source: 'async function f(): Promise<void> {}\nexport function g(): void {\n  f();\n}\n',
   },
 };

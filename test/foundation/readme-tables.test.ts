@@ -23,16 +23,19 @@ function sourceFiles(directory: string): string[] {
 }
 
 const folders = [
-  'activities',
+  'agent-platform',
   'api',
   'bin',
-  'client',
+  'cli',
   'codec',
-  'domain',
+  'common',
   'emulator',
+  'http',
+  'keyring',
+  'package',
   'stores',
+  'verification',
   'workers',
-  'workflows',
   'scripts',
   'bench',
   'test',

@@ -1,5 +1,5 @@
 import { type IdentityClient } from '../../api/identity/identity-client';
-import { type ActivityDeps } from '../../activities/deps';
+import { type ActivityDeps } from '../../workers/activities';
 import { DataKeys } from '../../codec/data-keys';
 import { openLocalStore } from '../../stores/local/local-store';
 import { FixedKeyring } from './fixed-keyring';

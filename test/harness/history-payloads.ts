@@ -2,7 +2,7 @@ import { type Client } from '@temporalio/client';
 import { type Payload } from '@temporalio/common';
 import { AesGcmPayloadCodec } from '../../codec/aes-gcm-codec';
 import { type EncryptionKey } from '../../codec/encryption-keys';
-import { isSealed, type Sealed } from '../../domain/sealed';
+import { isSealed, type Sealed } from '../../codec/sealed';
 
 /** Every payload in a history (anything shaped like one: metadata with an encoding). */
 export function payloadsIn(value: unknown, into: Payload[] = []): Payload[] {

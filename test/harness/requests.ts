@@ -1,4 +1,4 @@
-import { type VerificationRequest } from '../../domain/verification';
+import { type VerificationRequest } from '../../verification/domain/verification';
 
 /** A request for the emulator's test provider that succeeds (identity code 123456). */
 export function testProviderRequest(

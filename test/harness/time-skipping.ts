@@ -1,6 +1,6 @@
 import { type Client } from '@temporalio/client';
 import { temporal } from '@temporalio/proto';
-import { searchAttributeTypes } from '../../domain/search-attributes';
+import { idvSearchAttributes } from '../../common/search-attributes';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { Worker } from '@temporalio/worker';
 import { resolveTemporalBinaries } from '../../workers/dev/temporal-binaries';
@@ -29,9 +29,9 @@ export async function withTimeSkipping<T>(
     await env.connection.operatorService.addSearchAttributes({
       namespace: env.namespace ?? 'default',
       searchAttributes: Object.fromEntries(
-        Object.keys(searchAttributeTypes).map((name) => [
+        idvSearchAttributes.map(({ name, type }) => [
           name,
-          temporal.api.enums.v1.IndexedValueType.INDEXED_VALUE_TYPE_KEYWORD,
+          temporal.api.enums.v1.IndexedValueType[`INDEXED_VALUE_TYPE_${type}`],
         ]),
       ),
     });

@@ -1,13 +1,5 @@
-// The single workflow bundle of a test run: product workflows and test fixtures.
-export {
-  verificationSession,
-  sessionRedaction,
-  orphanSweep,
-  agentWebhooks,
-  agentConnection,
-  onboarding,
-  platformMigration,
-  keyring,
-} from '../../workflows/index';
+// The single workflow bundle of a test run: the product's bundle entry whole, and test fixtures.
+// eslint-disable-next-line no-restricted-syntax -- every product workflow, by the product's one list
+export * from '../../package/workflows';
 export { sleepThenReport, greetThroughActivity } from '../fixtures/foundation-workflows';
 export { onboardingFixture } from '../fixtures/parent-workflows';

@@ -1,10 +1,10 @@
-import { WebhookRegistryClient } from '../../client/webhook-registry-client';
+import { WebhookRegistryClient } from '../../agent-platform/client/webhook-registry-client';
 import { createAgentClient } from '../../api/agent/agent-client';
-import { agentWebhooksWorkflowId } from '../../domain/agent-tenants';
-import { connectionWorkflowId, onboardingWorkflowId } from '../../domain/agent-deliveries';
-import { type agentConnection } from '../../workflows/agent-connection';
-import { type onboarding } from '../../workflows/onboarding';
-import { type AgentEvent, agentEventSignal } from '../../workflows/agent-messages';
+import { agentWebhooksWorkflowId } from '../../agent-platform/domain/agent-tenants';
+import { connectionWorkflowId, onboardingWorkflowId } from '../../agent-platform/domain/agent-deliveries';
+import { type agentConnection } from '../../agent-platform/workflows/agent-connection';
+import { type onboarding } from '../../agent-platform/workflows/onboarding';
+import { type AgentEvent, agentEventSignal } from '../../agent-platform/shared/messages';
 import { type Scenario } from './scenarios';
 
 const event = (connectionId: string, objectId: string): AgentEvent => ({

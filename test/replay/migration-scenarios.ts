@@ -1,6 +1,6 @@
 import { createAgentClient } from '../../api/agent/agent-client';
-import { MigrationClient } from '../../client/migration-client';
-import { agentWebhooksWorkflowId } from '../../domain/agent-tenants';
+import { MigrationClient } from '../../agent-platform/client/migration-client';
+import { agentWebhooksWorkflowId } from '../../agent-platform/domain/agent-tenants';
 import { type Scenario } from './scenarios';
 
 /** A migration applied whose cut-over fails part way: every step, and the compensation. */

@@ -7,7 +7,7 @@ import { Client, Connection } from '@temporalio/client';
 import { temporal } from '@temporalio/proto';
 import { NativeConnection } from '@temporalio/worker';
 import { createIdentityClient } from '../../api/identity/identity-client';
-import { IdvClient } from '../../client/idv-client';
+import { IdvClient } from '../../verification/client/idv-client';
 import { startEmulator } from '../../emulator/emulator';
 import { createVerificationWorker } from '../../workers/verification-worker';
 import { startDevServer } from '../../workers/dev/temporal-dev-server';

@@ -1,6 +1,6 @@
-import { type IdvClient } from '../../client/idv-client';
-import { type VerificationRequest } from '../../domain/verification';
-import { orphanSweepWorkflowId } from '../../workflows/messages';
+import { type IdvClient } from '../../verification/client/idv-client';
+import { type VerificationRequest } from '../../verification/domain/verification';
+import { orphanSweepWorkflowId } from '../../verification/shared/ids';
 
 /** What a scenario needs: the client and the emulator's control API. */
 export interface ScenarioContext {

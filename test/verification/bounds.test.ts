@@ -1,7 +1,10 @@
 import { WorkflowFailedError } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
-import { InvalidVerificationRequestError, parseVerificationRequest } from '../../client/parse-request';
-import { verificationSession } from '../../workflows/verification-session';
+import {
+  InvalidVerificationRequestError,
+  parseVerificationRequest,
+} from '../../verification/client/parse-request';
+import { verificationSession } from '../../verification/workflows/verification-session';
 import { useVerificationStack } from '../harness/verification-stack';
 
 // Durations are bounded where they enter, and the workflow refuses out-of-bounds input that

@@ -1,5 +1,5 @@
-import { InvalidVerificationRequestError } from '../../client/parse-request';
-import { parseVerificationRequest } from '../../client/parse-request';
+import { InvalidVerificationRequestError } from '../../verification/client/parse-request';
+import { parseVerificationRequest } from '../../verification/client/parse-request';
 import { onboardingFixture } from '../fixtures/parent-workflows';
 import { eventually } from '../harness/eventually';
 import { useVerificationStack } from '../harness/verification-stack';

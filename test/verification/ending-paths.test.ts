@@ -2,9 +2,9 @@ import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { type WorkflowFailedError, WorkflowUpdateFailedError } from '@temporalio/client';
 import { CancelledFailure } from '@temporalio/common';
-import { VerificationEndedError } from '../../client/verification-handle';
-import { type RedactionReport } from '../../workflows/session-redaction';
-import { type VerificationRequest } from '../../domain/verification';
+import { VerificationEndedError } from '../../verification/client/verification-handle';
+import { type RedactionReport } from '../../verification/shared/workflows';
+import { type VerificationRequest } from '../../verification/domain/verification';
 import { eventually } from '../harness/eventually';
 import { useVerificationStack } from '../harness/verification-stack';
 

@@ -6,7 +6,7 @@ import { temporal } from '@temporalio/proto';
 import { NativeConnection, type Worker } from '@temporalio/worker';
 import { request as httpRequest } from 'undici';
 import { createIdentityClient, type IdentityClient } from '../../api/identity/identity-client';
-import { IdvClient } from '../../client/idv-client';
+import { IdvClient } from '../../verification/client/idv-client';
 import { type Emulator, startEmulator } from '../../emulator/emulator';
 import { type DevServer, startDevServer } from '../../workers/dev/temporal-dev-server';
 import { createVerificationWorker } from '../../workers/verification-worker';

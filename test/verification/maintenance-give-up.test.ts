@@ -7,7 +7,7 @@ import { WorkflowFailedError } from '@temporalio/client';
 import type { ApplicationFailure } from '@temporalio/common';
 import { openLocalStore } from '../../stores/local/local-store';
 import { freePort } from '../../workers/dev/free-port';
-import { orphanSweepWorkflowId } from '../../workflows/messages';
+import { orphanSweepWorkflowId } from '../../verification/shared/ids';
 import { eventually } from '../harness/eventually';
 import { idvArgs } from '../harness/idv-command';
 import { harnessIdvClient, useVerificationStack } from '../harness/verification-stack';

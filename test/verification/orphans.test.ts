@@ -1,5 +1,5 @@
 import { type SessionRecord } from '../../emulator/state/model';
-import { orphanSweepWorkflowId } from '../../workflows/orphan-sweep';
+import { orphanSweepWorkflowId } from '../../verification/shared/ids';
 import { eventually } from '../harness/eventually';
 import { useVerificationStack } from '../harness/verification-stack';
 

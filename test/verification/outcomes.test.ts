@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { sessionErrorCodes } from '../../domain/identity-enums';
+import { sessionErrorCodes } from '../../common/identity-enums';
 import { useVerificationStack } from '../harness/verification-stack';
 import { readAll } from '../harness/streams';
 

@@ -4,10 +4,10 @@ import { join } from 'node:path';
 import { ApplicationFailure } from '@temporalio/common';
 import { MockActivityEnvironment } from '@temporalio/testing';
 import { request } from 'undici';
-import { createActivities } from '../../activities/index';
+import { createActivities } from '../../workers/activities';
 import { createIdentityClient, type IdentityClient } from '../../api/identity/identity-client';
 import { type Emulator, startEmulator } from '../../emulator/emulator';
-import { SESSION_RUNNING } from '../../domain/polling';
+import { SESSION_RUNNING } from '../../verification/domain/polling';
 import { localActivityDeps } from '../harness/activity-deps';
 
 // A poll attempt waiting on a slow GetSession ends with the HTTP client's typed TimeoutError

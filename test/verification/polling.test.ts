@@ -1,5 +1,5 @@
 import { temporal } from '@temporalio/proto';
-import { POLL_PRIORITY_KEY } from '../../domain/polling';
+import { POLL_PRIORITY_KEY } from '../../verification/domain/polling';
 import { eventually } from '../harness/eventually';
 import { useVerificationStack } from '../harness/verification-stack';
 

@@ -1,7 +1,7 @@
-import { OnboardingClient } from '../../client/onboarding-client';
-import { type OnboardingVerification, onboardingReference } from '../../domain/onboarding';
-import { agentEventSignal } from '../../workflows/agent-messages';
-import { purgeRecords } from '../../client/records';
+import { OnboardingClient } from '../../agent-platform/client/onboarding-client';
+import { type OnboardingVerification, onboardingReference } from '../../agent-platform/domain/onboarding';
+import { agentEventSignal } from '../../agent-platform/shared/messages';
+import { purgeRecords } from '../../verification/client/records';
 import { eventually } from '../harness/eventually';
 import { deleteAsRetentionWould } from '../harness/retention';
 import { useVerificationStack } from '../harness/verification-stack';

@@ -1,4 +1,4 @@
-import { VerificationNotStartedError } from '../../client/idv-client';
+import { VerificationNotStartedError } from '../../verification/client/idv-client';
 import { eventually } from '../harness/eventually';
 import { useVerificationStack } from '../harness/verification-stack';
 

@@ -1,8 +1,8 @@
-import { orphanSweepWorkflowId } from '../../workflows/orphan-sweep';
+import { orphanSweepWorkflowId } from '../../verification/shared/ids';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { type IdvClient, VerificationNotStartedError } from '../../client/idv-client';
+import { type IdvClient, VerificationNotStartedError } from '../../verification/client/idv-client';
 import { eventually } from '../harness/eventually';
 import { harnessEncryptionKeys } from '../harness/env';
 import { harnessIdvClient, useVerificationStack } from '../harness/verification-stack';

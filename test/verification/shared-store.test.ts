@@ -3,7 +3,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { NativeConnection, type Worker } from '@temporalio/worker';
-import { type IdvClient } from '../../client/idv-client';
+import { type IdvClient } from '../../verification/client/idv-client';
 import { type IdvStore } from '../../stores/idv-store';
 import { openPostgresStore } from '../../stores/postgres/postgres-store';
 import { createVerificationWorker } from '../../workers/verification-worker';

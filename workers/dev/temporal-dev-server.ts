@@ -1,7 +1,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { Connection } from '@temporalio/client';
-import { searchAttributeTypes } from '../../domain/search-attributes';
+import { idvSearchAttributes, searchAttributeTypeName } from '../../common/search-attributes';
 import { assertPortFree, freePort } from './free-port';
 import { resolveTemporalBinaries } from './temporal-binaries';
 
@@ -65,9 +65,8 @@ export async function startDevServer(options: DevServerOptions = {}): Promise<De
   );
   if (options.dbFile) args.push('--db-filename', options.dbFile);
   if (options.uiCodecEndpoint && uiPort !== false) args.push('--ui-codec-endpoint', options.uiCodecEndpoint);
-  for (const [name, type] of Object.entries(searchAttributeTypes)) {
-    args.push('--search-attribute', `${name}=${type}`);
-  }
+  for (const { name, type } of idvSearchAttributes)
+    args.push('--search-attribute', `${name}=${searchAttributeTypeName(type)}`);
   for (const flag of ['frontend.enableUpdateWorkflowExecution', 'frontend.enableExecuteMultiOperation']) {
     args.push('--dynamic-config-value', `${flag}=true`);
   }
@@ -150,7 +149,7 @@ async function probe(address: string, namespace: string): Promise<void> {
   try {
     await connection.healthService.check({});
     const { customAttributes } = await connection.operatorService.listSearchAttributes({ namespace });
-    const missing = Object.keys(searchAttributeTypes).filter((name) => !customAttributes?.[name]);
+    const missing = idvSearchAttributes.map(({ name }) => name).filter((name) => !customAttributes?.[name]);
     if (missing.length > 0) throw new Error(`search attributes not registered yet: ${missing.join(', ')}`);
   } finally {
     await connection.close();

@@ -1,5 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { type AgentEvent } from '../../workflows/agent-messages';
+import { type AgentEvent } from '../../agent-platform/shared/messages';
 import { type DeliverySpool } from './delivery-spool';
 import { failureFields } from './failure-kind';
 import { type OperationalFields, type OperationalLog } from './operational-log';

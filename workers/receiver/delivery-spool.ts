@@ -2,8 +2,8 @@ import { constants } from 'node:fs';
 import { mkdir, open, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { z } from 'zod';
-import { agentMessageTypes } from '../../domain/agent-deliveries';
-import { type AgentEvent } from '../../workflows/agent-messages';
+import { agentMessageTypes } from '../../agent-platform/domain/agent-deliveries';
+import { type AgentEvent } from '../../agent-platform/shared/messages';
 import { type OperationalLog } from './operational-log';
 
 const ENTRY = /^(\d{12})\.json$/;

@@ -3,7 +3,7 @@ import {
   type OnboardingSettings,
   OnboardingSettingsError,
   parseOnboardingSettings,
-} from '../../domain/onboarding-settings';
+} from '../../agent-platform/domain/onboarding-settings';
 
 /**
  * Reads the onboarding settings file (`--onboarding FILE`, `IDV_ONBOARDING_FILE`). Throws

@@ -2,11 +2,15 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import { type AddressInfo } from 'node:net';
 import { type Client } from '@temporalio/client';
 import { type MetricMeter } from '@temporalio/common';
-import { type AgentDelivery, InvalidDeliveryError, parseAgentDelivery } from '../../domain/agent-deliveries';
-import { type OnboardingSettings } from '../../domain/onboarding-settings';
-import { tenantSchema } from '../../domain/agent-tenants';
-import { readBody } from '../http/read-body';
-import { closeConnection, sendJson } from '../http/respond';
+import {
+  type AgentDelivery,
+  InvalidDeliveryError,
+  parseAgentDelivery,
+} from '../../agent-platform/domain/agent-deliveries';
+import { type OnboardingSettings } from '../../agent-platform/domain/onboarding-settings';
+import { tenantSchema } from '../../agent-platform/domain/agent-tenants';
+import { readBody } from '../../http/read-body';
+import { closeConnection, sendJson } from '../../http/respond';
 import { DeliveryIntake, type IntakeOutcome } from './delivery-intake';
 import { DeliverySpool, SpoolFullError } from './delivery-spool';
 import { failureFields } from './failure-kind';
@@ -14,7 +18,7 @@ import { type OperationalLog } from './operational-log';
 import { returnRoute } from './return-route';
 import { temporalHandOff } from './temporal-hand-off';
 import { type ReceiverTokens } from '../../codec/receiver-tokens';
-import { decodeSegment } from '../http/path-segment';
+import { decodeSegment } from '../../http/path-segment';
 
 /** Options of {@link startReceiver}. */
 export interface ReceiverOptions {

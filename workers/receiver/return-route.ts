@@ -1,10 +1,11 @@
 import { type ServerResponse } from 'node:http';
 import { type Client, WorkflowNotFoundError } from '@temporalio/client';
 import { type ReceiverTokens } from '../../codec/receiver-tokens';
-import { FINAL_URL_MEMO, referenceSchema } from '../../domain/verification';
-import { redirectCapturedSignal } from '../../workflows/messages';
-import { verificationWorkflowId } from '../../workflows/run-verification';
-import { decodeSegment } from '../http/path-segment';
+import { FINAL_URL_MEMO, referenceSchema } from '../../verification/domain/verification';
+import { redirectCapturedSignal } from '../../verification/shared/messages';
+import { verificationWorkflowId } from '../../verification/shared/ids';
+import { decodeSegment } from '../../http/path-segment';
+import { verificationWorkflowTypes } from '../../verification/shared/workflows';
 
 /** Options of {@link returnRoute}. */
 export interface ReturnRouteOptions {
@@ -60,7 +61,7 @@ export function returnRoute(options: ReturnRouteOptions) {
       return page(response, 503, 'We could not record your return just now: please reload this page.');
     }
     // Only a verification has a return: other workflows are none of a browser's business.
-    if (description.type !== 'verificationSession') return page(response, 404, NOT_VALID);
+    if (description.type !== verificationWorkflowTypes.session) return page(response, 404, NOT_VALID);
     if (description.status.name === 'RUNNING' && mayTell(handle.workflowId)) {
       // Counted from now, so a burst of reloads sends one signal; forgotten if it fails.
       told(handle.workflowId);

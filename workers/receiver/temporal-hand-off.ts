@@ -5,13 +5,16 @@ import {
   WorkflowExecutionAlreadyStartedError,
   WorkflowNotFoundError,
 } from '@temporalio/client';
-import { connectionWorkflowId, onboardingWorkflowId } from '../../domain/agent-deliveries';
-import { onboardingInputProblems } from '../../domain/onboarding';
-import { onboardingInputFor, type OnboardingSettings } from '../../domain/onboarding-settings';
-import { type agentConnection } from '../../workflows/agent-connection';
-import { type AgentEvent, agentEventSignal } from '../../workflows/agent-messages';
-import { type onboarding } from '../../workflows/onboarding';
+import { connectionWorkflowId, onboardingWorkflowId } from '../../agent-platform/domain/agent-deliveries';
+import { onboardingInputProblems } from '../../agent-platform/domain/onboarding';
+import { onboardingInputFor, type OnboardingSettings } from '../../agent-platform/domain/onboarding-settings';
+import { type AgentEvent, agentEventSignal } from '../../agent-platform/shared/messages';
 import { type HandOff } from './delivery-intake';
+import {
+  type AgentConnectionWorkflow,
+  agentPlatformWorkflowTypes,
+  type OnboardingWorkflow,
+} from '../../agent-platform/shared/workflows';
 
 /** Options of {@link temporalHandOff}. */
 export interface TemporalHandOffOptions {
@@ -54,13 +57,16 @@ function takesNoMore(error: unknown): boolean {
 export function temporalHandOff(client: Client, options: TemporalHandOffOptions): HandOff {
   const timeoutMs = options.timeoutMs ?? 5_000;
   const toConnection = (event: AgentEvent) =>
-    client.workflow.signalWithStart<typeof agentConnection, [AgentEvent]>('agentConnection', {
-      workflowId: connectionWorkflowId(event.tenant, event.connectionId),
-      taskQueue: options.taskQueue,
-      args: [{ tenant: event.tenant, connectionId: event.connectionId }],
-      signal: agentEventSignal,
-      signalArgs: [event],
-    });
+    client.workflow.signalWithStart<AgentConnectionWorkflow, [AgentEvent]>(
+      agentPlatformWorkflowTypes.connection,
+      {
+        workflowId: connectionWorkflowId(event.tenant, event.connectionId),
+        taskQueue: options.taskQueue,
+        args: [{ tenant: event.tenant, connectionId: event.connectionId }],
+        signal: agentEventSignal,
+        signalArgs: [event],
+      },
+    );
   const toOnboarding = async (event: AgentEvent): Promise<boolean> => {
     const input =
       options.onboarding && onboardingInputFor(options.onboarding, event.tenant, event.connectionId);
@@ -74,15 +80,18 @@ export function temporalHandOff(client: Client, options: TemporalHandOffOptions)
     const workflowId = onboardingWorkflowId(event.tenant, event.connectionId);
     try {
       if (event.messageType === 'new_connection')
-        await client.workflow.signalWithStart<typeof onboarding, [AgentEvent]>('onboarding', {
-          workflowId,
-          taskQueue: options.taskQueue,
-          args: [input],
-          signal: agentEventSignal,
-          signalArgs: [event],
-          // One onboarding per connection: a repeated new_connection after it ended starts none.
-          workflowIdReusePolicy: 'REJECT_DUPLICATE',
-        });
+        await client.workflow.signalWithStart<OnboardingWorkflow, [AgentEvent]>(
+          agentPlatformWorkflowTypes.onboarding,
+          {
+            workflowId,
+            taskQueue: options.taskQueue,
+            args: [input],
+            signal: agentEventSignal,
+            signalArgs: [event],
+            // One onboarding per connection: a repeated new_connection after it ended starts none.
+            workflowIdReusePolicy: 'REJECT_DUPLICATE',
+          },
+        );
       else await client.workflow.getHandle(workflowId).signal(agentEventSignal, event);
       return true;
     } catch (error) {

@@ -1,6 +1,6 @@
-import { type AuthorizeTarget } from '../../../domain/migration/authorize-request';
+import { type AuthorizeTarget } from '../../../agent-platform/domain/migration/authorize-request';
 import { type ExpectedFlag, type ExpectedQuery } from './case-types';
-import { type ConversionFlag } from '../../../domain/migration/schema-template';
+import { type ConversionFlag } from '../../../agent-platform/domain/migration/schema-template';
 
 /** Where the corpus's templates are published. */
 export const SCHEMA_BASE = 'https://schemas.example.org/templates';

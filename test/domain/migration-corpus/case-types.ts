@@ -4,13 +4,13 @@ import {
   type Disclosure,
   type EarlierPolicy,
   type PolicyFlag,
-} from '../../../domain/migration/authorize-request';
+} from '../../../agent-platform/domain/migration/authorize-request';
 import {
   type ConversionFlag,
   type CredentialTemplate,
   type EarlierSchema,
   type TemplateType,
-} from '../../../domain/migration/schema-template';
+} from '../../../agent-platform/domain/migration/schema-template';
 
 /**
  * A flag as a case expects it: every field exact but the note, which is matched on its key

@@ -1,0 +1,108 @@
+import { type Client, WorkflowFailedError } from '@temporalio/client';
+import { ApplicationFailure } from '@temporalio/common';
+import { type MigrationReport } from '../domain/migration/migration-report';
+import { innermostMessage } from '../../common/failure-message';
+import { type WebhookListing } from '../shared/messages';
+import { MAINTENANCE_GAVE_UP } from '../../common/failure-types';
+import { NEEDS_ATTENTION } from '../../common/search-attributes';
+import { agentPlatformWorkflowTypes } from '../shared/workflows';
+import { KEYRING_WORKFLOW_TYPE } from '../../keyring/shared';
+
+/** A workflow of the task queue that failed, or whose step gave up: what happened and what to do. */
+export interface FailedWork {
+  workflowId: string;
+  /** The workflow type (`sessionRedaction`, `orphanSweep`, `platformMigration`, `agentWebhooks`, …). */
+  type: string;
+  /** `failed`: it ended failed; `needs-attention`: it runs on (or completed) with a step that gave up. */
+  state: 'failed' | 'needs-attention';
+  /** When it ended, or when it started for one still running (ISO). */
+  at: string;
+  /** Why, in a sentence (no personal data: failure texts never hold any). */
+  reason: string;
+  /** What an operator does next. */
+  next: string;
+}
+
+/** What to do after a failure that says nothing of it. */
+const LOOK_AT_HISTORY =
+  'open its history in the web UI (or `temporal workflow show`) to see which step failed';
+
+/**
+ * The workflows of a task queue that failed or gave up a step (`ExecutionStatus = 'Failed'`, or
+ * `IdvStatus = 'needs-attention'`), newest first, each with its reason and the next step: the
+ * failure's message (payload-decoded with the client's keys) for failed ones, the report or the
+ * registry's listing for the others.
+ */
+export async function listFailedWork(
+  client: Client,
+  options: { taskQueue: string; limit?: number },
+): Promise<FailedWork[]> {
+  const quote = (value: string) => `'${value.replace(/['\\]/g, '')}'`;
+  const query = `TaskQueue = ${quote(options.taskQueue)} AND (ExecutionStatus = 'Failed' OR IdvStatus = ${quote(NEEDS_ATTENTION)})`;
+  const found: FailedWork[] = [];
+  for await (const execution of client.workflow.list({ query })) {
+    const handle = client.workflow.getHandle(execution.workflowId, execution.runId);
+    const at = (execution.closeTime ?? execution.startTime).toISOString();
+    const base = { workflowId: execution.workflowId, type: execution.type, at };
+    if (execution.status.name === 'FAILED') {
+      const error: unknown = await handle.result().catch((failure: unknown) => failure);
+      found.push({ ...base, state: 'failed', ...failureReason(error) });
+    } else if (execution.type === agentPlatformWorkflowTypes.migration) {
+      const report = (await handle.result().catch(() => undefined)) as MigrationReport | undefined;
+      found.push({ ...base, state: 'needs-attention', ...migrationReason(report) });
+    } else if (execution.type === agentPlatformWorkflowTypes.registry) {
+      const listing = (await handle.query('list').catch(() => undefined)) as WebhookListing | undefined;
+      found.push({ ...base, state: 'needs-attention', ...registryReason(listing) });
+    } else if (execution.type === KEYRING_WORKFLOW_TYPE) {
+      found.push({
+        ...base,
+        state: 'needs-attention',
+        reason: 'a key rotation could not re-wrap the data keys (the older keys are kept, nothing is lost)',
+        next: 'check that the workers reach the store, then `idv keyring rotate`',
+      });
+    } else {
+      found.push({ ...base, state: 'needs-attention', reason: 'a step gave up', next: LOOK_AT_HISTORY });
+    }
+    if (found.length >= (options.limit ?? 50)) break;
+  }
+  return found;
+}
+
+function failureReason(error: unknown): Pick<FailedWork, 'reason' | 'next'> {
+  const cause = error instanceof WorkflowFailedError ? error.cause : error;
+  if (cause instanceof ApplicationFailure && cause.type === MAINTENANCE_GAVE_UP) {
+    const [reason, next] = cause.message.split('. Next: ');
+    return { reason: reason ?? cause.message, next: next ?? LOOK_AT_HISTORY };
+  }
+  return { reason: error instanceof Error ? innermostMessage(error) : 'it failed', next: LOOK_AT_HISTORY };
+}
+
+function migrationReason(report: MigrationReport | undefined): Pick<FailedWork, 'reason' | 'next'> {
+  if (!report) return { reason: 'its report cannot be read', next: LOOK_AT_HISTORY };
+  const disabled = report.webhooks.filter((webhook) => webhook.action === 're-enable-failed');
+  const reason = `migration of ${report.tenant} ${report.outcome}${report.error ? `: ${report.error}` : ''}`;
+  if (disabled.length > 0)
+    return {
+      reason,
+      next: `enable the webhooks left disabled (${disabled.map((webhook) => `idv webhooks enable ${webhook.id} --tenant ${report.tenant}`).join('; ')}), then run the migration again`,
+    };
+  return {
+    reason,
+    next: `fix what the error names, then run \`idv migrate --tenant ${report.tenant} --apply\` again`,
+  };
+}
+
+function registryReason(listing: WebhookListing | undefined): Pick<FailedWork, 'reason' | 'next'> {
+  const failedRepair = listing?.drift.find((drift) => drift.outcome.startsWith('repair failed'));
+  const reason =
+    listing?.lastReconcile?.ok === false
+      ? `the platform did not answer its comparison: ${listing.lastReconcile.error ?? 'no reason given'}`
+      : failedRepair
+        ? `webhook ${failedRepair.webhookId}: ${failedRepair.outcome}`
+        : 'its last comparison gave up';
+  const tenant = listing?.tenant ?? '<tenant>';
+  return {
+    reason,
+    next: `check the platform and the tenant's key (IDV_AGENT_KEYS), then \`idv webhooks reconcile --tenant ${tenant}\``,
+  };
+}

@@ -1,0 +1,126 @@
+import {
+  type Client,
+  WithStartWorkflowOperation,
+  WorkflowNotFoundError,
+  WorkflowUpdateFailedError,
+} from '@temporalio/client';
+import { type UpdateDefinition } from '@temporalio/common';
+import { agentWebhooksWorkflowId, tenantProblem } from '../domain/agent-tenants';
+import { webhookRegistryInputProblems, type WebhookRegistrySettings } from '../domain/webhook-registry-input';
+import {
+  disableWebhookUpdate,
+  enableWebhookUpdate,
+  listWebhooksQuery,
+  reconcileWebhooksUpdate,
+  type RegisterWebhookRequest,
+  registerWebhookUpdate,
+  removeWebhookUpdate,
+  type WebhookListing,
+  type WebhookView,
+} from '../shared/messages';
+import { innermostMessage } from '../../common/failure-message';
+import { agentPlatformWorkflowTypes, type AgentWebhooksWorkflow } from '../shared/workflows';
+
+/** Thrown when the registry refused a change (invalid, a sixth webhook, unknown id) or the platform did; the message says why. */
+export class WebhookRegistryError extends Error {
+  override readonly name = 'WebhookRegistryError';
+}
+
+/** Options of {@link WebhookRegistryClient}. */
+export interface WebhookRegistryClientOptions {
+  /** A Temporal client with the workers' data converter. */
+  client: Client;
+  /** @default 'identity-verification' */
+  taskQueue?: string;
+  /** Settings of registries this client starts (a running registry keeps its own). */
+  settings?: WebhookRegistrySettings;
+}
+
+/**
+ * The tenants' webhook registries (`idv-agent-webhooks-<tenant>`): each change is an update
+ * with start, so the first one starts a tenant's registry.
+ */
+export class WebhookRegistryClient {
+  readonly #client: Client;
+  readonly #taskQueue: string;
+  readonly #settings: WebhookRegistrySettings;
+
+  constructor(options: WebhookRegistryClientOptions) {
+    const problems = webhookRegistryInputProblems({ tenant: 'valid', ...options.settings });
+    if (problems.length > 0) throw new WebhookRegistryError(problems.join('; '));
+    this.#client = options.client;
+    this.#taskQueue = options.taskQueue ?? 'identity-verification';
+    this.#settings = options.settings ?? {};
+  }
+
+  /**
+   * The registry's webhooks (managed and external), drift and last comparison. A registry that is
+   * not running (never started, ended, terminated) is started and compares first, so the answer
+   * is never the memory of one that no longer watches the platform.
+   */
+  async list(tenant: string): Promise<WebhookListing> {
+    const handle = this.#client.workflow.getHandle(this.#workflowId(tenant));
+    const running = await handle.describe().then(
+      (description) => description.status.name === 'RUNNING',
+      (error: unknown) => {
+        if (error instanceof WorkflowNotFoundError) return false;
+        throw error;
+      },
+    );
+    return running ? await handle.query(listWebhooksQuery) : await this.reconcile(tenant);
+  }
+
+  /** Registers a webhook: a URL of yours, or (without `url`) this deployment's receiver. */
+  async register(tenant: string, request: RegisterWebhookRequest = {}): Promise<WebhookView> {
+    return await this.#update(tenant, registerWebhookUpdate, [request]);
+  }
+
+  /** Enables a managed webhook. */
+  async enable(tenant: string, webhookId: string): Promise<WebhookView> {
+    return await this.#update(tenant, enableWebhookUpdate, [webhookId]);
+  }
+
+  /** Disables a managed webhook (kept, without deliveries). */
+  async disable(tenant: string, webhookId: string): Promise<WebhookView> {
+    return await this.#update(tenant, disableWebhookUpdate, [webhookId]);
+  }
+
+  /** Removes a webhook from the platform and the registry. */
+  async remove(tenant: string, webhookId: string): Promise<WebhookListing> {
+    return await this.#update(tenant, removeWebhookUpdate, [webhookId]);
+  }
+
+  /** Compares with the platform now, repairing or adopting drift per the registry's policy. */
+  async reconcile(tenant: string): Promise<WebhookListing> {
+    return await this.#update(tenant, reconcileWebhooksUpdate, []);
+  }
+
+  #workflowId(tenant: string): string {
+    const problem = tenantProblem(tenant);
+    if (problem) throw new WebhookRegistryError(problem);
+    return agentWebhooksWorkflowId(tenant);
+  }
+
+  async #update<Ret, Args extends unknown[]>(
+    tenant: string,
+    update: UpdateDefinition<Ret, Args>,
+    args: Args,
+  ): Promise<Ret> {
+    const startWorkflowOperation = new WithStartWorkflowOperation<AgentWebhooksWorkflow>(
+      agentPlatformWorkflowTypes.registry,
+      {
+        workflowId: this.#workflowId(tenant),
+        taskQueue: this.#taskQueue,
+        args: [{ tenant, ...this.#settings }],
+        workflowIdConflictPolicy: 'USE_EXISTING',
+      },
+    );
+    try {
+      return await this.#client.workflow.executeUpdateWithStart(update, { args, startWorkflowOperation });
+    } catch (error) {
+      if (error instanceof WorkflowUpdateFailedError)
+        throw new WebhookRegistryError(innermostMessage(error), { cause: error });
+      throw error;
+    }
+  }
+}

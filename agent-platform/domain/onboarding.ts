@@ -1,0 +1,187 @@
+import { z } from 'zod';
+import { type AgentMessageType, agentMessageTypes, connectionIdSchema } from './agent-deliveries';
+import { tenantSchema } from './agent-tenants';
+import { formatDuration } from '../../common/durations';
+import {
+  type ParsedVerificationRequest,
+  resultModes,
+  verificationRequestSchema,
+} from '../../verification/domain/verification';
+
+const DAY = 86_400_000;
+
+/** Bounds and defaults of an onboarding, checked by the client, the settings file and the workflow alike. */
+export const onboardingLimits = {
+  /** How long it waits for its events. */
+  timeout: { minMs: 60_000, maxMs: 90 * DAY, defaultMs: 7 * DAY },
+  /** It continues as new past this many history events while it waits. */
+  maxHistoryEvents: { min: 20, max: 20_000, default: 2_000 },
+  /** What it waits for when not told. */
+  waitFor: ['new_connection'] as AgentMessageType[],
+} as const;
+
+/**
+ * The reference of an onboarding's verification (its workflow ID is `idv-<reference>`). Not
+ * `onboarding-<tenant>:<connectionId>`: that ID is the onboarding's own. The `onboarding-` prefix
+ * keeps it apart from every new reference a business may start.
+ */
+export function onboardingReference(tenant: string, connectionId: string): string {
+  return `onboarding-verification:${tenant}:${connectionId}`;
+}
+
+/**
+ * An onboarding reference is made of platform ids, not anyone's data: checked for its shape
+ * and length only (the personal-data heuristic of business references would refuse ids that
+ * merely look like dates).
+ */
+const onboardingReferenceSchema = z
+  .string()
+  .max(200, { message: 'must be at most 200 characters' })
+  .regex(/^[A-Za-z0-9][A-Za-z0-9._:-]*$/, { message: 'may contain only letters, digits, . _ : and -' });
+
+/**
+ * The verification an onboarding runs: a verification request without `reference` (the
+ * onboarding's own) and without `providerInput` (one setting serves every connection, and a
+ * person's input belongs in neither settings nor history). `results` defaults to `none`: the
+ * onboarding reports an outcome, never data.
+ */
+export const onboardingVerificationSchema = verificationRequestSchema
+  .omit({ reference: true, providerInput: true })
+  .extend({ results: z.enum(resultModes).default('none') });
+
+/** The verification an onboarding runs, as callers write it. */
+export type OnboardingVerification = z.input<typeof onboardingVerificationSchema>;
+
+/** The message types an onboarding waits for: at least one, each once. */
+export const waitForSchema = z
+  .array(z.enum(agentMessageTypes, { message: `must be one of ${agentMessageTypes.join(', ')}` }))
+  .min(1, { message: 'needs at least one message type' })
+  .refine((types) => new Set(types).size === types.length, { message: 'must not repeat a type' });
+
+/** Events an onboarding has seen (counts only: ids stay out of its summary). */
+export interface OnboardingEventCounts {
+  /** Events recorded, repeats not counted. */
+  total: number;
+  /** Repeated deliveries absorbed (same message type and object id). */
+  duplicates: number;
+  /** Signals that were not an event of this connection: counted, nothing else. */
+  ignored: number;
+  /** Recorded events by message type (types not seen are absent). */
+  byType: Partial<Record<AgentMessageType, number>>;
+}
+
+/** What an onboarding carries into its next run when it continues as new. */
+export interface CarriedOnboarding {
+  /** Workflow time of the first run's start (epoch ms): the wait is the connection's, not the run's. */
+  startedAt: number;
+  /** When the wait ends (epoch ms). */
+  deadline: number;
+  events: OnboardingEventCounts;
+  /** Dedupe keys (`messageType:objectId`), oldest first. */
+  keys: string[];
+  /** Once its verification began: how long it waited for the events, and until when it waits for the ending (epoch ms). */
+  verifying?: { waitedMs: number; waitUntil: number };
+}
+
+const count = z.number().int().min(0);
+/** What a run carries into the next (set by the workflow itself; checked all the same). */
+const carriedSchema: z.ZodType<CarriedOnboarding, CarriedOnboarding> = z.strictObject({
+  startedAt: count,
+  deadline: count.max(8.64e15),
+  events: z.strictObject({
+    total: count,
+    duplicates: count,
+    ignored: count,
+    byType: z.partialRecord(z.enum(agentMessageTypes), count),
+  }),
+  keys: z.array(z.string().max(500)).max(2_000),
+  verifying: z.strictObject({ waitedMs: count.max(8.64e15), waitUntil: count.max(8.64e15) }).optional(),
+});
+
+const bounded = (bounds: { min: number; max: number }, unit: (n: number) => string) =>
+  z
+    .number()
+    .int({ message: 'must be a whole number' })
+    .min(bounds.min, { message: `must be at least ${unit(bounds.min)}` })
+    .max(bounds.max, { message: `must be at most ${unit(bounds.max)}` });
+
+/** The input of the `onboarding` workflow. */
+export const onboardingInputSchema = z
+  .strictObject({
+    tenant: tenantSchema,
+    connectionId: connectionIdSchema,
+    /** Each of these must have come at least once before it verifies. @default ['new_connection'] */
+    waitFor: waitForSchema.optional(),
+    /** How long it waits for them (1 minute to 90 days), then ends timed out. @default 7 days */
+    timeoutMs: bounded(
+      { min: onboardingLimits.timeout.minMs, max: onboardingLimits.timeout.maxMs },
+      formatDuration,
+    ).optional(),
+    /** It continues as new past this many history events while it waits (20 to 20,000). @default 2000 */
+    maxHistoryEvents: bounded(onboardingLimits.maxHistoryEvents, String).optional(),
+    verification: onboardingVerificationSchema,
+    /** Set by the workflow itself when it continues as new. */
+    carried: carriedSchema.optional(),
+  })
+  .superRefine((input, context) => {
+    // A connection id can be long enough for the reference to pass its 200 characters.
+    const reference = onboardingReferenceSchema.safeParse(
+      onboardingReference(input.tenant, input.connectionId),
+    );
+    if (!reference.success)
+      context.addIssue({
+        code: 'custom',
+        path: ['connectionId'],
+        message: `makes an invalid verification reference: ${reference.error.issues[0]?.message ?? 'invalid'}`,
+      });
+  });
+
+/** The input of the `onboarding` workflow, as callers write it. */
+export type OnboardingInput = z.input<typeof onboardingInputSchema>;
+
+/** Every problem of an onboarding's input, one line each (`field message`); empty when valid. Pure. */
+export function onboardingInputProblems(input: unknown): string[] {
+  return problemsOf(onboardingInputSchema.safeParse(input, { error: requiredMessage }));
+}
+
+/** Thrown when an onboarding's verification request is invalid; `problems` name each field. */
+export class InvalidOnboardingInputError extends Error {
+  override readonly name = 'InvalidOnboardingInputError';
+  constructor(readonly problems: string[]) {
+    super(`invalid onboarding input: ${problems.join('; ')}`);
+  }
+}
+
+/**
+ * The verification request of a connection's onboarding: validated, defaults resolved, durations
+ * in ms, its reference the onboarding's. Throws {@link InvalidOnboardingInputError}.
+ */
+export function onboardingVerificationRequest(
+  tenant: string,
+  connectionId: string,
+  verification: OnboardingVerification,
+): Omit<ParsedVerificationRequest, 'providerInput'> {
+  const parsed = onboardingVerificationSchema.safeParse(verification, { error: requiredMessage });
+  const reference = onboardingReferenceSchema.safeParse(onboardingReference(tenant, connectionId));
+  const problems = [
+    ...problemsOf(parsed, 'verification'),
+    ...(reference.success ? [] : [`reference ${reference.error.issues[0]?.message ?? 'is invalid'}`]),
+  ];
+  if (!parsed.success || !reference.success) throw new InvalidOnboardingInputError(problems);
+  return { ...parsed.data, reference: reference.data };
+}
+
+/** Absent fields read "is required" instead of zod's type message. */
+function requiredMessage(issue: { input?: unknown }): string | undefined {
+  return issue.input === undefined ? 'is required' : undefined;
+}
+
+function problemsOf(result: z.ZodSafeParseResult<unknown>, prefix?: string): string[] {
+  if (result.success) return [];
+  return result.error.issues.map((issue) => {
+    const field = [prefix, ...issue.path.map(String)].filter(Boolean).join('.') || 'input';
+    const message =
+      issue.code === 'unrecognized_keys' ? `has unknown fields: ${issue.keys.join(', ')}` : issue.message;
+    return `${field} ${message}`;
+  });
+}

@@ -1,0 +1,47 @@
+import { defineQuery } from '@temporalio/workflow';
+import { type AgentMessageType } from '../domain/agent-deliveries';
+import { type OnboardingEventCounts } from '../domain/onboarding';
+import { type VerificationStatus } from '../../verification/domain/verification';
+
+// Names are stable API, like those of messages.ts. The onboarding also takes the `agentEvent`
+// signal of agent-messages.ts, the same one agentConnection takes.
+
+/** The verification an onboarding runs as its child. */
+export interface OnboardingVerificationRef {
+  reference: string;
+  /** `idv-<reference>`: IdvClient.getVerification(reference) follows it. */
+  workflowId: string;
+}
+
+/** What the `progress` query answers. */
+export interface OnboardingProgress {
+  tenant: string;
+  connectionId: string;
+  stage: 'waiting' | 'verifying' | 'done';
+  /** The message types still awaited (empty once it verifies). */
+  waitingFor: AgentMessageType[];
+  events: OnboardingEventCounts;
+  /** When the wait for the events ends (ISO). */
+  deadline: string;
+  /** Once the verification has begun. */
+  verification?: OnboardingVerificationRef;
+}
+
+/** What an onboarding ends with: counts and an outcome, never identity data or attachments. */
+export interface OnboardingSummary {
+  tenant: string;
+  connectionId: string;
+  events: OnboardingEventCounts;
+  /** `verified`: the verification ran (its status says how it went); `timed-out`: the events did not all come. */
+  endedBy: 'verified' | 'timed-out';
+  /** How long it waited for the events. */
+  waitedMs: number;
+  verification?: OnboardingVerificationRef & {
+    status: VerificationStatus;
+    errorCode?: string;
+    sessionId?: string;
+  };
+}
+
+/** Query: where an onboarding stands. */
+export const onboardingProgressQuery = defineQuery<OnboardingProgress>('progress');

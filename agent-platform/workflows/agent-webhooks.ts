@@ -1,0 +1,305 @@
+import {
+  ActivityFailure,
+  allHandlersFinished,
+  ApplicationFailure,
+  condition,
+  continueAsNew,
+  setHandler,
+  upsertSearchAttributes,
+  workflowInfo,
+} from '@temporalio/workflow';
+import { countGiveUp } from '../../common/maintenance';
+import { IdvStatus, NEEDS_ATTENTION } from '../../common/search-attributes';
+import {
+  MAX_NOTIFICATION_WEBHOOKS,
+  sameWebhookUrl,
+  webhookRegistrationProblem,
+} from '../domain/webhook-rules';
+import {
+  looksLikeReceiverUrl,
+  type ManagedWebhook,
+  type ObservedWebhook,
+  planReconcile,
+  type WebhookDrift,
+} from '../domain/webhook-registry';
+import { webhookRegistryInputProblems, webhookRegistryLimits } from '../domain/webhook-registry-input';
+import { agentCalls } from './activity-proxies';
+import { type AgentWebhooksInput } from '../shared/workflows';
+import {
+  disableWebhookUpdate,
+  enableWebhookUpdate,
+  listWebhooksQuery,
+  reconcileWebhooksUpdate,
+  type RegisterWebhookRequest,
+  registerWebhookUpdate,
+  removeWebhookUpdate,
+  type WebhookListing,
+  type WebhookView,
+} from '../shared/messages';
+import { RegistryState } from './webhook-registry-state';
+
+const refused = (message: string) =>
+  ApplicationFailure.create({ type: 'InvalidWebhookRequest', message, nonRetryable: true });
+
+/**
+ * The webhook registry of one tenant of the earlier platform (`idv-agent-webhooks-<tenant>`): the
+ * webhooks it should have. Changes are updates, one at a time; it compares with the platform on
+ * a timer and on demand, and repairs or adopts what changed outside it (its drift policy). It
+ * runs while it manages webhooks, continuing as new before its history grows large, and ends
+ * at a timed comparison that finds it managing none.
+ */
+export async function agentWebhooks(input: AgentWebhooksInput): Promise<WebhookListing> {
+  const problems = webhookRegistryInputProblems(input);
+  if (problems.length > 0) throw refused(problems.join('; '));
+  const { tenant } = input;
+  const reconcileEveryMs = input.reconcileEveryMs ?? webhookRegistryLimits.reconcileEvery.defaultMs;
+  const maxHistoryEvents = input.maxHistoryEvents ?? webhookRegistryLimits.maxHistoryEvents.default;
+  const state = new RegistryState(
+    tenant,
+    { driftPolicy: input.driftPolicy ?? 'repair', reconcileEveryMs },
+    input.carried,
+  );
+
+  // Changes and comparisons run one at a time, in arrival order: each reads the state the
+  // previous one left. (A condition on a flag would release every waiter at once.)
+  let queue: Promise<void> = Promise.resolve();
+  let queued = 0;
+  const exclusive = <T>(body: () => Promise<T>): Promise<T> => {
+    queued += 1;
+    const run = queue.then(body);
+    const settled = () => {
+      queued -= 1;
+    };
+    queue = run.then(settled, settled);
+    return run;
+  };
+  const busy = () => queued > 0;
+
+  const registrationProblem = (request: RegisterWebhookRequest): string | undefined => {
+    if (typeof request !== 'object' || request === null) return 'the request must be {url?, type?}';
+    const { url, type = 'Notification' } = request;
+    if (url !== undefined && typeof url !== 'string') return 'url must be an absolute http(s) URL';
+    if (typeof type !== 'string') return 'type must be Notification';
+    if (url === undefined && state.webhooks.some((webhook) => webhook.receiver))
+      return "the receiver's webhook is registered already";
+    // One made outside (or by an earlier registry) is taken over: CreateWebhook finds it by URL.
+    const external = url === undefined ? [] : state.external.filter((w) => sameWebhookUrl(w.url, url));
+    const known = state.known().filter((webhook) => !external.includes(webhook as ObservedWebhook));
+    return webhookRegistrationProblem({ url, type }, known);
+  };
+  const managedOrRefuse = (webhookId: unknown): ManagedWebhook => {
+    const webhook = typeof webhookId === 'string' ? state.managed(webhookId) : undefined;
+    if (!webhook) throw refused(`no webhook ${String(webhookId)} is managed by the registry of ${tenant}`);
+    return webhook;
+  };
+
+  setHandler(listWebhooksQuery, () => state.listing());
+
+  setHandler(
+    registerWebhookUpdate,
+    (request) =>
+      exclusive(async (): Promise<WebhookView> => {
+        // Checked again: an earlier registration may have taken the last place meanwhile.
+        const problem = registrationProblem(request);
+        if (problem) throw refused(problem);
+        const type = request.type ?? 'Notification';
+        const url = request.url ?? (await agentCalls.receiverWebhookUrl(tenant));
+        const made = await agentCalls.ensureTenantWebhook({ tenant, url, type });
+        if (made.enabled === false)
+          await agentCalls.setTenantWebhookEnabled({ tenant, webhookId: made.id, enabled: true });
+        const webhook: ManagedWebhook = {
+          id: made.id,
+          // The platform's spelling: reconciling compares with what it lists.
+          url: made.url,
+          type,
+          enabled: true,
+          receiver: request.url === undefined,
+          createdAt: new Date().toISOString(),
+        };
+        state.put(webhook);
+        return state.view(webhook);
+      }),
+    {
+      validator: (request: RegisterWebhookRequest) => {
+        const problem = registrationProblem(request);
+        if (problem) throw refused(problem);
+      },
+    },
+  );
+
+  const setEnabled = (enabled: boolean) => (webhookId: string) =>
+    exclusive(async (): Promise<WebhookView> => {
+      const webhook = managedOrRefuse(webhookId);
+      await agentCalls.setTenantWebhookEnabled({ tenant, webhookId, enabled });
+      const changed = { ...webhook, enabled };
+      state.put(changed);
+      return state.view(changed);
+    });
+  const validator = { validator: (webhookId: string) => void managedOrRefuse(webhookId) };
+  setHandler(enableWebhookUpdate, setEnabled(true), validator);
+  setHandler(disableWebhookUpdate, setEnabled(false), validator);
+
+  setHandler(
+    removeWebhookUpdate,
+    (webhookId) =>
+      exclusive(async (): Promise<WebhookListing> => {
+        if (!state.has(webhookId)) throw refused(`no webhook ${webhookId} in the registry of ${tenant}`);
+        await agentCalls.removeTenantWebhook({ tenant, webhookId });
+        state.forget(webhookId);
+        return state.listing();
+      }),
+    {
+      validator: (webhookId) => {
+        if (!state.has(webhookId))
+          throw refused(`no webhook ${String(webhookId)} in the registry of ${tenant}`);
+      },
+    },
+  );
+
+  setHandler(reconcileWebhooksUpdate, () =>
+    exclusive(async () => {
+      await reconcile(state);
+      return state.listing();
+    }),
+  );
+
+  const historyLarge = () => {
+    const info = workflowInfo();
+    return info.continueAsNewSuggested || info.historyLength >= maxHistoryEvents;
+  };
+  for (;;) {
+    const large = await condition(historyLarge, reconcileEveryMs);
+    if (large) break;
+    await exclusive(() => reconcile(state));
+    // Nothing to keep (never registered, all removed, or a tenant without a key): the registry
+    // ends rather than wake forever; the next change starts it again.
+    if (state.webhooks.length === 0 && !busy() && allHandlersFinished()) return state.listing();
+  }
+  // Every change in progress finishes in this run; the next one starts from their result.
+  await condition(() => !busy() && allHandlersFinished());
+  return await continueAsNew<typeof agentWebhooks>({ ...input, carried: state.carried() });
+}
+
+/**
+ * Compares with the platform and repairs or adopts per the drift policy; never throws for the
+ * platform. False when it gave up on something (the platform did not answer within the calls'
+ * bound, or a repair was refused): counted, and the registry is marked for attention until a
+ * comparison goes through.
+ */
+async function reconcile(state: RegistryState): Promise<boolean> {
+  const well = await compare(state);
+  if (!well) countGiveUp({ kind: 'registry', step: 'reconcile' });
+  if (well === state.attention) {
+    state.attention = !well;
+    upsertSearchAttributes([{ key: IdvStatus, value: well ? 'ok' : NEEDS_ATTENTION }]);
+  }
+  return well;
+}
+
+async function compare(state: RegistryState): Promise<boolean> {
+  const { tenant } = state;
+  const at = new Date().toISOString();
+  let observed: ObservedWebhook[];
+  try {
+    observed = await agentCalls.listTenantWebhooks(tenant);
+  } catch (error) {
+    if (!(error instanceof ActivityFailure)) throw error;
+    state.lastReconcile = { at, ok: false, error: failureMessage(error) };
+    return false;
+  }
+  const receiverUrl = await currentReceiverUrl(state, observed);
+  const plan = planReconcile(
+    state.webhooks,
+    observed,
+    state.settings.driftPolicy,
+    receiverUrl === undefined ? undefined : { url: receiverUrl, now: at },
+  );
+  state.external = plan.external;
+  const outcomes = new Map<string, string>();
+  if (state.settings.driftPolicy === 'adopt') {
+    state.webhooks = plan.managed;
+    for (const drift of plan.drift) outcomes.set(drift.webhookId, 'adopted');
+  } else {
+    // Repairs keep the registry's own webhooks; the receiver's webhook found again joins them.
+    for (const webhook of plan.managed) if (!state.managed(webhook.id)) state.put(webhook);
+  }
+  for (const drift of plan.drift) if (drift.kind === 'found') outcomes.set(drift.webhookId, 'managed');
+  let repaired = true;
+  for (const repair of plan.repairs) {
+    const webhookId = repair.kind === 'set-enabled' ? repair.webhookId : repair.webhook.id;
+    try {
+      outcomes.set(webhookId, await applyRepair(state, repair));
+    } catch (error) {
+      if (!(error instanceof ActivityFailure)) throw error;
+      outcomes.set(webhookId, `repair failed: ${failureMessage(error)}`);
+      repaired = false;
+    }
+  }
+  const drift: WebhookDrift[] = plan.drift.map((found) => ({
+    ...found,
+    seenAt: at,
+    outcome: outcomes.get(found.webhookId) ?? 'reported',
+  }));
+  state.noteDrift(drift);
+  state.lastReconcile = { at, ok: true };
+  return repaired;
+}
+
+async function applyRepair(
+  state: RegistryState,
+  repair: ReturnType<typeof planReconcile>['repairs'][number],
+): Promise<string> {
+  const { tenant } = state;
+  if (repair.kind === 'set-enabled') {
+    await agentCalls.setTenantWebhookEnabled({
+      tenant,
+      webhookId: repair.webhookId,
+      enabled: repair.enabled,
+    });
+    return repair.enabled ? 'enabled' : 'disabled';
+  }
+  const { webhook } = repair;
+  // The receiver's URL is made afresh: its address may have moved since.
+  const url =
+    repair.kind === 'repoint'
+      ? repair.url
+      : webhook.receiver
+        ? await agentCalls.receiverWebhookUrl(tenant)
+        : webhook.url;
+  // Moved: the new one is made before the old one goes, so no delivery finds neither; at the
+  // platform's limit there is no room for both, so the old one (dead anyway) goes first.
+  const atLimit =
+    state.known().filter((known) => known.type === 'Notification').length >= MAX_NOTIFICATION_WEBHOOKS;
+  const removeOld = async () => {
+    await agentCalls.removeTenantWebhook({ tenant, webhookId: webhook.id });
+    state.forget(webhook.id);
+  };
+  if (repair.kind === 'repoint' && atLimit) await removeOld();
+  const made = await agentCalls.ensureTenantWebhook({ tenant, url, type: webhook.type });
+  if (made.enabled !== undefined && made.enabled !== webhook.enabled)
+    await agentCalls.setTenantWebhookEnabled({ tenant, webhookId: made.id, enabled: webhook.enabled });
+  if (repair.kind === 'repoint' && !atLimit && made.id !== webhook.id) await removeOld();
+  state.put({ ...webhook, id: made.id, url }, webhook.id);
+  return `${repair.kind === 'repoint' ? 'moved to' : 'recreated as'} ${made.id}`;
+}
+
+/** The receiver's URL when it matters (a receiver webhook managed or seen); undefined without a receiver. */
+async function currentReceiverUrl(
+  state: RegistryState,
+  observed: ObservedWebhook[],
+): Promise<string | undefined> {
+  const matters =
+    state.webhooks.some((webhook) => webhook.receiver) ||
+    observed.some((webhook) => looksLikeReceiverUrl(webhook.url));
+  if (!matters) return undefined;
+  try {
+    return await agentCalls.receiverWebhookUrl(state.tenant);
+  } catch (error) {
+    if (error instanceof ActivityFailure) return undefined;
+    throw error;
+  }
+}
+
+function failureMessage(error: ActivityFailure): string {
+  return error.cause?.message ?? error.message;
+}

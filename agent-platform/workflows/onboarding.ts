@@ -1,0 +1,270 @@
+import {
+  allHandlersFinished,
+  ApplicationFailure,
+  CancellationScope,
+  condition,
+  continueAsNew,
+  getExternalWorkflowHandle,
+  isCancellation,
+  ParentClosePolicy,
+  proxyActivities,
+  setHandler,
+  startChild,
+  workflowInfo,
+  WorkflowIdReusePolicy,
+} from '@temporalio/workflow';
+import { WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
+import type { VerificationActivities } from '../../verification/activities/index';
+import type { AgentPlatformActivities } from '../activities/index';
+import { agentMessageTypes, deliveryKey } from '../domain/agent-deliveries';
+import {
+  type OnboardingEventCounts,
+  type OnboardingInput,
+  onboardingInputProblems,
+  onboardingLimits,
+  onboardingReference,
+} from '../domain/onboarding';
+import { FINAL_URL_MEMO, type VerificationInput } from '../../verification/domain/verification';
+import { type AgentEvent, agentEventSignal } from '../shared/messages';
+import { describeFailure } from '../../common/bounded-step';
+import { activityFailureType } from '../../common/failure-types';
+import { ONBOARDING_ALREADY_VERIFIED } from '../shared/failure-types';
+import { gaveUp } from '../../common/maintenance';
+import { type VerificationEnding, verificationEndedSignal } from '../../verification/shared/messages';
+import {
+  type OnboardingProgress,
+  onboardingProgressQuery,
+  type OnboardingSummary,
+} from '../shared/onboarding-messages';
+import { verificationWorkflowId } from '../../verification/shared/ids';
+import { verificationSession } from '../../verification/workflows/verification-session';
+
+// Preparing is our own store's work: an hour of retries, then the onboarding gives up visibly.
+const { prepareOnboardingVerification, destroyDataKey } = proxyActivities<
+  AgentPlatformActivities & VerificationActivities
+>({
+  startToCloseTimeout: '1 minute',
+  scheduleToCloseTimeout: '1 hour',
+  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '30 seconds' },
+});
+
+/** Deliveries remembered for deduplication (as agentConnection): far more than one onboarding sees. */
+const MAX_KEYS_REMEMBERED = 2_000;
+
+/**
+ * How long past its own deadline a verification may take to end and report (results, clean-up);
+ * an onboarding waits no longer for it.
+ */
+const VERIFICATION_GRACE_MS = 2 * 3_600_000;
+
+/** How long a cancelled onboarding waits for its cancelled verification's clean-up to report. */
+const CANCEL_GRACE_MS = 10 * 60_000;
+
+/**
+ * The onboarding of one connection of a tenant (`idv-onboarding-<tenant>-<connectionId>`), started
+ * by the receiver's signal-with-start or by `OnboardingClient`: it waits, days if need be, until
+ * every `waitFor` event has come, runs the person's verification and ends with a summary of
+ * counts and the outcome, never the person's data. The pattern a business copies: signals only
+ * record, the main flow only waits and decides. The verification is started abandoned and tells
+ * its ending by signal (`reportTo`), so the onboarding continues as new while it runs too:
+ * events keep coming for up to 30 days, and the history stays bounded.
+ */
+export async function onboarding(input: OnboardingInput): Promise<OnboardingSummary> {
+  // Refused at once: bad settings would otherwise wait days before failing in the verification.
+  const problems = onboardingInputProblems(input);
+  if (problems.length > 0)
+    throw ApplicationFailure.create({
+      type: 'InvalidOnboardingInput',
+      message: `invalid onboarding input: ${problems.join('; ')}`,
+      nonRetryable: true,
+    });
+  const { tenant, connectionId, carried } = input;
+  const waitFor = input.waitFor ?? onboardingLimits.waitFor;
+  const maxHistoryEvents = input.maxHistoryEvents ?? onboardingLimits.maxHistoryEvents.default;
+  // Carried across runs: the deadline and the wait are the connection's, not one run's.
+  const startedAt = carried?.startedAt ?? Date.now();
+  const deadline = carried?.deadline ?? startedAt + (input.timeoutMs ?? onboardingLimits.timeout.defaultMs);
+  const events: OnboardingEventCounts = {
+    total: carried?.events.total ?? 0,
+    duplicates: carried?.events.duplicates ?? 0,
+    ignored: carried?.events.ignored ?? 0,
+    byType: { ...carried?.events.byType },
+  };
+  const keys = new Set(carried?.keys ?? []);
+  const reference = onboardingReference(tenant, connectionId);
+  const verification = { reference, workflowId: verificationWorkflowId(reference) };
+  let stage: OnboardingProgress['stage'] = carried?.verifying ? 'verifying' : 'waiting';
+  let verificationBegun = carried?.verifying !== undefined;
+  let ending: VerificationEnding | undefined;
+  let waitedMs = 0;
+  const missing = () => waitFor.filter((type) => !events.byType[type]);
+
+  // Handlers first: a signal-with-start's signal is delivered before the main flow runs.
+  setHandler(agentEventSignal, (event: AgentEvent) => {
+    // Not this connection's, or not an event (a signal sent by hand): counted, nothing else.
+    const ours =
+      event?.tenant === tenant &&
+      event.connectionId === connectionId &&
+      agentMessageTypes.includes(event.messageType) &&
+      typeof event.objectId === 'string';
+    if (!ours) {
+      events.ignored += 1;
+      return;
+    }
+    const key = deliveryKey(event);
+    if (keys.has(key)) {
+      events.duplicates += 1;
+      return;
+    }
+    // Oldest first out: a repeat that late is long past mattering, and the history stays bounded.
+    keys.add(key);
+    if (keys.size > MAX_KEYS_REMEMBERED) keys.delete(keys.values().next().value as string);
+    events.total += 1;
+    events.byType[event.messageType] = (events.byType[event.messageType] ?? 0) + 1;
+  });
+  setHandler(verificationEndedSignal, (ended: VerificationEnding) => {
+    if (ended?.reference === reference) ending = ended;
+  });
+  setHandler(onboardingProgressQuery, () => ({
+    tenant,
+    connectionId,
+    stage,
+    waitingFor: missing(),
+    events: { ...events, byType: { ...events.byType } },
+    deadline: new Date(deadline).toISOString(),
+    ...(verificationBegun && { verification }),
+  }));
+
+  const historyLarge = () => {
+    const info = workflowInfo();
+    return info.continueAsNewSuggested || info.historyLength >= maxHistoryEvents;
+  };
+  const summary = async (
+    endedBy: OnboardingSummary['endedBy'],
+    outcome?: VerificationEnding,
+  ): Promise<OnboardingSummary> => {
+    stage = 'done';
+    await condition(allHandlersFinished);
+    return {
+      tenant,
+      connectionId,
+      events: { ...events, byType: { ...events.byType } },
+      endedBy,
+      waitedMs,
+      // Status, error code and session id only: identity data and attachments stay with the child.
+      ...(outcome && {
+        verification: {
+          ...verification,
+          status: outcome.status,
+          ...(outcome.errorCode !== undefined && { errorCode: outcome.errorCode }),
+          ...(outcome.sessionId !== undefined && { sessionId: outcome.sessionId }),
+        },
+      }),
+    };
+  };
+
+  const carry = (verifying?: { waitedMs: number; waitUntil: number }) =>
+    continueAsNew<typeof onboarding>({
+      ...input,
+      carried: { startedAt, deadline, events, keys: [...keys], ...(verifying ? { verifying } : {}) },
+    });
+
+  // Waiting: one durable timer to the deadline, woken by every event; days cost nothing.
+  while (!verificationBegun && missing().length > 0) {
+    const remaining = deadline - Date.now();
+    if (remaining <= 0) {
+      waitedMs = Date.now() - startedAt;
+      return await summary('timed-out');
+    }
+    await condition(() => missing().length === 0 || historyLarge(), remaining);
+    if (missing().length > 0 && historyLarge()) {
+      await condition(allHandlersFinished);
+      return await carry();
+    }
+  }
+  waitedMs = carried?.verifying?.waitedMs ?? Date.now() - startedAt;
+
+  // Verifying: started once (a new run carries the wait on), abandoned so this workflow can
+  // continue as new while it runs; its clean-up tells the ending (`reportTo`).
+  stage = 'verifying';
+  let waitUntil = carried?.verifying?.waitUntil;
+  if (waitUntil === undefined) {
+    verificationBegun = true;
+    let prepared: VerificationInput;
+    try {
+      prepared = await prepareOnboardingVerification({
+        tenant,
+        connectionId,
+        verification: input.verification,
+      });
+    } catch (error) {
+      if (isCancellation(error)) throw error;
+      if (activityFailureType(error) === 'InvalidOnboardingInput') throw error;
+      // Its reference's record says the verification ran (the workflow may be gone).
+      if (activityFailureType(error) === ONBOARDING_ALREADY_VERIFIED)
+        throw ApplicationFailure.create({
+          type: ONBOARDING_ALREADY_VERIFIED,
+          message: `this connection's verification has run already: see ${verification.workflowId}`,
+          nonRetryable: true,
+        });
+      throw gaveUp({
+        kind: 'onboarding',
+        step: 'preparing the verification',
+        reason: describeFailure(error),
+        next: 'check the store, then start the onboarding again (OnboardingClient.start)',
+      });
+    }
+    try {
+      await startChild(verificationSession, {
+        workflowId: verification.workflowId,
+        args: [{ ...prepared, reportTo: workflowInfo().workflowId }],
+        parentClosePolicy: ParentClosePolicy.ABANDON,
+        // As a client start: a reference that already ran is refused, never a second session.
+        workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
+        ...(prepared.finalUrl ? { memo: { [FINAL_URL_MEMO]: prepared.finalUrl } } : {}),
+      });
+    } catch (error) {
+      // Started again by hand after it verified: a reference has one verification, ever. The
+      // key prepared for the start that was refused sealed nothing anyone keeps.
+      if (error instanceof WorkflowExecutionAlreadyStartedError) {
+        await destroyDataKey(prepared.dataKeyId).catch(() => undefined);
+        throw ApplicationFailure.create({
+          type: ONBOARDING_ALREADY_VERIFIED,
+          message: `this connection's verification has run already: see ${verification.workflowId}`,
+          nonRetryable: true,
+        });
+      }
+      throw error;
+    }
+    waitUntil = Date.now() + prepared.timeout + VERIFICATION_GRACE_MS;
+  }
+  try {
+    for (;;) {
+      const remaining = waitUntil - Date.now();
+      if (ending === undefined && remaining <= 0)
+        throw gaveUp({
+          kind: 'onboarding',
+          step: 'waiting for the verification',
+          reason: `${verification.workflowId} did not report its ending in time`,
+          next: `its verification may still run or may have ended without telling: see \`idv status ${reference}\` (a connection is verified once; its outcome is there)`,
+        });
+      await condition(() => ending !== undefined || historyLarge(), Math.max(1, remaining));
+      if (ending !== undefined) return await summary('verified', ending);
+      if (historyLarge()) {
+        await condition(allHandlersFinished);
+        if (ending === undefined) return await carry({ waitedMs, waitUntil });
+      }
+    }
+  } catch (error) {
+    if (!isCancellation(error)) throw error;
+    // Cancelled: the verification is cancelled too, and its clean-up (the session cancelled at
+    // the service) waited for, before this ends cancelled.
+    await CancellationScope.nonCancellable(async () => {
+      await getExternalWorkflowHandle(verification.workflowId)
+        .cancel()
+        .catch(() => undefined);
+      await condition(() => ending !== undefined, CANCEL_GRACE_MS);
+    });
+    throw error;
+  }
+}

@@ -1,0 +1,114 @@
+import {
+  type DriftPolicy,
+  maskedUrl,
+  type ManagedWebhook,
+  type ObservedWebhook,
+  type WebhookDrift,
+} from '../domain/webhook-registry';
+import { type WebhookListing, type WebhookView } from '../shared/messages';
+import { type RegistryCarriedState } from '../shared/workflows';
+
+const MAX_DRIFT_KEPT = 20;
+
+/** The registry's memory of a tenant's webhooks: plain data, so it carries across runs. */
+export class RegistryState {
+  webhooks: ManagedWebhook[];
+  external: ObservedWebhook[];
+  drift: WebhookDrift[];
+  lastReconcile: WebhookListing['lastReconcile'];
+  /** Its last comparison gave up on something: marked for attention until one goes through. */
+  attention: boolean;
+
+  constructor(
+    readonly tenant: string,
+    readonly settings: { driftPolicy: DriftPolicy; reconcileEveryMs: number },
+    carried: RegistryCarriedState | undefined,
+  ) {
+    this.webhooks = carried?.webhooks ?? [];
+    this.external = carried?.external ?? [];
+    this.drift = carried?.drift ?? [];
+    this.lastReconcile = carried?.lastReconcile;
+    this.attention = carried?.attention ?? false;
+  }
+
+  /** Every webhook the tenant has as far as the registry knows (managed and external): the limit counts them all. */
+  known(): Array<{ url: string; type: string }> {
+    return [...this.webhooks, ...this.external];
+  }
+
+  /** A webhook the registry knows by id, managed or external. */
+  has(webhookId: unknown): boolean {
+    return [...this.webhooks, ...this.external].some((webhook) => webhook.id === webhookId);
+  }
+
+  managed(webhookId: string): ManagedWebhook | undefined {
+    return this.webhooks.find((webhook) => webhook.id === webhookId);
+  }
+
+  /** Replaces (or adds) a managed webhook; the platform's id may have changed (re-created). */
+  put(webhook: ManagedWebhook, previousId: string = webhook.id): void {
+    this.webhooks = [...this.webhooks.filter((w) => w.id !== previousId && w.id !== webhook.id), webhook];
+    this.external = this.external.filter((w) => w.id !== webhook.id);
+  }
+
+  forget(webhookId: string): void {
+    this.webhooks = this.webhooks.filter((webhook) => webhook.id !== webhookId);
+    this.external = this.external.filter((webhook) => webhook.id !== webhookId);
+  }
+
+  /**
+   * Adds drift found; the same finding again (a repair failing at every comparison) replaces its
+   * earlier entry instead of pushing other history out.
+   */
+  noteDrift(entries: WebhookDrift[]): void {
+    const sameFinding = (one: WebhookDrift, other: WebhookDrift) =>
+      one.webhookId === other.webhookId &&
+      one.kind === other.kind &&
+      (one.outcome === other.outcome ||
+        (one.outcome.startsWith('repair failed') && other.outcome.startsWith('repair failed')));
+    let drift = this.drift;
+    for (const entry of entries) drift = [...drift.filter((earlier) => !sameFinding(earlier, entry)), entry];
+    this.drift = drift.slice(-MAX_DRIFT_KEPT);
+  }
+
+  view(webhook: ManagedWebhook): WebhookView {
+    return {
+      id: webhook.id,
+      url: maskedUrl(webhook),
+      type: webhook.type,
+      enabled: webhook.enabled,
+      managed: true,
+      receiver: webhook.receiver,
+    };
+  }
+
+  listing(): WebhookListing {
+    const external: WebhookView[] = this.external.map((webhook) => ({
+      id: webhook.id,
+      // Another deployment's receiver, or this one's from before a restart: its token stays hidden.
+      url: maskedUrl({ url: webhook.url, receiver: false }),
+      type: webhook.type,
+      enabled: webhook.enabled ?? true,
+      managed: false,
+      receiver: false,
+    }));
+    return {
+      tenant: this.tenant,
+      webhooks: [...this.webhooks.map((webhook) => this.view(webhook)), ...external],
+      driftPolicy: this.settings.driftPolicy,
+      reconcileEveryMs: this.settings.reconcileEveryMs,
+      ...(this.lastReconcile ? { lastReconcile: this.lastReconcile } : {}),
+      drift: this.drift,
+    };
+  }
+
+  carried(): RegistryCarriedState {
+    return {
+      webhooks: this.webhooks,
+      external: this.external,
+      drift: this.drift,
+      ...(this.lastReconcile ? { lastReconcile: this.lastReconcile } : {}),
+      ...(this.attention ? { attention: true } : {}),
+    };
+  }
+}

@@ -1,0 +1,42 @@
+/** Every workflow of the project has an ID starting with this. */
+const PROJECT = 'idv-';
+
+/**
+ * The kinds of workflow besides verifications, by the prefix their IDs take after `idv-`: a
+ * verification is `idv-<reference>`, so no reference may start with one of these.
+ */
+export const workflowKinds = {
+  redaction: 'redact-',
+  ending: 'end-',
+  orphanSweep: 'orphans-',
+  keyring: 'keyring-',
+  webhookRegistry: 'agent-webhooks-',
+  connection: 'connection-',
+  onboarding: 'onboarding-',
+  migration: 'migration-',
+} as const;
+
+/** A kind of workflow besides verifications. */
+export type WorkflowKind = keyof typeof workflowKinds;
+
+/** The ID of a workflow of `kind` named by `name`. */
+export function kindWorkflowId(kind: WorkflowKind, name: string): string {
+  return `${PROJECT}${workflowKinds[kind]}${name}`;
+}
+
+/** The ID of the verification of a business reference. */
+export function referenceWorkflowId(reference: string): string {
+  return `${PROJECT}${reference}`;
+}
+
+/** The reference of a verification's workflow ID; undefined for another kind of workflow. */
+export function referenceOfWorkflowId(workflowId: string): string | undefined {
+  if (!workflowId.startsWith(PROJECT)) return undefined;
+  const rest = workflowId.slice(PROJECT.length);
+  return reservedPrefixOf(rest) === undefined ? rest : undefined;
+}
+
+/** The kind prefix a reference starts with (it would name another kind's workflow), if any. */
+export function reservedPrefixOf(reference: string): string | undefined {
+  return Object.values(workflowKinds).find((prefix) => reference.startsWith(prefix));
+}

@@ -1,0 +1,51 @@
+import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
+import type { KeyringEntry } from '../codec/keyring';
+import { kindWorkflowId } from '../common/workflow-ids';
+
+/** What the keyring answers: its keys (the last is current), and when processes must look again. */
+export interface KeyringView {
+  keys: KeyringEntry[];
+  /** A process wraps under the current key only for this long after it looked. */
+  refreshMs: number;
+  /** When the last rotation started and completed (epoch ms): keys retired then are gone. */
+  lastRotation?: { startedAt: number; completedAt: number };
+  /** When the next rotation is due (epoch ms). */
+  nextRotationAt: number;
+  /** Why the keyring asks for attention (a step that gave up), if it does. */
+  attention?: string;
+}
+
+/** The keyring's workflow ID: one per task queue (its workers share one store). */
+export function keyringWorkflowId(taskQueue: string): string {
+  return kindWorkflowId('keyring', taskQueue);
+}
+
+/** Query: the keyring's keys (no history is written). */
+export const keyringQuery = defineQuery<KeyringView>('keyring');
+/** Update (and update-with-start): the keyring's keys, once it has one. */
+export const keyringUpdate = defineUpdate<KeyringView>('keyringKeys');
+/** Signal: rotate now (an operator, or a test). */
+export const rotateKeysSignal = defineSignal('rotateKeys');
+
+/** The keyring's steps that can fail, as `idv_maintenance_failed{kind="keyring",step}` names them. */
+export type KeyringStep = 'rotation' | 'deleting earlier runs' | 'starting anew';
+
+/** What the keyring carries into its next run. */
+export interface KeyringInput {
+  keys?: KeyringEntry[];
+  lastRotation?: { startedAt: number; completedAt: number };
+  /** The problems of its steps, by step: it asks for attention until each goes through. */
+  problems?: Partial<Record<KeyringStep, string>>;
+  /** A rotation asked for (`rotateKeys`) while the last one was under way. */
+  rotateRequested?: boolean;
+  /**
+   * The `refreshMs` the last run told processes: one that read it may wrap under a key for twice
+   * that, whatever this run's schedule says.
+   */
+  publishedRefreshMs?: number;
+}
+
+/** The keyring's workflow type, as workers register it and processes start it. */
+export const KEYRING_WORKFLOW_TYPE = 'keyring';
+/** The keyring (`idv-keyring-<taskQueue>`). */
+export type KeyringWorkflow = (input: KeyringInput) => Promise<void>;

@@ -1,0 +1,243 @@
+import {
+  allHandlersFinished,
+  CancellationScope,
+  condition,
+  continueAsNew,
+  log,
+  proxyActivities,
+  setHandler,
+  sleep,
+  upsertSearchAttributes,
+  workflowInfo,
+} from '@temporalio/workflow';
+import type { KeyringActivities, KeyringSchedule } from './activities';
+import { describeFailure } from '../common/bounded-step';
+import { countGiveUp } from '../common/maintenance';
+import {
+  type KeyringInput,
+  keyringQuery,
+  type KeyringStep,
+  keyringUpdate,
+  type KeyringView,
+  rotateKeysSignal,
+} from './shared';
+import type { KeyringEntry } from '../codec/keyring';
+import { IdvStatus, NEEDS_ATTENTION } from '../common/search-attributes';
+
+// No schedule-to-close bound on what the keys depend on: a keyring that failed would take every
+// live data key with it, so these steps wait for a worker however long none runs.
+const { keyringSchedule, newKeyEncryptionKey } = proxyActivities<KeyringActivities>({
+  startToCloseTimeout: '1 minute',
+  retry: { maximumInterval: '1 minute' },
+});
+// Bounded: a refusal (a namespace where workers may not delete executions) must not hold rotations.
+const { deleteEarlierRuns, liveKeysUnderOtherKeys } = proxyActivities<KeyringActivities>({
+  startToCloseTimeout: '1 minute',
+  scheduleToCloseTimeout: '10 minutes',
+  retry: { maximumInterval: '1 minute' },
+});
+// A large store takes long: the re-wrap resumes where an attempt stopped (its heartbeat).
+const { rewrapDataKeys } = proxyActivities<KeyringActivities>({
+  startToCloseTimeout: '10 minutes',
+  heartbeatTimeout: '30 seconds',
+  scheduleToCloseTimeout: '1 day',
+  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute' },
+});
+
+/**
+ * The keyring of a deployment (`idv-keyring-<taskQueue>`): the key-encryption keys the store's
+ * data keys are wrapped under. They live here only, never in the store, so no copy of the store
+ * (a dump, its WAL, a replica, a backup) opens a data key without them. On schedule it rotates:
+ * a new current key; once every process has learnt it, every live data key wrapped under an
+ * older one is re-wrapped under it (`rewrapDataKeys`); then the older keys are forgotten, the
+ * keyring continues as new and deletes its earlier runs, so a destroyed data key is gone from
+ * every copy of the store. A rotation that cannot re-wrap keeps the older keys (nothing is lost),
+ * is counted and marks the keyring for attention, and is tried again at the next due time.
+ */
+export async function keyring(input: KeyringInput): Promise<void> {
+  // A cancelled keyring would take every live data key with it: cancellation is not for it.
+  return await CancellationScope.nonCancellable(() => runKeyring(input));
+}
+
+/** The keyring's state; its methods are its transitions. */
+class KeyringState {
+  keys: KeyringEntry[];
+  lastRotation: KeyringInput['lastRotation'];
+  schedule: KeyringSchedule | undefined;
+  rotateRequested: boolean;
+  #problems: Partial<Record<KeyringStep, string>>;
+  readonly #publishedBefore: number;
+  /** The last rotation tried, done or not: the next is due a period later. */
+  #lastTriedAt: number;
+
+  constructor(input: KeyringInput) {
+    this.keys = [...(input.keys ?? [])];
+    this.lastRotation = input.lastRotation;
+    this.#problems = { ...input.problems };
+    this.rotateRequested = input.rotateRequested === true;
+    this.#publishedBefore = input.publishedRefreshMs ?? 0;
+    this.#lastTriedAt = input.lastRotation?.startedAt ?? Date.now();
+  }
+
+  get ready(): boolean {
+    return this.keys.length > 0 && this.schedule !== undefined;
+  }
+
+  get nextRotationAt(): number {
+    return this.#lastTriedAt + (this.schedule?.rotateEveryMs ?? 0);
+  }
+
+  /** How long a rotation waits before re-wrapping: three times the longest refresh any reader holds. */
+  get learnMs(): number {
+    return 3 * Math.max(this.schedule?.refreshMs ?? 0, this.#publishedBefore);
+  }
+
+  /** What processes read; no keys until it has its schedule and a key. */
+  view(): KeyringView {
+    return {
+      keys: this.ready ? this.keys : [],
+      refreshMs: this.schedule?.refreshMs ?? 0,
+      ...(this.lastRotation ? { lastRotation: this.lastRotation } : {}),
+      nextRotationAt: this.nextRotationAt,
+      ...(this.attention ? { attention: this.attention } : {}),
+    };
+  }
+
+  beginRotation(): number {
+    this.rotateRequested = false;
+    this.#lastTriedAt = Date.now();
+    return this.#lastTriedAt;
+  }
+
+  /** A rotation re-wrapped every live data key under `current`: the older keys go. */
+  rotated(current: KeyringEntry, startedAt: number): void {
+    this.keys = [current];
+    this.lastRotation = { startedAt, completedAt: Date.now() };
+    this.attend('rotation', undefined);
+  }
+
+  /**
+   * Records (or clears) the problem of one step; the keyring asks for attention while any step
+   * has one. Each new problem is counted once.
+   */
+  attend(step: KeyringStep, problem: string | undefined): void {
+    const before = this.attention;
+    if (problem && !this.#problems[step]) countGiveUp({ kind: 'keyring', step });
+    this.#problems = { ...this.#problems, [step]: problem };
+    const now = this.attention;
+    if (Boolean(before) !== Boolean(now))
+      upsertSearchAttributes([{ key: IdvStatus, value: now ? NEEDS_ATTENTION : 'ok' }]);
+  }
+
+  /** Why the keyring asks for attention, if it does. */
+  get attention(): string | undefined {
+    const problems = Object.values(this.#problems).filter(Boolean);
+    return problems.length > 0 ? problems.join('; ') : undefined;
+  }
+
+  /** What the next run starts from. */
+  carry(): KeyringInput {
+    return {
+      keys: this.keys,
+      ...(this.lastRotation ? { lastRotation: this.lastRotation } : {}),
+      ...(this.attention ? { problems: this.#problems } : {}),
+      ...(this.rotateRequested ? { rotateRequested: true } : {}),
+      ...(this.schedule ? { publishedRefreshMs: this.schedule.refreshMs } : {}),
+    };
+  }
+}
+
+async function runKeyring(input: KeyringInput): Promise<void> {
+  const state = new KeyringState(input);
+  // Handlers first: an update-with-start arrives with the first task.
+  setHandler(keyringQuery, () => state.view());
+  setHandler(keyringUpdate, async () => {
+    await condition(() => state.ready);
+    return state.view();
+  });
+  setHandler(rotateKeysSignal, () => {
+    state.rotateRequested = true;
+  });
+  state.schedule = await keyringSchedule();
+  if (state.keys.length === 0) {
+    const first = await newKeyEncryptionKey();
+    state.keys = [first];
+    await checkNothingIsLost(state, first);
+  }
+  await deleteRetiredRuns(state);
+
+  for (;;) {
+    await condition(() => state.rotateRequested, Math.max(1, state.nextRotationAt - Date.now()));
+    const startedAt = state.beginRotation();
+    const rotated = await rotate(state, (added) => {
+      state.keys = [...state.keys, added];
+    });
+    if (rotated) {
+      state.rotated(rotated, startedAt);
+      break;
+    }
+    if (workflowInfo().continueAsNewSuggested) break;
+  }
+  // After a rotation (its retired keys then deleted with this run), or a history grown long.
+  await condition(allHandlersFinished);
+  return await continueAsNew<typeof keyring>(state.carry());
+}
+
+/**
+ * A keyring started anew (terminated, its history gone, another Temporal) cannot open data keys
+ * wrapped under the keys of the one before: said loudly, since those verifications' data is lost.
+ */
+async function checkNothingIsLost(state: KeyringState, first: KeyringEntry): Promise<void> {
+  const orphaned = await liveKeysUnderOtherKeys({ currentId: first.id }).catch(() => 0);
+  if (orphaned === 0) return;
+  log.error('the keyring started anew while the store holds data keys of an earlier keyring', { orphaned });
+  state.attend(
+    'starting anew',
+    `the keyring started anew: ${orphaned}+ live data keys are wrapped under keys it never had (their data cannot be opened)`,
+  );
+}
+
+/** The runs before this one held keys since retired: gone from Temporal too (tried again each run). */
+async function deleteRetiredRuns(state: KeyringState): Promise<void> {
+  const { workflowId, runId, continuedFromExecutionRunId } = workflowInfo();
+  try {
+    await deleteEarlierRuns({
+      workflowId,
+      keepRunId: runId,
+      ...(continuedFromExecutionRunId ? { previousRunId: continuedFromExecutionRunId } : {}),
+    });
+    state.attend('deleting earlier runs', undefined);
+  } catch (error) {
+    log.error('deleting the keyring’s earlier runs failed; the next run tries again', {
+      reason: describeFailure(error),
+    });
+    state.attend(
+      'deleting earlier runs',
+      `its earlier runs, holding retired keys, could not be deleted: ${describeFailure(error)}`,
+    );
+  }
+}
+
+/**
+ * One rotation: a new key made current, time for every process to learn it (they wrap under a
+ * current key for at most twice the `refreshMs` they read), then every live data key under an
+ * older key re-wrapped. Resolves to the new key, or undefined when it gave up (counted).
+ */
+async function rotate(
+  state: KeyringState,
+  add: (key: KeyringEntry) => void,
+): Promise<KeyringEntry | undefined> {
+  try {
+    const current = await newKeyEncryptionKey();
+    add(current);
+    await sleep(state.learnMs);
+    await rewrapDataKeys({ keys: state.keys, currentId: current.id });
+    return current;
+  } catch (error) {
+    log.error('a key rotation could not re-wrap the data keys; the older keys stay until the next', {
+      reason: describeFailure(error),
+    });
+    state.attend('rotation', `a rotation could not re-wrap the data keys: ${describeFailure(error)}`);
+    return undefined;
+  }
+}

@@ -1,0 +1,234 @@
+import { Context } from '@temporalio/activity';
+import { NotFoundError } from '../../api/http/errors';
+import { type VerificationDeps } from './deps';
+import { type CreationToClose, type EndingToRecord } from '../shared/messages';
+import { cancelUnlessDone } from './end-session';
+import { classified } from './failures';
+import { stateOf } from './wire-views';
+import { answered, inWindows, mayHaveOrphans, planSweep, RELOOK_MS } from './create-attempts';
+import { resolveOrphanSettings, type OrphanSchedule, orphanSchedule } from './orphan-settings';
+
+/** What one look of the profile's orphan sweep did and found. */
+export interface OrphanLook {
+  /** Live orphans cancelled at the service. */
+  cancelled: string[];
+  /** Orphans redacted at the service (their keys destroyed). */
+  redacted: string[];
+  /** Sessions created up to this time were judged; the next look starts a little before it. */
+  coveredToMs: number;
+  /** A later look is needed (a window still open, an attempt under way, or an orphan not done). */
+  open: boolean;
+  /**
+   * Orphans the service would not end or redact this time (they stay marked and are tried at
+   * every look), with the first reason: the sweep gives up visibly when this lasts.
+   */
+  failures: number;
+  failure?: string;
+}
+
+/** How a verification's creation closed. */
+export interface ClosedCreation {
+  /** An orphan may exist (an attempt not settled by an answer, or a session it does not keep): sweep the profile. */
+  sweepNeeded: boolean;
+}
+
+/** How often a look heartbeats, whatever it waits on (a slow page, a budget turn). */
+const LOOK_HEARTBEAT_EVERY_MS = 1_000;
+
+/** Redaction and orphan clean-up. */
+export function cleanupActivities(deps: VerificationDeps) {
+  const signal = () => Context.current().cancellationSignal;
+  const orphanSettings = resolveOrphanSettings(deps.orphans);
+  /** RedactSession; false when the service no longer knows the session. */
+  const redactIfKnown = async (sessionId: string): Promise<boolean> => {
+    try {
+      await deps.identity.sessions.redact(sessionId, { signal: signal() });
+      return true;
+    } catch (error) {
+      if (error instanceof NotFoundError) return false;
+      throw error;
+    }
+  };
+  /** Ends the session unless it is done; true when it was live and is cancelled now. */
+  const endIfLive = async (sessionId: string): Promise<boolean> => {
+    try {
+      const state = await cancelUnlessDone(deps.identity.sessions, sessionId, { signal: signal() });
+      return state.status === 'cancelled';
+    } catch (error) {
+      if (error instanceof NotFoundError) return false;
+      throw error;
+    }
+  };
+  const recordEnding = async ({ reference, ...ending }: EndingToRecord): Promise<void> => {
+    await deps.records.ended(reference, ending);
+  };
+  /** Ends an orphan if live and redacts it, whatever the ending does; its mark goes once both are done. */
+  const sweepOne = async (sessionId: string, result: OrphanLook, done: boolean): Promise<void> => {
+    let failure: unknown;
+    try {
+      if (!done && (await endIfLive(sessionId))) result.cancelled.push(sessionId);
+    } catch (error) {
+      if (signal().aborted) throw error;
+      failure = error;
+    }
+    try {
+      await redactIfKnown(sessionId);
+      await deps.vault.destroy(sessionId);
+      result.redacted.push(sessionId);
+    } catch (error) {
+      if (signal().aborted) throw error;
+      failure ??= error;
+    }
+    if (failure === undefined) await deps.vault.orphanSwept(sessionId);
+    else {
+      result.failures += 1;
+      result.failure ??= failure instanceof Error ? failure.message : 'the service refused';
+    }
+  };
+  const look = async (args: {
+    verificationProfileId: string;
+    coveredToMs?: number;
+    toClose?: CreationToClose[];
+  }): Promise<OrphanLook> => {
+    const { verificationProfileId: profileId } = args;
+    const result: OrphanLook = {
+      cancelled: [],
+      redacted: [],
+      coveredToMs: args.coveredToMs ?? 0,
+      open: false,
+      failures: 0,
+    };
+    for (const close of args.toClose ?? []) {
+      await deps.vault.closeCreation(close.workflowId, close.keptSessionId);
+      if (close.ending) await recordEnding(close.ending);
+    }
+    const nowMs = Date.now();
+    const plan = planSweep(await deps.vault.createAttempts(profileId), nowMs, orphanSettings.horizonMs);
+    // Orphans the listing showed finished: nothing to end, only to redact.
+    const knownDone = new Set<string>();
+    const fromMs = Math.max(
+      Math.min(...plan.windows.map((window) => window.fromMs)),
+      (args.coveredToMs ?? Number.NEGATIVE_INFINITY) - RELOOK_MS,
+    );
+    if (plan.windows.length > 0 && fromMs <= plan.coverToMs) {
+      for (let page = 1; ; page += 1) {
+        const answer = await deps.identity.sessions.list(
+          profileId,
+          { orderBy: 'Created', orderDirection: 'Descending', pageSize: 50, page },
+          { signal: signal() },
+        );
+        const createdMs = (session: { created?: number | null }) => (session.created ?? Number.NaN) * 1000;
+        const candidates = answer.sessions.filter((session) => {
+          const at = createdMs(session);
+          return at >= fromMs && at <= plan.coverToMs && inWindows(plan.windows, at);
+        });
+        const accounted = await deps.vault.accountedFor(
+          candidates.map((session) => session.id.toLowerCase()),
+        );
+        for (const session of candidates) {
+          const id = session.id.toLowerCase();
+          if (accounted.has(id) || !(await deps.vault.takeOrphan(id, profileId))) continue;
+          if (stateOf(session).done) knownDone.add(id);
+        }
+        const oldest = Math.min(...answer.sessions.map(createdMs).filter((at) => !Number.isNaN(at)));
+        if (!answer.more || answer.sessions.length === 0 || oldest < fromMs) break;
+      }
+    }
+    // Taken just now, marked by claims, or left by an earlier look: each by its id.
+    for (const sessionId of await deps.vault.orphans(profileId))
+      await sweepOne(sessionId, result, knownDone.has(sessionId));
+    await deps.vault.forgetCreateAttempts(profileId, plan.done);
+    result.coveredToMs = Math.max(plan.coverToMs, result.coveredToMs);
+    result.open = plan.open || result.failures > 0;
+    return result;
+  };
+  return {
+    /** CancelSession unless the session has finished (or is unknown); `cancelled` false when there was nothing to end. */
+    async endSessionIfLive(sessionId: string): Promise<{ cancelled: boolean }> {
+      return await classified(async () => ({ cancelled: await endIfLive(sessionId) }));
+    },
+
+    /** RedactSession; a session the service no longer knows counts as redacted. */
+    async redactAtService(sessionId: string): Promise<{ redacted: boolean }> {
+      return await classified(async () => ({ redacted: await redactIfKnown(sessionId) }));
+    },
+
+    /**
+     * Deletes the session's stored attachments for good, destroys its results access key and the
+     * verification's data key (every sealed copy of the person's data becomes unreadable). Idempotent.
+     */
+    async deleteLocalSessionData(
+      sessionId: string,
+      dataKeyId?: string,
+    ): Promise<{ attachmentsDeleted: number; dataKeyDestroyed: boolean }> {
+      const attachmentsDeleted = await deps.blobs.deleteSession(sessionId);
+      // The claim names the data key too: a redaction started without it (redactNow) still shreds.
+      const keyId = dataKeyId ?? (await deps.vault.dataKeyOf(sessionId));
+      await deps.vault.destroy(sessionId);
+      const dataKeyDestroyed = keyId === undefined ? false : await deps.dataKeys.destroy(keyId);
+      return { attachmentsDeleted, dataKeyDestroyed };
+    },
+
+    /** Records that a verification's data was erased (its redaction ran every step). Idempotent. */
+    async recordRedaction(args: { reference: string; redactedAt: string }): Promise<void> {
+      await deps.records.redacted(args.reference, args.redactedAt);
+    },
+
+    /** Destroys a verification's data key (a verification without a session). Idempotent. */
+    async destroyDataKey(dataKeyId: string): Promise<{ destroyed: boolean }> {
+      return { destroyed: await deps.dataKeys.destroy(dataKeyId) };
+    },
+
+    /**
+     * Closes the verification's creation (see `SessionVault.closeCreation`): from now on any
+     * session claimed for it is an orphan. Forgets its attempts that nothing can come of, and
+     * says whether the profile's sweep is needed; records how the verification ended. Idempotent.
+     */
+    async closeCreation(args: {
+      verificationProfileId: string;
+      keptSessionId?: string;
+      ending: EndingToRecord;
+    }): Promise<ClosedCreation> {
+      const workflowId = Context.current().info.workflowExecution?.workflowId ?? 'standalone';
+      const marked = await deps.vault.closeCreation(workflowId, args.keptSessionId);
+      await recordEnding(args.ending);
+      const attempts = await deps.vault.createAttempts(args.verificationProfileId, workflowId);
+      // A session claimed but not kept is marked an orphan already: the sweep takes it by its mark.
+      await deps.vault.forgetCreateAttempts(
+        args.verificationProfileId,
+        attempts.filter(answered).map((attempt) => attempt.id),
+      );
+      return { sweepNeeded: marked.length > 0 || mayHaveOrphans(attempts, args.keptSessionId) };
+    },
+
+    /** The schedule of the orphan sweep, from this worker's settings (no service call). */
+    orphanSweepSchedule(): Promise<OrphanSchedule> {
+      return Promise.resolve(orphanSchedule(orphanSettings));
+    },
+
+    /**
+     * One look of the orphan sweep of a verification profile. It first closes the creation of
+     * verifications whose clean-up could not (`toClose`). Then every session of the profile
+     * created since `coveredToMs` (a little before) up to now, that no create under way may still
+     * claim, that nothing accounts for, and that lies in the window of a create attempt not
+     * settled by an answer (from its start until the horizon after it ended), is taken for the
+     * sweep (a claim that comes later is refused). Each taken or marked orphan is ended if live
+     * and redacted, whatever the ending does; one the service refuses stays marked, is tried at
+     * the next look, and is counted in `failures`. The look itself fails (and Temporal retries
+     * it) only when the store or the listing does.
+     */
+    async sweepOrphans(args: {
+      verificationProfileId: string;
+      coveredToMs?: number;
+      toClose?: CreationToClose[];
+    }): Promise<OrphanLook> {
+      const context = Context.current();
+      const beat = setInterval(() => context.heartbeat(), LOOK_HEARTBEAT_EVERY_MS);
+      try {
+        return await classified(() => look(args));
+      } finally {
+        clearInterval(beat);
+      }
+    },
+  };
+}

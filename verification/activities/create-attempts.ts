@@ -1,0 +1,91 @@
+import { type CreateAttempt } from '../../stores/session-vault';
+
+/**
+ * Slack for the two clocks that meet here: the service stamps sessions in whole seconds on its
+ * own clock, and each worker records its attempts on its own.
+ */
+export const CLOCK_SLACK_MS = 10_000;
+
+/**
+ * The longest a create attempt can be under way: the activity's bound with room to spare. An
+ * attempt recorded longer ago and never ended belongs to a worker that died.
+ */
+export const ATTEMPT_BOUND_MS = 5 * 60_000;
+
+/**
+ * How far before what an earlier look covered the next one lists again: an attempt recorded by
+ * a worker whose clock is behind may start before it.
+ */
+export const RELOOK_MS = 60_000;
+
+/** The attempt was answered and has ended: its session, if any, is claimed; nothing more can come of it. */
+export function answered(attempt: CreateAttempt): boolean {
+  return attempt.settled && attempt.endedAtMs !== undefined;
+}
+
+/**
+ * True when a verification's attempts may have left an orphan: one not answered (lost, timed
+ * out, failed, cancelled, still under way or crashed: the service may carry it out yet), or one
+ * whose session is not the verification's kept one (a claim marked it an orphan).
+ */
+export function mayHaveOrphans(
+  attempts: readonly CreateAttempt[],
+  keptSessionId: string | undefined,
+): boolean {
+  return attempts.some(
+    (attempt) =>
+      !answered(attempt) || (attempt.sessionId !== undefined && attempt.sessionId !== keptSessionId),
+  );
+}
+
+/** A time range (epoch ms, inclusive) in which an unsettled attempt's session may have been created. */
+export interface CreateWindow {
+  fromMs: number;
+  toMs: number;
+}
+
+/** What one look at a profile may sweep, from its create attempts (pure). */
+export interface SweepPlan {
+  /** Sessions created up to this time can be judged now: no attempt under way can still claim them. */
+  coverToMs: number;
+  /** Where sessions of unsettled attempts may be (each up to `horizonMs` after its attempt ended). */
+  windows: CreateWindow[];
+  /**
+   * A later look is needed: a window reaches past `coverToMs`, or an attempt is under way (its
+   * verification may have closed already: if it ends unsettled, or claims after the close,
+   * nobody else asks for a sweep).
+   */
+  open: boolean;
+  /** Attempts nothing can come of any more once this look has covered `coverToMs`. */
+  done: string[];
+}
+
+/**
+ * Plans a look at `nowMs`: an attempt under way (not ended, younger than its bound) may still
+ * claim the session it creates, so sessions created from its start on wait for a later look;
+ * an attempt that ended unsettled (or died) may have a session land at any time up to
+ * `horizonMs` after it ended.
+ */
+export function planSweep(attempts: readonly CreateAttempt[], nowMs: number, horizonMs: number): SweepPlan {
+  const underWay = (attempt: CreateAttempt) =>
+    attempt.endedAtMs === undefined && nowMs - attempt.startedAtMs < ATTEMPT_BOUND_MS;
+  const coverToMs =
+    Math.min(nowMs, ...attempts.filter(underWay).map((attempt) => attempt.startedAtMs)) - CLOCK_SLACK_MS;
+  const unsettled = attempts.filter((attempt) => !attempt.settled && !underWay(attempt));
+  const windowOf = (attempt: CreateAttempt): CreateWindow => ({
+    fromMs: attempt.startedAtMs - CLOCK_SLACK_MS,
+    toMs: (attempt.endedAtMs ?? attempt.startedAtMs + ATTEMPT_BOUND_MS) + horizonMs + CLOCK_SLACK_MS,
+  });
+  const windows = unsettled.map(windowOf);
+  const done = [
+    ...unsettled.filter((attempt) => windowOf(attempt).toMs <= coverToMs),
+    ...attempts.filter(answered),
+  ].map((attempt) => attempt.id);
+  const open = windows.some((window) => window.toMs > coverToMs) || attempts.some(underWay);
+  return { coverToMs, windows, open, done };
+}
+
+/** True when a session created at `createdMs` lies in one of the windows. */
+export function inWindows(windows: readonly CreateWindow[], createdMs: number): boolean {
+  return windows.some((window) => createdMs >= window.fromMs && createdMs <= window.toMs);
+}

@@ -1,0 +1,28 @@
+import { ConflictError, ValidationError } from '../../api/http/errors';
+import { type CallOptions } from '../../api/http/http-core';
+import { type SessionsApi } from '../../api/identity/sessions-api';
+import { type NormalisedSessionState } from '../domain/session-status';
+import { stateOf } from './wire-views';
+
+/**
+ * CancelSession, unless the session has finished: the one rule for "cancelling a finished
+ * session is fine". A refusal that may mean "already finished" (a 400, as the service answers
+ * it, or a 409, which the interface does not rule out) is checked with GetSession: a session
+ * that is done answers its real state (a last-moment success is kept); one still running
+ * rethrows the refusal. A session the service does not know throws its `NotFoundError`.
+ */
+export async function cancelUnlessDone(
+  sessions: SessionsApi,
+  sessionId: string,
+  options: CallOptions = {},
+): Promise<NormalisedSessionState> {
+  try {
+    return stateOf(await sessions.cancel(sessionId, options));
+  } catch (error) {
+    const mayBeFinished = (error instanceof ValidationError && error.sent) || error instanceof ConflictError;
+    if (!mayBeFinished) throw error;
+    const state = stateOf(await sessions.get(sessionId, options));
+    if (state.done) return state;
+    throw error;
+  }
+}

@@ -1,0 +1,194 @@
+import { Context } from '@temporalio/activity';
+import { ApplicationFailure } from '@temporalio/common';
+import { ApiError, ValidationError } from '../../api/http/errors';
+import { type NormalisedSessionState } from '../domain/session-status';
+import { type NextStep, type VerificationInput } from '../domain/verification';
+import { mayHaveOrphans } from './create-attempts';
+import { cancelUnlessDone } from './end-session';
+import { type VerificationDeps } from './deps';
+import { classified } from './failures';
+import { stateOf, stepView } from './wire-views';
+
+/** The failure type of a create answered after its verification closed creation. */
+export const CREATION_CLOSED = 'CreationClosed';
+
+function creationClosed(message: string): ApplicationFailure {
+  return ApplicationFailure.create({ type: CREATION_CLOSED, message, nonRetryable: true });
+}
+
+/** What `createSession` returns: no results access key (it stays in the vault). */
+export interface CreatedSession {
+  sessionId: string;
+  collectionMethod: string;
+  nextStep: NextStep;
+  /**
+   * True when an orphan may exist: an attempt of this verification not settled by an answer
+   * (lost answer, timeout, 5xx, cancelled, crashed: the service may still carry it out), or a
+   * session claimed for it that it does not keep. The profile's sweep is then needed.
+   */
+  orphansPossible: boolean;
+}
+
+/** How often a create heartbeats while it waits for the service: a cancel reaches it in seconds. */
+export const CREATE_HEARTBEAT_EVERY_MS = 1_000;
+
+/**
+ * A definitive answer: the service created nothing unclaimed (a 4xx refusal other than a
+ * timeout, or never sent). A success answer that could not be read (malformed, too large) did
+ * create a session.
+ */
+function settles(error: unknown): boolean {
+  if (error instanceof ValidationError) return true;
+  return (
+    error instanceof ApiError &&
+    error.status !== undefined &&
+    error.status >= 400 &&
+    error.status < 500 &&
+    error.status !== 408
+  );
+}
+
+/** Session activities: create, check, refresh, native challenge, cancel. */
+export function sessionActivities(deps: VerificationDeps) {
+  const signal = () => Context.current().cancellationSignal;
+  /** A session seen done needs no more polls: the budget stops spreading polls over it. */
+  const unpolledWhenDone = (sessionId: string, state: NormalisedSessionState) => {
+    if (state.done) deps.identity.budget?.forget(sessionId);
+    return state;
+  };
+  const create = async (input: VerificationInput): Promise<CreatedSession> => {
+    const workflowId = Context.current().info.workflowExecution?.workflowId ?? 'standalone';
+    const profileId = input.verificationProfileId;
+    // Opened first: a destroyed key (a verification redacted meanwhile) creates nothing.
+    const providerInput =
+      input.providerInput === undefined
+        ? undefined
+        : ((await deps.dataKeys.open(input.providerInput)) as Record<string, unknown>);
+    const attemptId = await deps.vault.recordCreateAttempt({
+      workflowId,
+      profileId,
+      startedAtMs: Date.now(),
+    });
+    // Checked once recorded: a close that comes after sees this attempt (under way) and asks for
+    // the sweep; one that came before refuses it here, unsent.
+    if (await deps.vault.creationClosed(workflowId)) {
+      await deps.vault.endCreateAttempt(profileId, attemptId, { endedAtMs: Date.now(), settled: true });
+      throw creationClosed('the verification has closed its creation: no create is sent');
+    }
+    let created;
+    try {
+      created = await deps.identity.sessions.createDirectProviderSession(
+        {
+          verificationProfileId: input.verificationProfileId,
+          provider: input.provider,
+          capabilities: input.capabilities,
+          fallbackToHostedUI: input.fallbackToHostedUI,
+          redirectUrl: input.redirectUrl,
+          browserLanguages: input.browserLanguages,
+          providerInput,
+        },
+        { signal: signal() },
+      );
+    } catch (error) {
+      await deps.vault.endCreateAttempt(profileId, attemptId, {
+        endedAtMs: Date.now(),
+        settled: settles(error),
+      });
+      throw error;
+    }
+    const claimed = await deps.vault.claim(created.sessionId, {
+      workflowId,
+      profileId,
+      resultsAccessKey: created.resultCollection.resultsAccessKey,
+      dataKeyId: input.dataKeyId,
+      collectionMethod: created.resultCollection.method,
+      nextStep: stepView(created.nextStep),
+    });
+    await deps.vault.endCreateAttempt(profileId, attemptId, {
+      endedAtMs: Date.now(),
+      settled: true,
+      sessionId: created.sessionId,
+    });
+    if ('closed' in claimed)
+      throw creationClosed('the verification ended before this create was answered: its session is swept');
+    // Its answer came so late that the sweep took the session: another attempt makes another.
+    if ('swept' in claimed)
+      throw ApplicationFailure.create({
+        type: 'SessionSwept',
+        message: 'the session of this create was swept as an orphan before its answer came: creating again',
+      });
+    const { kept } = claimed;
+    const attempts = await deps.vault.createAttempts(profileId, workflowId);
+    return {
+      ...kept,
+      orphansPossible: kept.sessionId !== created.sessionId || mayHaveOrphans(attempts, kept.sessionId),
+    };
+  };
+  return {
+    /**
+     * CreateDirectProviderSession. Each attempt is recorded before it is sent and ended by what
+     * became of it, so an attempt whose answer never came is known to the profile's sweep
+     * whenever the service carries it out. It heartbeats, so a cancel (the deadline, the
+     * caller) aborts it at once and the workflow waits until it has ended. The session is
+     * claimed through the vault: the first one claimed for the verification is the one it keeps,
+     * so an attempt that finds one kept already answers that one, and its own is swept.
+     */
+    async createSession(input: VerificationInput): Promise<CreatedSession> {
+      const context = Context.current();
+      const beat = setInterval(() => context.heartbeat(), CREATE_HEARTBEAT_EVERY_MS);
+      try {
+        return await classified(() => create(input));
+      } finally {
+        clearInterval(beat);
+      }
+    },
+
+    /** One GetSession, normalised. */ /** One GetSession, normalised. */
+    async checkSession(sessionId: string): Promise<NormalisedSessionState> {
+      return await classified(async () =>
+        unpolledWhenDone(
+          sessionId,
+          stateOf(await deps.identity.sessions.get(sessionId, { signal: signal() })),
+        ),
+      );
+    },
+
+    /** RefreshStepContent with the vault's key. */
+    async refreshStep(sessionId: string): Promise<NextStep> {
+      return await classified(async () => {
+        const key = await deps.vault.accessKey(sessionId);
+        return stepView(
+          await deps.identity.sessions.refreshStepContent(sessionId, key, { signal: signal() }),
+        );
+      });
+    },
+
+    /** SubmitNativeChallengeResponse with the vault's key. */
+    async submitNativeChallenge(args: {
+      sessionId: string;
+      responseToken: string;
+    }): Promise<NormalisedSessionState> {
+      return await classified(async () => {
+        const resultsAccessKey = await deps.vault.accessKey(args.sessionId);
+        const session = await deps.identity.sessions.submitNativeChallengeResponse(
+          { sessionId: args.sessionId, resultsAccessKey, responseToken: args.responseToken },
+          { signal: signal() },
+        );
+        return stateOf(session);
+      });
+    },
+
+    /**
+     * CancelSession. A session that already finished is not cancelled: its real state is
+     * answered, so a last-moment success is not lost (see `cancelUnlessDone`).
+     */
+    async cancelSession(sessionId: string): Promise<NormalisedSessionState> {
+      return await classified(async () =>
+        unpolledWhenDone(
+          sessionId,
+          await cancelUnlessDone(deps.identity.sessions, sessionId, { signal: signal() }),
+        ),
+      );
+    },
+  };
+}

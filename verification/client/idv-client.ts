@@ -1,0 +1,380 @@
+import {
+  type Client,
+  WithStartWorkflowOperation,
+  WorkflowExecutionAlreadyStartedError,
+  WorkflowNotFoundError,
+  WorkflowUpdateFailedError,
+} from '@temporalio/client';
+import {
+  FINAL_URL_MEMO,
+  recordOfStart,
+  type VerificationInput,
+  type VerificationProgress,
+  type VerificationRequest,
+} from '../domain/verification';
+import { type NextStepAnswer, nextStepUpdate } from '../shared/messages';
+import { verificationWorkflowId } from '../shared/ids';
+import { innermostMessage } from '../../common/failure-message';
+import { IdvProfileId, IdvProvider } from '../../common/search-attributes';
+import {
+  type OrphanSweepWorkflow,
+  type RedactionReport,
+  type SessionRedactionWorkflow,
+  type VerificationSessionWorkflow,
+  verificationWorkflowTypes,
+} from '../shared/workflows';
+import { redactionWorkflowId } from '../shared/ids';
+import { DataKeyDestroyedError, DataKeys } from '../../codec/data-keys';
+import { attachmentAad } from '../../codec/sealed';
+import { type IdvStore } from '../../stores/idv-store';
+import { prepareVerificationInput } from './prepare-input';
+import { reserveReference } from './reserve-reference';
+import { referenceOfWorkflowId } from '../../common/workflow-ids';
+import { TemporalKeyring } from '../../keyring/client';
+import { type LookForOrphans, lookForOrphansSignal } from '../shared/messages';
+import { orphanSweepWorkflowId } from '../shared/ids';
+import { keyringQuery, keyringWorkflowId, rotateKeysSignal } from '../../keyring/shared';
+import { canonicalProfileId } from '../../stores/session-vault';
+import { VerificationEndedError, VerificationHandle } from './verification-handle';
+
+/** Thrown when a verification has no session (it ended before the session was created). */
+export class NoSessionError extends Error {
+  override readonly name = 'NoSessionError';
+}
+
+/** Thrown when a reference names no verification: no workflow, and no record. */
+export class VerificationNotFoundError extends Error {
+  override readonly name = 'VerificationNotFoundError';
+}
+
+/** Thrown when the session of a new verification could not be created (the reason is in the message). */
+export class VerificationNotStartedError extends Error {
+  override readonly name = 'VerificationNotStartedError';
+}
+
+/** Options of {@link IdvClient}. */
+export interface IdvClientOptions {
+  /** A Temporal client whose data converter encrypts with the workers' payload keys (`encryptingDataConverter`). */
+  client: Client;
+  /** The store the workers use (`openStore`): the verifications' data keys and stored attachments. */
+  store: IdvStore;
+  /** @default 'identity-verification' */
+  taskQueue?: string;
+}
+
+/** Filter of {@link IdvClient.listVerifications}; all on search attributes, none personal. */
+export interface VerificationFilter {
+  status?: VerificationProgress['status'];
+  verificationProfileId?: string;
+  provider?: string;
+  /** @default 100 */
+  limit?: number;
+}
+
+/** What {@link IdvClient.keyringStatus} answers (ids and times only). */
+export interface KeyringStatus {
+  workflowId: string;
+  /** The keys it holds, the current one last. */
+  keyIds: string[];
+  lastRotation?: { startedAt: string; completedAt: string };
+  nextRotationAt: string;
+}
+
+/** A verification found by {@link IdvClient.listVerifications}. */
+export interface VerificationSummary {
+  reference: string;
+  workflowId: string;
+  status: string | undefined;
+  sessionId: string | undefined;
+  provider: string | undefined;
+  startedAt: string;
+  closedAt: string | undefined;
+}
+
+/** The client business services use to run identity verifications on Temporal. */
+export class IdvClient {
+  readonly client: Client;
+  readonly taskQueue: string;
+  readonly #store: IdvStore;
+  readonly #dataKeys: DataKeys;
+
+  constructor(options: IdvClientOptions) {
+    this.client = options.client;
+    this.taskQueue = options.taskQueue ?? 'identity-verification';
+    this.#store = options.store;
+    this.#dataKeys = new DataKeys(
+      options.store.dataKeys,
+      new TemporalKeyring({ client: options.client, taskQueue: this.taskQueue }),
+    );
+  }
+
+  /**
+   * The workflow input of a request, sealed (validated, data key created, `providerInput`
+   * sealed): for a business workflow that runs the verification as a child (`runVerification`).
+   */
+  async prepareInput(request: VerificationRequest): Promise<VerificationInput> {
+    const input = await prepareVerificationInput(request, this.#dataKeys);
+    await this.#reserve(input);
+    return input;
+  }
+
+  /** Destroys the data key of a prepared input that will not be started (see {@link prepareInput}). */
+  async discardInput(input: VerificationInput): Promise<void> {
+    await this.#dataKeys.destroy(input.dataKeyId);
+  }
+
+  /**
+   * Starts a verification (or joins the running one with the same reference) and waits until
+   * its session exists: one round trip gives the handle and the step to hand to the user.
+   * Invalid input throws `InvalidVerificationRequestError` before anything is started; a
+   * reference whose verification has ended throws `VerificationEndedError`.
+   */
+  async startVerification(
+    request: VerificationRequest,
+  ): Promise<{ handle: VerificationHandle; nextStep: NextStepAnswer }> {
+    // Validated before anything is created; then its data key is made and providerInput sealed.
+    const input = await prepareVerificationInput(request, this.#dataKeys);
+    await this.#reserve(input);
+    const workflowId = verificationWorkflowId(input.reference);
+    const startWorkflowOperation = new WithStartWorkflowOperation<VerificationSessionWorkflow>(
+      verificationWorkflowTypes.session,
+      {
+        workflowId,
+        taskQueue: this.taskQueue,
+        args: [input],
+        workflowIdConflictPolicy: 'USE_EXISTING',
+        // One reference, one verification: a finished one is never started again (no second session).
+        workflowIdReusePolicy: 'REJECT_DUPLICATE',
+        typedSearchAttributes: [
+          { key: IdvProfileId, value: input.verificationProfileId },
+          { key: IdvProvider, value: input.provider },
+        ],
+        ...(input.finalUrl ? { memo: { [FINAL_URL_MEMO]: input.finalUrl } } : {}),
+      },
+    );
+    let nextStep: NextStepAnswer;
+    try {
+      nextStep = await this.client.workflow.executeUpdateWithStart(nextStepUpdate, {
+        startWorkflowOperation,
+      });
+    } catch (error) {
+      if (error instanceof WorkflowExecutionAlreadyStartedError) {
+        // Refused before it started: the key made for it sealed nothing anyone keeps.
+        await this.#dataKeys.destroy(input.dataKeyId);
+        throw new VerificationEndedError(
+          `verification ${input.reference} has already ended: read its outcome with getVerification(), or start a new reference`,
+          { cause: error },
+        );
+      }
+      if (error instanceof WorkflowUpdateFailedError) {
+        const reason = innermostMessage(error);
+        throw new VerificationNotStartedError(`verification ${input.reference} could not start: ${reason}`, {
+          cause: error,
+        });
+      }
+      throw error;
+    }
+    // Joined a running verification: it has its own key; the one made for this call goes.
+    if (nextStep.dataKeyId && nextStep.dataKeyId !== input.dataKeyId)
+      await this.#dataKeys.destroy(input.dataKeyId);
+    const workflow = await startWorkflowOperation.workflowHandle();
+    return {
+      handle: new VerificationHandle(input.reference, workflow, this.#dataKeys, this.#store.records),
+      nextStep,
+    };
+  }
+
+  /**
+   * Keeps the reference for this verification (see `reserveReference`): a reference whose
+   * verification ran is refused (its key made for this call destroyed); one whose earlier start
+   * never ran is taken over (that start's key destroyed).
+   */
+  async #reserve(input: VerificationInput): Promise<void> {
+    const workflowId = verificationWorkflowId(input.reference);
+    const reservation = await reserveReference(this.#store, recordOfStart(input), {
+      workflowId,
+      client: this.client,
+    });
+    if (reservation.kind === 'restarted' && reservation.previousDataKeyId !== input.dataKeyId)
+      await this.#dataKeys.destroy(reservation.previousDataKeyId);
+    if (reservation.kind !== 'used') return;
+    await this.#dataKeys.destroy(input.dataKeyId);
+    const { record } = reservation;
+    throw new VerificationEndedError(
+      record.status === 'started'
+        ? `verification ${input.reference} ran and Temporal no longer keeps it (its record has no ending: see idv records): start a new reference`
+        : `verification ${input.reference} has already ended (${record.status}${record.errorCode ? `, ${record.errorCode}` : ''}, ${record.endedAt ?? 'time unknown'}): read it with getVerification(), or start a new reference`,
+    );
+  }
+
+  /**
+   * Redacts a verification's session now. A verification still running is cancelled first (its
+   * session too) and waited for, so nothing can bring data back after the redaction. Works
+   * from the verification's record once Temporal no longer keeps its workflow.
+   */
+  async redactVerification(reference: string): Promise<RedactionReport> {
+    const handle = this.getVerification(reference);
+    const status = await handle.workflow.describe().then(
+      (description) => description.status.name,
+      (error: unknown) => {
+        if (!(error instanceof WorkflowNotFoundError)) throw error;
+        return undefined;
+      },
+    );
+    if (status === undefined) return await this.#redactFromRecord(reference);
+    if (status === 'RUNNING') {
+      await handle.cancel('redaction requested').catch((error: unknown) => {
+        if (!(error instanceof VerificationEndedError)) throw error;
+      });
+      // Its clean-up has run once the workflow closed, however it closed.
+      await handle.result().catch(() => undefined);
+    }
+    const { sessionId, dataKeyId } = await handle.progress();
+    if (!sessionId) {
+      // Nothing at the service; the start input's sealed providerInput goes with the data key.
+      if (dataKeyId) await this.#dataKeys.destroy(dataKeyId);
+      throw new NoSessionError(
+        `verification ${reference} has no session to redact (its data key is destroyed)`,
+      );
+    }
+    return await this.redactNow(sessionId, dataKeyId, reference);
+  }
+
+  /** The redaction of a verification Temporal no longer keeps, from its record. */
+  async #redactFromRecord(reference: string): Promise<RedactionReport> {
+    const record = await this.#store.records.get(reference);
+    if (!record)
+      throw new VerificationNotFoundError(
+        `no verification has the reference ${reference} (no workflow, no record)`,
+      );
+    if (record.sessionId) return await this.redactNow(record.sessionId, record.dataKeyId, reference);
+    await this.#dataKeys.destroy(record.dataKeyId);
+    await this.#store.records.redacted(reference, new Date().toISOString());
+    throw new NoSessionError(
+      `verification ${reference} has no session to redact (its data key is destroyed)`,
+    );
+  }
+
+  /**
+   * Redacts a session now (at the service, in the blob store, its key), replacing a redaction
+   * that is still waiting for its delay. Idempotent. Prefer {@link redactVerification}, which
+   * ends a running verification first.
+   */
+  async redactNow(sessionId: string, dataKeyId?: string, reference?: string): Promise<RedactionReport> {
+    const args = {
+      sessionId,
+      delayMs: 0,
+      ...(dataKeyId === undefined ? {} : { dataKeyId }),
+      ...(reference === undefined ? {} : { reference }),
+    };
+    return await this.client.workflow.execute<SessionRedactionWorkflow>(verificationWorkflowTypes.redaction, {
+      workflowId: redactionWorkflowId(args),
+      taskQueue: this.taskQueue,
+      args: [args],
+      workflowIdConflictPolicy: 'TERMINATE_EXISTING',
+    });
+  }
+
+  /** The verification of a reference (running or finished). */
+  getVerification(reference: string): VerificationHandle {
+    const workflow = this.client.workflow.getHandle<VerificationSessionWorkflow>(
+      verificationWorkflowId(reference),
+    );
+    return new VerificationHandle(reference, workflow, this.#dataKeys, this.#store.records);
+  }
+
+  /**
+   * The content of a stored attachment (from `outcome.attachments`), streamed from the store and
+   * opened with the verification's data key (stored sealed); undefined once it is redacted.
+   */
+  async readAttachment(sessionId: string, attachmentId: string): Promise<AsyncIterable<Buffer> | undefined> {
+    const stored = await this.#store.blobs.read(sessionId, attachmentId);
+    if (!stored) return undefined;
+    const dataKeyId = await this.#store.vault.dataKeyOf(sessionId);
+    if (!dataKeyId) {
+      await stored[Symbol.asyncIterator]().return?.();
+      return undefined;
+    }
+    try {
+      return await this.#dataKeys.openStream(dataKeyId, attachmentAad(sessionId, attachmentId), stored);
+    } catch (error) {
+      await stored[Symbol.asyncIterator]().return?.();
+      if (error instanceof DataKeyDestroyedError) return undefined;
+      throw error;
+    }
+  }
+
+  /** The keyring's state: its key ids (never the keys), its last and next rotation. */
+  async keyringStatus(): Promise<KeyringStatus> {
+    const workflowId = keyringWorkflowId(this.taskQueue);
+    const view = await this.client.workflow.getHandle(workflowId).query(keyringQuery);
+    return {
+      workflowId,
+      keyIds: view.keys.map((key) => key.id),
+      ...(view.lastRotation
+        ? {
+            lastRotation: {
+              startedAt: new Date(view.lastRotation.startedAt).toISOString(),
+              completedAt: new Date(view.lastRotation.completedAt).toISOString(),
+            },
+          }
+        : {}),
+      nextRotationAt: new Date(view.nextRotationAt).toISOString(),
+    };
+  }
+
+  /**
+   * Asks the keyring to rotate now (after an erasure that must not wait for the schedule): once
+   * it has, the erased data keys are gone from every copy of the store.
+   */
+  async rotateKeys(): Promise<void> {
+    await this.client.workflow.getHandle(keyringWorkflowId(this.taskQueue)).signal(rotateKeysSignal);
+  }
+
+  /**
+   * Starts the orphan sweep of a verification profile, or asks the running one to look now (after
+   * one gave up, once the service answers again). Resolves to the sweep's workflow ID.
+   */
+  async sweepOrphans(verificationProfileId: string): Promise<string> {
+    const profileId = canonicalProfileId(verificationProfileId);
+    const workflowId = orphanSweepWorkflowId(profileId);
+    await this.client.workflow.signalWithStart<OrphanSweepWorkflow, [LookForOrphans?]>(
+      verificationWorkflowTypes.orphanSweep,
+      {
+        workflowId,
+        taskQueue: this.taskQueue,
+        args: [{ verificationProfileId: profileId }],
+        signal: lookForOrphansSignal,
+        signalArgs: [],
+      },
+    );
+    return workflowId;
+  }
+
+  /** Verifications matching a filter, as the server lists them: running ones first, then ended ones, newest first in each (a visibility query on search attributes). */
+  async listVerifications(filter: VerificationFilter = {}): Promise<VerificationSummary[]> {
+    const clauses = [`WorkflowType = '${verificationWorkflowTypes.session}'`];
+    const quote = (value: string) => `'${value.replace(/['\\]/g, '')}'`;
+    if (filter.status) clauses.push(`IdvStatus = ${quote(filter.status)}`);
+    if (filter.verificationProfileId) clauses.push(`IdvProfileId = ${quote(filter.verificationProfileId)}`);
+    if (filter.provider) clauses.push(`IdvProvider = ${quote(filter.provider)}`);
+    const summaries: VerificationSummary[] = [];
+    for await (const execution of this.client.workflow.list({ query: clauses.join(' AND ') })) {
+      const attribute = (name: string) => {
+        const value = execution.searchAttributes[name];
+        return Array.isArray(value) && typeof value[0] === 'string' ? value[0] : undefined;
+      };
+      summaries.push({
+        reference: referenceOfWorkflowId(execution.workflowId) ?? execution.workflowId,
+        workflowId: execution.workflowId,
+        status: attribute('IdvStatus'),
+        sessionId: attribute('IdvSessionId'),
+        provider: attribute('IdvProvider'),
+        startedAt: execution.startTime.toISOString(),
+        closedAt: execution.closeTime?.toISOString(),
+      });
+      if (summaries.length >= (filter.limit ?? 100)) break;
+    }
+    return summaries;
+  }
+}

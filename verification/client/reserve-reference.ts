@@ -1,0 +1,44 @@
+import { type Client, WorkflowNotFoundError } from '@temporalio/client';
+import { type IdvStore } from '../../stores/idv-store';
+import { type VerificationRecord } from '../../stores/verification-records';
+
+/** What {@link reserveReference} found. */
+export type Reservation =
+  /** The reference is new: its record is made. */
+  | { kind: 'new' }
+  /** Its verification exists in Temporal: Temporal joins a running one and refuses a closed one. */
+  | { kind: 'existing' }
+  /** An earlier start never ran (nothing was created): this start takes the record over. */
+  | { kind: 'restarted'; previousDataKeyId: string }
+  /** Its verification ran (ended, or ran and Temporal no longer keeps it): the reference is used. */
+  | { kind: 'used'; record: VerificationRecord };
+
+/**
+ * Keeps a reference for one verification for as long as its record is kept, past Temporal's
+ * retention: the one rule for a start's reference, used by `IdvClient` and the onboarding.
+ * `workflowId` is its verification's workflow, which `client` looks up (running or closed).
+ */
+export async function reserveReference(
+  store: Pick<IdvStore, 'records' | 'vault'>,
+  start: VerificationRecord,
+  options: { workflowId: string; client: Pick<Client, 'workflow'> },
+): Promise<Reservation> {
+  const { created, record } = await store.records.reserve(start);
+  if (created) return { kind: 'new' };
+  if (record.status !== 'started') return { kind: 'used', record };
+  const exists = await options.client.workflow
+    .getHandle(options.workflowId)
+    .describe()
+    .then(
+      () => true,
+      (error: unknown) => {
+        if (error instanceof WorkflowNotFoundError) return false;
+        throw error;
+      },
+    );
+  if (exists) return { kind: 'existing' };
+  // Gone from Temporal with no ending recorded: it ran if it claimed a session or closed creation.
+  if (await store.vault.creationBegun(options.workflowId)) return { kind: 'used', record };
+  await store.records.restarted(start.reference, { dataKeyId: start.dataKeyId, startedAt: start.startedAt });
+  return { kind: 'restarted', previousDataKeyId: record.dataKeyId };
+}

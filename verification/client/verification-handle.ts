@@ -1,0 +1,190 @@
+import { type WorkflowHandle, WorkflowNotFoundError, WorkflowUpdateFailedError } from '@temporalio/client';
+import { ApplicationFailure } from '@temporalio/common';
+import { DataKeyDestroyedError, type DataKeys } from '../../codec/data-keys';
+import {
+  type NextStep,
+  type SealedVerificationOutcome,
+  type VerificationOutcome,
+  type VerificationProgress,
+} from '../domain/verification';
+import { type VerificationRecord, type VerificationRecords } from '../../stores/verification-records';
+import { verificationFailureTypes } from '../shared/failure-types';
+import {
+  cancelUpdate,
+  type NextStepAnswer,
+  nextStepUpdate,
+  progressQuery,
+  redirectCapturedSignal,
+  resultsDeliveredSignal,
+  refreshStepUpdate,
+  submitNativeChallengeUpdate,
+} from '../shared/messages';
+import { redactionWorkflowId } from '../shared/ids';
+import { type VerificationSessionWorkflow } from '../shared/workflows';
+
+/** Thrown when a message is sent to a verification that has already ended. */
+export class VerificationEndedError extends Error {
+  override readonly name = 'VerificationEndedError';
+}
+
+/** A running or finished verification, addressed by its business reference. */
+export class VerificationHandle {
+  constructor(
+    readonly reference: string,
+    readonly workflow: WorkflowHandle<VerificationSessionWorkflow>,
+    private readonly dataKeys: DataKeys,
+    private readonly records: VerificationRecords,
+  ) {}
+
+  /** The verification's record (kept past Temporal's retention); undefined when it has none. */
+  async record(): Promise<VerificationRecord | undefined> {
+    return await this.records.get(this.reference);
+  }
+
+  /** The workflow ID (`idv-<reference>`). */
+  get workflowId(): string {
+    return this.workflow.workflowId;
+  }
+
+  /** The step to hand to the user; waits until the session exists. */
+  async nextStep(): Promise<NextStepAnswer> {
+    return await this.#whileRunning(() => this.workflow.executeUpdate(nextStepUpdate));
+  }
+
+  /**
+   * Live progress (status, step, timestamps, API call counts); once Temporal no longer keeps the
+   * workflow, what its record tells (no step, no call counts).
+   */
+  async progress(): Promise<VerificationProgress> {
+    try {
+      return await this.workflow.query(progressQuery);
+    } catch (error) {
+      const record = await this.#recordInstead(error);
+      return {
+        reference: record.reference,
+        dataKeyId: record.dataKeyId,
+        status: record.status === 'started' ? 'starting' : record.status,
+        ...(record.sessionId ? { sessionId: record.sessionId } : {}),
+        ...(record.errorCode ? { errorCode: record.errorCode } : {}),
+        startedAt: record.startedAt,
+        updatedAt: record.redactedAt ?? record.endedAt ?? record.startedAt,
+        deadline: record.endedAt ?? record.startedAt,
+        apiCalls: {},
+        orphanSweep: false,
+        fromRecord: true,
+      };
+    }
+  }
+
+  /** Refreshes the step's content now and answers the new step. */
+  async refreshStep(): Promise<NextStep> {
+    return await this.#whileRunning(() => this.workflow.executeUpdate(refreshStepUpdate));
+  }
+
+  /** Submits the device's answer to a native challenge. */
+  async submitNativeChallenge(responseToken: string): Promise<VerificationProgress> {
+    return await this.#whileRunning(() =>
+      this.workflow.executeUpdate(submitNativeChallengeUpdate, { args: [responseToken] }),
+    );
+  }
+
+  /** Tells the workflow the user came back through the redirect, so it checks at once. */
+  async redirectCaptured(): Promise<void> {
+    await this.#whileRunning(() => this.workflow.signal(redirectCapturedSignal));
+  }
+
+  /** Cancels the verification and its session at the service; answers its progress once it has ended. */
+  async cancel(reason?: string): Promise<VerificationProgress> {
+    return await this.#whileRunning(() =>
+      this.workflow.executeUpdate(cancelUpdate, { args: [reason ?? ''] }),
+    );
+  }
+
+  /**
+   * Waits for the outcome, its identity data opened with the verification's data key; once
+   * redacted (the key destroyed) the outcome has `identityRedacted: true` and no identity.
+   * Confirms the delivery (see {@link confirmDelivery}) unless `confirmDelivery: false`.
+   */
+  async result(options: { confirmDelivery?: boolean } = {}): Promise<VerificationOutcome> {
+    let sealed: SealedVerificationOutcome;
+    try {
+      sealed = await this.workflow.result();
+    } catch (error) {
+      const record = await this.#recordInstead(error);
+      if (record.status === 'started')
+        throw new VerificationEndedError(
+          `verification ${this.reference} is gone from Temporal and its record has no ending`,
+          { cause: error },
+        );
+      // The history, and the identity sealed in it, are gone: the outcome as recorded.
+      return {
+        status: record.status,
+        ...(record.errorCode ? { errorCode: record.errorCode } : {}),
+        ...(record.sessionId ? { sessionId: record.sessionId } : {}),
+        fromRecord: true,
+      };
+    }
+    const { identity, ...outcome } = sealed;
+    if (identity === undefined) return outcome;
+    let opened: VerificationOutcome;
+    try {
+      opened = { ...outcome, identity: (await this.dataKeys.open(identity)) as Record<string, unknown> };
+    } catch (error) {
+      if (error instanceof DataKeyDestroyedError) return { ...outcome, identityRedacted: true };
+      throw error;
+    }
+    if (options.confirmDelivery !== false && outcome.sessionId) await this.confirmDelivery(outcome.sessionId);
+    return opened;
+  }
+
+  /**
+   * Tells the redaction that the results were received, so one due right after delivery
+   * (`redactAfter: 0`) runs now instead of after its grace of an hour. `result()` does it, unless
+   * asked not to (to read attachments first). Nothing happens when the redaction has already run.
+   */
+  async confirmDelivery(sessionId: string): Promise<void> {
+    try {
+      await this.workflow.client.getHandle(redactionWorkflowId({ sessionId })).signal(resultsDeliveredSignal);
+    } catch (error) {
+      if (!(error instanceof WorkflowNotFoundError)) throw error;
+    }
+  }
+
+  /** The record, when `error` says Temporal no longer keeps the workflow; otherwise `error` again. */
+  async #recordInstead(error: unknown): Promise<VerificationRecord> {
+    if (!(error instanceof WorkflowNotFoundError)) throw error;
+    const record = await this.records.get(this.reference);
+    if (!record) throw error;
+    return record;
+  }
+
+  /**
+   * Sends a message, turning "the verification has ended" into {@link VerificationEndedError}:
+   * the workflow's own refusal (failure type `VerificationEnded`), or a workflow that is closed.
+   */
+  async #whileRunning<T>(send: () => Promise<T>): Promise<T> {
+    try {
+      return await send();
+    } catch (error) {
+      if (await this.#ended(error)) {
+        throw new VerificationEndedError(`verification ${this.reference} has already ended`, {
+          cause: error,
+        });
+      }
+      throw error;
+    }
+  }
+
+  async #ended(error: unknown): Promise<boolean> {
+    if (
+      error instanceof WorkflowUpdateFailedError &&
+      error.cause instanceof ApplicationFailure &&
+      error.cause.type === verificationFailureTypes.ended
+    )
+      return true;
+    if (!(error instanceof WorkflowNotFoundError)) return false;
+    // Not found: either it never existed (rethrown as is) or it has closed.
+    const description = await this.workflow.describe().catch(() => undefined);
+    return description !== undefined && description.status.name !== 'RUNNING';
+  }
+}

@@ -1,0 +1,256 @@
+import { z } from 'zod';
+import { integrationCapabilities } from '../../common/identity-enums';
+import { durationProblem, formatDuration, parseDuration } from '../../common/durations';
+import { personalDataInReference } from './reference-privacy';
+import { type Sealed } from '../../codec/sealed';
+import { verificationLimits } from './verification-limits';
+import { reservedPrefixOf, workflowKinds } from '../../common/workflow-ids';
+import { type NextStep } from '../../stores/session-vault';
+
+export type { NextStep };
+
+/** What the caller wants back: nothing, the identity data, or data and attachments. */
+export const resultModes = ['none', 'data', 'data+attachments'] as const;
+/** One of {@link resultModes}. */
+export type ResultMode = (typeof resultModes)[number];
+
+const absoluteUrl = z.string().refine(
+  (value) => {
+    try {
+      new URL(value);
+      return true;
+    } catch {
+      return false;
+    }
+  },
+  { message: 'must be an absolute URL' },
+);
+
+function toBoundedMs(
+  bounds: { minMs: number; maxMs: number },
+  value: number | string,
+  context: z.RefinementCtx,
+): number {
+  const ms = parseDuration(value);
+  if (ms === undefined) {
+    context.addIssue({
+      code: 'custom',
+      message: durationProblem(value) ?? 'must be a duration such as 30m, 1h or 30 days',
+    });
+    return z.NEVER;
+  }
+  if (ms < bounds.minMs || ms > bounds.maxMs) {
+    const bound =
+      ms < bounds.minMs
+        ? `at least ${formatDuration(bounds.minMs)}`
+        : `at most ${formatDuration(bounds.maxMs)}`;
+    context.addIssue({ code: 'custom', message: `must be ${bound}` });
+    return z.NEVER;
+  }
+  return ms;
+}
+
+const durationValue = (what: string) =>
+  z.union([z.number(), z.string()], { message: `must be a duration such as 30m, 1h or 30 days${what}` });
+
+const duration = (bounds: { minMs: number; maxMs: number }) =>
+  durationValue('').transform((value, context) => toBoundedMs(bounds, value, context));
+
+/** A duration, or the word `never`. */
+const httpUrl = z
+  .string()
+  .max(2_000, { message: 'must be at most 2000 characters' })
+  .refine(
+    (value) => {
+      try {
+        return ['http:', 'https:'].includes(new URL(value).protocol);
+      } catch {
+        return false;
+      }
+    },
+    { message: 'must be an absolute http(s) URL' },
+  );
+
+/** The memo field holding a verification's `finalUrl` (the receiver reads it without a worker). */
+export const FINAL_URL_MEMO = 'idvFinalUrl';
+
+const durationOrNever = (bounds: { minMs: number; maxMs: number }) =>
+  durationValue(', or never').transform((value, context): number | 'never' =>
+    value === 'never' ? 'never' : toBoundedMs(bounds, value, context),
+  );
+
+/**
+ * The caller's business reference: the workflow ID is `idv-<reference>`, so it must carry no
+ * personal data (use an order or case number, not an email address).
+ */
+export const referenceSchema = z
+  .string()
+  .min(1, { message: 'is required' })
+  .max(200, { message: 'must be at most 200 characters' })
+  .regex(/^[A-Za-z0-9][A-Za-z0-9._:-]*$/, { message: 'may contain only letters, digits, . _ : and -' })
+  .superRefine((value, context) => {
+    const problem = personalDataInReference(value);
+    if (problem) context.addIssue({ code: 'custom', message: problem });
+  });
+
+/**
+ * The reference of a new verification: `idv-<reference>` must not take the ID of another of the
+ * project's workflows. (Lookups take any reference: older verifications may have such names.)
+ */
+export const newReferenceSchema = referenceSchema.refine((value) => reservedPrefixOf(value) === undefined, {
+  message: `must not start with ${Object.values(workflowKinds).join(', ')}`,
+});
+
+/** What a business service passes to start a verification (validated in the client). */
+export const verificationRequestSchema = z.strictObject({
+  reference: newReferenceSchema,
+  verificationProfileId: z.guid({ message: 'must be a uuid' }),
+  provider: z.string().min(1, { message: 'is required' }),
+  capabilities: z.array(z.enum(integrationCapabilities)).min(1, { message: 'needs at least one capability' }),
+  fallbackToHostedUI: z.boolean().optional(),
+  redirectUrl: absoluteUrl.optional(),
+  /**
+   * Where the receiver's `/return/<reference>` sends the user's browser once it has told the
+   * verification the user is back (point `redirectUrl` at the receiver to use it).
+   */
+  finalUrl: httpUrl.optional(),
+  browserLanguages: z.array(z.string()).optional(),
+  providerInput: z.record(z.string(), z.unknown()).optional(),
+  /** Auto-cancel when the user has not finished by then. @default '1 hour' */
+  timeout: duration(verificationLimits.timeout).default(3_600_000),
+  /** @default 'data' */
+  results: z.enum(resultModes).default('data'),
+  /** How long after the outcome the person's data is redacted, or `never`. @default 0 (right after delivery) */
+  redactAfter: durationOrNever(verificationLimits.redactAfter).default(0),
+  /** Advanced: polling bounds (the interval starts at `initialMs` and grows to `maxMs`). @default 1 s to 10 s */
+  polling: z
+    .strictObject({
+      initialMs: z
+        .number()
+        .int()
+        .min(verificationLimits.pollingMs.minMs)
+        .max(verificationLimits.pollingInitialMaxMs)
+        .optional(),
+      maxMs: z
+        .number()
+        .int()
+        .min(verificationLimits.pollingMs.minMs)
+        .max(verificationLimits.pollingMs.maxMs)
+        .optional(),
+    })
+    .optional(),
+});
+
+/** A verification request as callers write it. */
+export type VerificationRequest = z.input<typeof verificationRequestSchema>;
+
+/** A validated request, defaults resolved, durations in ms; the person's input still readable. */
+export type ParsedVerificationRequest = z.output<typeof verificationRequestSchema>;
+
+/**
+ * The workflow's input (plain JSON): the parsed request with the person's `providerInput` sealed
+ * under the verification's data key `dataKeyId` (created by the client before the start).
+ */
+export type VerificationInput = Omit<ParsedVerificationRequest, 'providerInput'> & {
+  dataKeyId: string;
+  providerInput?: Sealed;
+  /**
+   * A workflow told the verification's ending (signal `verificationEnded`, no personal data)
+   * once its clean-up ran: an orchestration that waits for it without holding it as a child.
+   */
+  reportTo?: string;
+};
+
+/** The final status of a verification. */
+export type VerificationStatus = 'succeeded' | 'failed' | 'cancelled' | 'timed-out';
+
+/** An attachment stored in the blob store, never in Temporal payloads. */
+export interface AttachmentRef {
+  id: string;
+  type: string;
+  contentType: string;
+  sizeBytes: number;
+  sha256: string;
+  uri: string;
+}
+
+/**
+ * The error codes of our own in an outcome (beside the service's codes):
+ * - `SessionNotFound`: the service no longer knew the session;
+ * - `ResultsUnavailable`: the session succeeded but its results could not be fetched (they are
+ *   redacted all the same);
+ * - `ServiceRefused`: the service refused for good (400, 401, 403, …) to create or read the session;
+ * - `UnreadableAnswer`: the service answered something that cannot be read (a 200 of the wrong
+ *   shape, an answer too large);
+ * - `VerificationDefect`: a defect in the workflow code ended it (its clean-up ran).
+ */
+export const verificationErrorCodes = {
+  sessionNotFound: 'SessionNotFound',
+  resultsUnavailable: 'ResultsUnavailable',
+  serviceRefused: 'ServiceRefused',
+  unreadableAnswer: 'UnreadableAnswer',
+  defect: 'VerificationDefect',
+} as const;
+
+/**
+ * The outcome a verification workflow returns, however it ended (only input that breaks its
+ * bounds fails the workflow instead). `errorCode` is the service's code, or one of
+ * {@link verificationErrorCodes}.
+ */
+export interface VerificationOutcome {
+  status: VerificationStatus;
+  errorCode?: string;
+  /** Absent when the verification ended before its session was created (deadline, cancel). */
+  sessionId?: string;
+  /** Identity data (person, document, match), when results were asked for and the session succeeded. */
+  identity?: Record<string, unknown>;
+  /** True when identity data was fetched but has been redacted since (its data key destroyed). */
+  identityRedacted?: true;
+  attachments?: AttachmentRef[];
+  /** Set when Temporal no longer keeps the workflow: the outcome as its record tells it (no identity, no attachments). */
+  fromRecord?: true;
+}
+
+/** The outcome as the workflow returns it: the identity data sealed under the verification's data key. */
+export type SealedVerificationOutcome = Omit<
+  VerificationOutcome,
+  'identity' | 'identityRedacted' | 'fromRecord'
+> & {
+  identity?: Sealed;
+};
+
+/** Live view of a verification, answered by the `progress` query. */
+export interface VerificationProgress {
+  reference: string;
+  /** The verification's data key (an id, not secret): the redaction destroys it. */
+  dataKeyId: string;
+  status: 'starting' | 'pending' | VerificationStatus;
+  sessionId?: string;
+  nextStep?: NextStep;
+  collectionMethod?: string;
+  errorCode?: string;
+  startedAt: string;
+  updatedAt: string;
+  deadline: string;
+  /** API calls made for this verification, by operation. */
+  apiCalls: Record<string, number>;
+  /**
+   * True once the verification asked its profile's orphan sweep (`idv-orphans-<profile>`) to
+   * look: a create attempt went unanswered, or a session was claimed that it does not keep.
+   */
+  orphanSweep: boolean;
+  /** Set when Temporal no longer keeps the workflow: this is what its record tells. */
+  fromRecord?: true;
+}
+
+/** The record a start makes for its verification, before anything runs (the store's `reserveReference`). */
+export function recordOfStart(input: VerificationInput, startedAt: Date = new Date()) {
+  return {
+    reference: input.reference,
+    verificationProfileId: input.verificationProfileId,
+    provider: input.provider,
+    dataKeyId: input.dataKeyId,
+    status: 'started' as const,
+    startedAt: startedAt.toISOString(),
+  };
+}

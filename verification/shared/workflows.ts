@@ -1,0 +1,64 @@
+import type { SealedVerificationOutcome, VerificationInput } from '../domain/verification';
+import type { CreationToClose } from './messages';
+
+/** The verification workflows' types, as workers register them and clients start them. */
+export const verificationWorkflowTypes = {
+  session: 'verificationSession',
+  redaction: 'sessionRedaction',
+  orphanSweep: 'orphanSweep',
+} as const;
+
+/** A verification (`idv-<reference>`), as clients start it. */
+export type VerificationSessionWorkflow = (input: VerificationInput) => Promise<SealedVerificationOutcome>;
+/** A redaction (`idv-redact-<session>`). */
+export type SessionRedactionWorkflow = (args: RedactionArgs) => Promise<RedactionReport>;
+/** A profile's orphan sweep (`idv-orphans-<profile>`). */
+export type OrphanSweepWorkflow = (input: OrphanSweepInput) => Promise<OrphanSweepSummary>;
+
+/** How `sessionRedaction` runs. */
+export interface RedactionArgs {
+  /** Absent for a verification that never got a session: only its data key is destroyed. */
+  sessionId?: string;
+  /** The verification's data key, destroyed with the rest (without it: the one the session's claim names). */
+  dataKeyId?: string;
+  delayMs: number;
+  /**
+   * The results are due "right after delivery" (`redactAfter: 0` with results fetched): wait for
+   * the caller's `resultsDelivered` signal, at most {@link DELIVERY_GRACE_MS}, before deleting.
+   */
+  awaitDelivery?: boolean;
+  /** False: only end the session (the verification keeps its data, `redactAfter: 'never'`). @default true */
+  redact?: boolean;
+  /** The verification saw the session finished at the service: there is nothing to end. */
+  sessionDone?: boolean;
+  /** The verification's reference: its record tells when its data was erased. */
+  reference?: string;
+}
+
+/** What `sessionRedaction` reports. */
+export interface RedactionReport {
+  /** Absent when the verification had no session (only its data key was destroyed). */
+  sessionId?: string;
+  redactedAt: string;
+  /** False when the service no longer knew the session (already removed). */
+  redactedAtService: boolean;
+  attachmentsDeleted: number;
+  /** True when the verification's data key was destroyed (every sealed copy of its data unreadable). */
+  dataKeyDestroyed?: boolean;
+}
+
+/** Input of {@link orphanSweep}. */
+export interface OrphanSweepInput {
+  verificationProfileId: string;
+  /** Verifications whose creation their clean-up could not close (the store was away). */
+  toClose?: CreationToClose[];
+  /** Set by the sweep itself when it continues as new. */
+  carried?: { coveredToMs?: number; failingSinceMs?: number; swept: number };
+}
+
+/** What a sweep did, when nothing was left to look for. */
+export interface OrphanSweepSummary {
+  verificationProfileId: string;
+  /** Orphans swept over the sweep's life (cancelled if live, redacted, keys destroyed). */
+  swept: number;
+}

@@ -1,0 +1,70 @@
+import { ActivityCancellationType, proxyActivities } from '@temporalio/workflow';
+import type { VerificationActivities } from '../activities/index';
+import { POLL_PRIORITY_KEY } from '../domain/polling';
+
+// Temporal retries; activities only classify. Non-retryable types come from activities/failures.
+// Every proxy is bounded, directly or by the workflow cancelling it, so no call outlives the
+// verification's deadline by more than its own bound.
+export const retry = { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '30 seconds' };
+
+/**
+ * Creation: retried until it answers, the deadline passes or a cancel comes (the workflow races
+ * them). It heartbeats, so a cancel reaches an attempt under way in seconds, and the workflow
+ * waits until the attempt has ended: its record then says what became of it.
+ */
+export const creation = proxyActivities<VerificationActivities>({
+  startToCloseTimeout: '1 minute',
+  // It heartbeats every second: this only notices a dead worker (a cancel reaches it within 8 s).
+  heartbeatTimeout: '10 seconds',
+  cancellationType: ActivityCancellationType.WAIT_CANCELLATION_COMPLETED,
+  retry,
+});
+
+/**
+ * Closing a verification's creation, in its clean-up: a minute of retries, then the orphan sweep
+ * is handed the close (the store is away), so the clean-up never waits on the store for long.
+ */
+export const creationCalls = proxyActivities<VerificationActivities>({
+  startToCloseTimeout: '20 seconds',
+  scheduleToCloseTimeout: '1 minute',
+  retry,
+});
+
+/** Checks, refreshes, native challenge and cancel while the session runs or is being ended. */
+export const sessionCalls = proxyActivities<VerificationActivities>({
+  startToCloseTimeout: '1 minute',
+  scheduleToCloseTimeout: '5 minutes',
+  retry,
+});
+
+/**
+ * Result fetching: may stream several attachments; after an hour the results count as
+ * unavailable. A cancelled fetch is waited for until it has stopped, so it never writes after
+ * the clean-up (and the redaction it starts).
+ */
+export const results = proxyActivities<VerificationActivities>({
+  startToCloseTimeout: '10 minutes',
+  // It heartbeats every second whatever it waits on, so this only notices a dead worker, and a
+  // cancel reaches it within seconds.
+  heartbeatTimeout: '10 seconds',
+  scheduleToCloseTimeout: '1 hour',
+  cancellationType: ActivityCancellationType.WAIT_CANCELLATION_COMPLETED,
+  retry,
+});
+
+/**
+ * Polls: one GetSession per attempt of `pollSession`, the next attempt the next poll (its delay
+ * is the failure's `nextRetryDelay`). The workflow cancels it at its deadline; the bound after
+ * that is a safety net, and a poll that ran out of it is told apart by its `SessionRunning` type.
+ */
+export function sessionPolls(remainingMs: number) {
+  return proxyActivities<VerificationActivities>({
+    // A redirect, a cancel or the deadline acts at once: an attempt under way (a read, bounded by
+    // its minute) is not waited for; its answer, once cancelled, is dropped by the server.
+    cancellationType: ActivityCancellationType.TRY_CANCEL,
+    priority: { priorityKey: POLL_PRIORITY_KEY },
+    startToCloseTimeout: '1 minute',
+    scheduleToCloseTimeout: Math.max(0, remainingMs) + 10 * 60_000,
+    retry,
+  });
+}

@@ -1,0 +1,156 @@
+import { condition, isCancellation, log, workflowInfo } from '@temporalio/workflow';
+import type { PolledOutcome, PollingPlan } from '../activities/polling-activities';
+import { type VerificationInput } from '../domain/verification';
+import { sessionCalls, sessionPolls } from './activity-proxies';
+import { endAtService } from './end-at-service';
+import { activityFailureType, failedForGood } from '../../common/failure-types';
+import { refusalCode, sessionUnknown } from '../shared/failure-types';
+import { OwnedActivity } from '../../common/owned-activity';
+import { type SessionState } from './session-state';
+
+const DEFAULT_POLLING = { initialMs: 1_000, maxMs: 10_000 };
+/** A native challenge session is checked at most this often (each check writes history). */
+const NATIVE_CHECK_FLOOR_MS = 30_000;
+/** A refresh that failed for a while is tried again this much later. */
+const REFRESH_RETRY_MS = 30_000;
+/** Our own bound, in case the server's continue-as-new suggestion never comes. */
+const MAX_HISTORY_EVENTS = 10_000;
+
+/** True when this run's history should end: the server suggests it, or it is long anyway. */
+export function historyFull(): boolean {
+  const info = workflowInfo();
+  return info.continueAsNewSuggested || info.historyLength >= MAX_HISTORY_EVENTS;
+}
+
+/**
+ * Records what the service said of the session: a session it no longer knows ends the
+ * verification (`SessionNotFound`), and so does a refusal for good or an answer it cannot read
+ * (`ServiceRefused`, `UnreadableAnswer`): an outcome, not a failed workflow.
+ */
+function learned(state: SessionState, error: unknown): void {
+  if (isCancellation(error)) throw error;
+  if (sessionUnknown(error)) state.sessionUnknown(Date.now());
+  else state.end({ status: 'failed', errorCode: refusalCode(error) }, Date.now());
+}
+
+/**
+ * One GetSession now. Beside a running poll only a session the service no longer knows ends the
+ * verification; as the only check (`ends-on-refusal`, native challenges) a refusal for good ends
+ * it too, as it would end the poll.
+ */
+async function checkNow(
+  state: SessionState,
+  sessionId: string,
+  refusal: 'poll-goes-on' | 'ends-on-refusal' = 'poll-goes-on',
+): Promise<void> {
+  state.count('GetSession');
+  try {
+    state.finish(await sessionCalls.checkSession(sessionId), Date.now());
+  } catch (error) {
+    const ends = refusal === 'ends-on-refusal' && failedForGood(error);
+    if (isCancellation(error) || sessionUnknown(error) || ends) learned(state, error);
+    else log.warn('checking the session failed', { failureType: activityFailureType(error) });
+  }
+}
+
+async function refreshNow(state: SessionState, sessionId: string): Promise<void> {
+  state.count('RefreshStepContent');
+  try {
+    state.step(await sessionCalls.refreshStep(sessionId), Date.now());
+  } catch (error) {
+    if (isCancellation(error) || sessionUnknown(error)) return learned(state, error);
+    // The user may have finished meanwhile (the service refuses then): the poll will say.
+    if (failedForGood(error)) state.refreshStopped = true;
+    else state.refreshRetryAtMs = Date.now() + REFRESH_RETRY_MS;
+    log.warn('refreshing the step failed', { failureType: activityFailureType(error) });
+  }
+}
+
+/** Starts the poll: a retried one-call activity, bounded by the deadline (see `sessionPolls`). */
+function startPoll(poll: OwnedActivity<PolledOutcome>, plan: PollingPlan, deadlineMs: number): void {
+  const { pollSession } = sessionPolls(deadlineMs - Date.now());
+  poll.start(() => pollSession(plan));
+}
+
+/**
+ * Waits for the session's outcome: one owned poll in the background, an immediate check on a
+ * redirect, step refreshes when due, the caller's cancel and the deadline; every one of them
+ * handled here, in one loop. Resolves `ended` when the verification has its ending, or
+ * `continue` when the history should continue as new (the poll stopped, the session running).
+ */
+export async function awaitOutcome(
+  input: VerificationInput,
+  state: SessionState,
+): Promise<'ended' | 'continue'> {
+  const sessionId = state.sessionId as string;
+  const polling = { ...DEFAULT_POLLING, ...input.polling };
+  // A native challenge ends through the submission: no poll is held for it, but a short check at
+  // the slowest interval (a timer in between) notices a session that was abandoned, expired or
+  // forgotten by the service.
+  const holdsPoll = state.progress.collectionMethod !== 'SubmitNativeChallengeResponse';
+  const checkEveryMs = Math.max(polling.maxMs, NATIVE_CHECK_FLOOR_MS);
+  let checkAtMs = holdsPoll ? Number.POSITIVE_INFINITY : Date.now() + checkEveryMs;
+  const poll = new OwnedActivity<PolledOutcome>();
+  // A poll whose retries ran out of their bound is not started again: the deadline (or a
+  // redirect, which restarts it) decides instead.
+  let pollRanOut = false;
+  try {
+    for (;;) {
+      if (state.done) return 'ended';
+      const deadlinePassed = Date.now() >= state.deadlineMs;
+      if (state.cancelRequested !== undefined || deadlinePassed) {
+        await poll.stop();
+        await endAtService(state, state.cancelRequested !== undefined ? 'cancelled' : 'timed-out');
+        continue;
+      }
+      if (state.redirectPending) {
+        state.redirectPending = false;
+        await poll.stop(); // restarted afterwards at its initial interval: the user is active
+        pollRanOut = false;
+        await checkNow(state, sessionId);
+        continue;
+      }
+      if (Date.now() >= checkAtMs) {
+        await checkNow(state, sessionId, 'ends-on-refusal');
+        checkAtMs = Date.now() + checkEveryMs;
+        continue;
+      }
+      const refreshAt = state.refreshAtMs();
+      if (refreshAt !== undefined && Date.now() >= refreshAt) {
+        await refreshNow(state, sessionId);
+        continue;
+      }
+      if (historyFull()) return 'continue';
+      if (holdsPoll && !poll.active && !pollRanOut)
+        startPoll(poll, { sessionId, ...polling }, state.deadlineMs);
+      const step = state.progress.nextStep;
+      const wakeAt = Math.min(state.deadlineMs, refreshAt ?? Number.POSITIVE_INFINITY, checkAtMs);
+      await condition(
+        () =>
+          state.done ||
+          state.cancelRequested !== undefined ||
+          state.redirectPending ||
+          poll.settled ||
+          state.progress.nextStep !== step ||
+          historyFull(),
+        Math.max(1, wakeAt - Date.now()),
+      );
+      const polled = poll.take();
+      if (polled && 'value' in polled) {
+        state.count('GetSession', polled.value.polls);
+        state.finish(polled.value.state, Date.now());
+      } else if (polled) {
+        const { error } = polled;
+        if (isCancellation(error) || sessionUnknown(error) || failedForGood(error)) learned(state, error);
+        else {
+          // Retries that ran out of their bound (past the deadline, or a worker away that long):
+          // the deadline or a redirect decides now, not a failed verification.
+          pollRanOut = true;
+          log.warn('polling stopped before the session ended', { failureType: activityFailureType(error) });
+        }
+      }
+    }
+  } finally {
+    await poll.stop();
+  }
+}

@@ -1,0 +1,186 @@
+import {
+  allHandlersFinished,
+  condition,
+  getExternalWorkflowHandle,
+  isCancellation,
+  log,
+  ParentClosePolicy,
+  startChild,
+  upsertSearchAttributes,
+  workflowInfo,
+  WorkflowIdReusePolicy,
+} from '@temporalio/workflow';
+import { WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
+import { type VerificationInput } from '../domain/verification';
+
+import { creationCalls } from './activity-proxies';
+import { describeFailure } from '../../common/bounded-step';
+import { endAtService } from './end-at-service';
+import {
+  type LookForOrphans,
+  lookForOrphansSignal,
+  verificationEndedSignal,
+  type EndingToRecord,
+} from '../shared/messages';
+import { orphanSweepWorkflowId } from '../shared/ids';
+import { countGiveUp } from '../../common/maintenance';
+import { orphanSweep } from './orphan-sweep';
+import { IdvStatus } from '../../common/search-attributes';
+import { sessionRedaction } from './session-redaction';
+import { type RedactionArgs } from '../shared/workflows';
+import { redactionWorkflowId } from '../shared/ids';
+import { type SessionState } from './session-state';
+import { recordVerificationEnd } from './verification-metrics';
+
+/** Starts an abandoned child once; a second start of the same ID is fine. */
+async function startOnce(start: () => Promise<unknown>): Promise<void> {
+  try {
+    await start();
+  } catch (error) {
+    if (!(error instanceof WorkflowExecutionAlreadyStartedError)) throw error;
+  }
+}
+
+/**
+ * Makes sure the profile's orphan sweep runs and looks soon: starts it (abandoned, so it
+ * outlives this run), or signals the one running; one that ended between the two is started
+ * again. `close` hands it this verification's creation to close (the store was away).
+ */
+export async function askForOrphanSweep(
+  input: VerificationInput,
+  state: SessionState,
+  close?: LookForOrphans['close'],
+): Promise<void> {
+  const profileId = input.verificationProfileId;
+  const workflowId = orphanSweepWorkflowId(profileId);
+  for (let tries = 0; tries < 3; tries += 1) {
+    try {
+      await startChild(orphanSweep, {
+        workflowId,
+        args: [{ verificationProfileId: profileId, ...(close ? { toClose: [close] } : {}) }],
+        parentClosePolicy: ParentClosePolicy.ABANDON,
+        workflowIdReusePolicy: WorkflowIdReusePolicy.ALLOW_DUPLICATE,
+      });
+      state.progress.orphanSweep = true;
+      return;
+    } catch (error) {
+      if (!(error instanceof WorkflowExecutionAlreadyStartedError)) throw error;
+    }
+    try {
+      await getExternalWorkflowHandle(workflowId).signal(lookForOrphansSignal, close ? { close } : {});
+      state.progress.orphanSweep = true;
+      return;
+    } catch (error) {
+      if (isCancellation(error)) throw error;
+    }
+  }
+  // Started and ended three times over between a start and a signal: said, and counted.
+  log.error('the orphan sweep could not be asked', { workflowId });
+  countGiveUp({ kind: 'sweep', step: 'asking the sweep' });
+}
+
+/**
+ * Closes the verification's creation: from now on, any session created for it (an attempt whose
+ * answer is still to come) is an orphan. When one may exist, the profile's sweep is asked; when
+ * the store is away, the sweep is handed the close.
+ */
+async function closeCreation(input: VerificationInput, state: SessionState): Promise<void> {
+  const ending = endingOf(input, state);
+  const close = {
+    workflowId: workflowInfo().workflowId,
+    ...(state.sessionId ? { keptSessionId: state.sessionId } : {}),
+    ending,
+  };
+  try {
+    const { sweepNeeded } = await creationCalls.closeCreation({
+      verificationProfileId: input.verificationProfileId,
+      ...(state.sessionId ? { keptSessionId: state.sessionId } : {}),
+      ending,
+    });
+    if (sweepNeeded) await askForOrphanSweep(input, state);
+  } catch (error) {
+    if (isCancellation(error)) throw error;
+    log.warn('closing the creation failed; the orphan sweep closes it', { reason: describeFailure(error) });
+    await askForOrphanSweep(input, state, close);
+  }
+}
+
+/** How the verification ended, for its record: no personal data. */
+function endingOf(input: VerificationInput, state: SessionState): EndingToRecord {
+  const { status, errorCode, sessionId } = state.outcome();
+  const endedAtMs = Date.now();
+  return {
+    reference: input.reference,
+    verificationProfileId: input.verificationProfileId,
+    provider: input.provider,
+    startedAt: state.progress.startedAt,
+    status,
+    dataKeyId: input.dataKeyId,
+    endedAt: new Date(endedAtMs).toISOString(),
+    ...(errorCode ? { errorCode } : {}),
+    ...(sessionId ? { sessionId } : {}),
+    ...(input.redactAfter === 'never'
+      ? {}
+      : { redactionDueAt: new Date(endedAtMs + input.redactAfter).toISOString() }),
+  };
+}
+
+/** Tells the workflow named by `reportTo` how the verification ended; one that has gone is not told. */
+async function report(input: VerificationInput, state: SessionState): Promise<void> {
+  if (!input.reportTo) return;
+  const { reference } = state.progress;
+  const { status, errorCode, sessionId } = state.outcome();
+  try {
+    await getExternalWorkflowHandle(input.reportTo).signal(verificationEndedSignal, {
+      reference,
+      status,
+      ...(errorCode ? { errorCode } : {}),
+      ...(sessionId ? { sessionId } : {}),
+    });
+  } catch (error) {
+    if (isCancellation(error)) throw error;
+    log.warn('the workflow to report to is gone', { reason: describeFailure(error) });
+  }
+}
+
+/**
+ * Runs on every way out (outcome, refusal, defect, Temporal cancellation; in a non-cancellable
+ * scope): ends a session still live at the service, records the final status, closes creation
+ * (the profile's sweep asked when an orphan may exist), starts the redaction (an abandoned
+ * child, so it outlives this run; also, with `redactAfter: 'never'`, to end a session not known
+ * to be done), tells `reportTo`, and lets every handler finish.
+ */
+export async function cleanUp(
+  input: VerificationInput,
+  state: SessionState,
+  unfinished: 'cancelled' | 'failed',
+): Promise<void> {
+  state.closing = true;
+  await endAtService(state, unfinished);
+  upsertSearchAttributes([{ key: IdvStatus, value: state.progress.status }]);
+  recordVerificationEnd(state.progress);
+  const sessionId = state.sessionId;
+  const redact = input.redactAfter !== 'never';
+  // Without a session only the data key (sealing the start input's providerInput) is left to destroy.
+  if (redact || (sessionId && !state.sessionDone)) {
+    const args: RedactionArgs = {
+      reference: input.reference,
+      ...(sessionId ? { sessionId } : {}),
+      dataKeyId: input.dataKeyId,
+      delayMs: redact ? (input.redactAfter as number) : 0,
+      ...(input.redactAfter === 0 && (state.identity || state.attachments) ? { awaitDelivery: true } : {}),
+      ...(redact ? {} : { redact: false }),
+      ...(state.sessionDone ? { sessionDone: true } : {}),
+    };
+    await startOnce(() =>
+      startChild(sessionRedaction, {
+        workflowId: redactionWorkflowId(args),
+        args: [args],
+        parentClosePolicy: ParentClosePolicy.ABANDON,
+      }),
+    );
+  }
+  await closeCreation(input, state);
+  await report(input, state);
+  await condition(allHandlersFinished);
+}

@@ -1,0 +1,35 @@
+import { isCancellation, log } from '@temporalio/workflow';
+import { type VerificationStatus } from '../domain/verification';
+import { sessionCalls } from './activity-proxies';
+import { activityFailureType } from '../../common/failure-types';
+import { sessionUnknown } from '../shared/failure-types';
+import { type SessionState } from './session-state';
+
+/**
+ * Cancels the session at the service unless the service said it is done, and ends the
+ * verification (the first ending stays): with the service's real state when it had finished
+ * meanwhile (a last-moment success is kept), otherwise with `status`. When the cancel fails the
+ * verification ends all the same, its session not known to be done: the clean-up hands it to a
+ * redaction that ends it, bounded and visibly.
+ */
+export async function endAtService(
+  state: SessionState,
+  status: Extract<VerificationStatus, 'cancelled' | 'timed-out' | 'failed'>,
+): Promise<void> {
+  const sessionId = state.sessionId;
+  if (sessionId && !state.sessionDone && !state.cancelTried) {
+    state.cancelTried = true;
+    state.count('CancelSession');
+    try {
+      state.finish(await sessionCalls.cancelSession(sessionId), Date.now(), status === 'timed-out');
+    } catch (error) {
+      if (isCancellation(error)) throw error;
+      if (sessionUnknown(error)) state.sessionUnknown(Date.now());
+      else
+        log.warn('cancelling the session at the service failed; its redaction goes on trying', {
+          failureType: activityFailureType(error),
+        });
+    }
+  }
+  state.end({ status }, Date.now());
+}

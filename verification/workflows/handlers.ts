@@ -1,0 +1,115 @@
+import { ApplicationFailure, condition, setHandler } from '@temporalio/workflow';
+import { sessionCalls } from './activity-proxies';
+import { verificationFailureTypes } from '../shared/failure-types';
+import {
+  cancelUpdate,
+  nextStepUpdate,
+  progressQuery,
+  redirectCapturedSignal,
+  refreshStepUpdate,
+  submitNativeChallengeUpdate,
+} from '../shared/messages';
+import { type SessionState } from './session-state';
+
+function ended(state: SessionState): ApplicationFailure {
+  return ApplicationFailure.create({
+    type: verificationFailureTypes.ended,
+    message: `the verification has already ended (${state.progress.status})`,
+    nonRetryable: true,
+  });
+}
+
+function invalidArgument(message: string): ApplicationFailure {
+  return ApplicationFailure.create({
+    type: verificationFailureTypes.invalidArgument,
+    message,
+    nonRetryable: true,
+  });
+}
+
+/** Rejects (in a validator, before anything reaches history) when no session is running. */
+function requireRunning(state: SessionState): void {
+  if (state.done || state.closing) throw ended(state);
+  if (!state.sessionId) throw invalidArgument('the session is not created yet');
+}
+
+/**
+ * Registers every message handler first thing. Handlers never own the verification's ending:
+ * `cancel` only asks the main flow, which cancels at the service; the handlers that call the
+ * service (`refreshStep`, `submitNativeChallenge`) are awaited by the main flow before it ends.
+ */
+export function registerHandlers(state: SessionState): void {
+  setHandler(progressQuery, () => state.progress);
+  setHandler(redirectCapturedSignal, () => {
+    // Coalesced: any number of signals while a check is pending make one check.
+    if (!state.done) state.redirectPending = true;
+  });
+  setHandler(nextStepUpdate, async () => {
+    await condition(
+      () => state.sessionId !== undefined || state.createFailure !== undefined || state.done || state.closing,
+    );
+    const { sessionId, nextStep, collectionMethod, status, reference, dataKeyId } = state.progress;
+    if (!sessionId || !nextStep || !collectionMethod) {
+      throw (
+        state.createFailure ??
+        ApplicationFailure.create({
+          type: verificationFailureTypes.notCreated,
+          message: `the verification ended (${status}) before its session was created`,
+          nonRetryable: true,
+        })
+      );
+    }
+    return { reference, sessionId, nextStep, collectionMethod, status, ...(dataKeyId ? { dataKeyId } : {}) };
+  });
+  setHandler(
+    refreshStepUpdate,
+    async () => {
+      state.count('RefreshStepContent');
+      state.step(await sessionCalls.refreshStep(state.sessionId as string), Date.now());
+      return state.progress.nextStep as NonNullable<typeof state.progress.nextStep>;
+    },
+    {
+      validator: () => {
+        requireRunning(state);
+        if (!state.progress.nextStep?.refresh)
+          throw invalidArgument('the current step has no refreshable content');
+      },
+    },
+  );
+  setHandler(
+    submitNativeChallengeUpdate,
+    async (responseToken) => {
+      state.count('SubmitNativeChallengeResponse');
+      state.finish(
+        await sessionCalls.submitNativeChallenge({ sessionId: state.sessionId as string, responseToken }),
+        Date.now(),
+      );
+      return state.progress;
+    },
+    {
+      validator: (responseToken) => {
+        if (typeof responseToken !== 'string' || responseToken.length === 0)
+          throw invalidArgument('responseToken is required');
+        requireRunning(state);
+        if (state.progress.nextStep?.method !== 'PerformNativeChallenge') {
+          throw invalidArgument(
+            `the session's step is ${state.progress.nextStep?.method ?? 'unknown'}, not a native challenge`,
+          );
+        }
+      },
+    },
+  );
+  setHandler(
+    cancelUpdate,
+    async (reason: string) => {
+      state.cancelRequested ??= reason;
+      await condition(() => state.done || state.closing);
+      return state.progress;
+    },
+    {
+      validator: (_reason: string) => {
+        if (state.done || state.closing) throw ended(state);
+      },
+    },
+  );
+}

@@ -1,0 +1,122 @@
+import {
+  allHandlersFinished,
+  condition,
+  continueAsNew,
+  isCancellation,
+  proxyActivities,
+  setHandler,
+  workflowInfo,
+} from '@temporalio/workflow';
+import type { VerificationActivities } from '../activities/index';
+import type { OrphanLook } from '../activities/cleanup-activities';
+import type { CreationToClose } from '../shared/messages';
+import type { OrphanSchedule } from '../activities/orphan-settings';
+import { describeFailure } from '../../common/bounded-step';
+import { gaveUp } from '../../common/maintenance';
+import { lookForOrphansSignal } from '../shared/messages';
+import { type OrphanSweepInput, type OrphanSweepSummary } from '../shared/workflows';
+
+const { orphanSweepSchedule } = proxyActivities<VerificationActivities>({
+  startToCloseTimeout: '30 seconds',
+  scheduleToCloseTimeout: '10 minutes',
+});
+
+/** Events after which the sweep continues as new (each look writes a handful). */
+const MAX_HISTORY_EVENTS = 2_000;
+/** Creations to close a sweep holds at most (each a workflow ID): far more than a store outage leaves. */
+const MAX_TO_CLOSE = 1_000;
+
+/**
+ * The orphan sweep of one verification profile (`idv-orphans-<profile>`): sessions the service
+ * created for create attempts whose answer never came, whenever it carried them out, and
+ * sessions claimed for a verification that kept another (see `sweepOrphans`). It looks as long
+ * as anything may still land (the horizon after the latest unanswered attempt), an attempt is
+ * under way or an orphan is left to end, more rarely while it finds nothing, and at once when a
+ * verification asks (`lookForOrphans`, which may hand it a creation to close). Looks that fail,
+ * or leave orphans the service will not end or redact, for a whole horizon give up visibly. One
+ * sweep serves every verification of the profile, so the service's sessions are listed once,
+ * not once per verification.
+ */
+export async function orphanSweep(input: OrphanSweepInput): Promise<OrphanSweepSummary> {
+  const { verificationProfileId } = input;
+  let lookRequested = false;
+  const toClose: CreationToClose[] = [...(input.toClose ?? [])];
+  setHandler(lookForOrphansSignal, (ask) => {
+    lookRequested = true;
+    if (ask?.close && toClose.length < MAX_TO_CLOSE) toClose.push(ask.close);
+  });
+  const giveUp = (step: string, reason: string) =>
+    gaveUp({
+      kind: 'sweep',
+      step,
+      reason,
+      next: `sessions may be left live or holding data at the service: once it answers again, start the sweep with \`idv sweep ${verificationProfileId}\``,
+    });
+  let schedule: OrphanSchedule;
+  try {
+    schedule = await orphanSweepSchedule();
+  } catch (error) {
+    if (isCancellation(error)) throw error;
+    throw giveUp('reading its schedule', describeFailure(error));
+  }
+  const { sweepOrphans } = proxyActivities<VerificationActivities>({
+    startToCloseTimeout: '5 minutes',
+    // The look heartbeats every second, whatever it waits on.
+    heartbeatTimeout: '30 seconds',
+    scheduleToCloseTimeout: Math.min(10 * 60_000, schedule.giveUpAfterMs),
+    retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute' },
+  });
+  let coveredToMs = input.carried?.coveredToMs;
+  let failingSinceMs = input.carried?.failingSinceMs;
+  let swept = input.carried?.swept ?? 0;
+  let waitMs = schedule.lookEveryMs;
+  for (;;) {
+    lookRequested = false;
+    const lookStartedMs = Date.now();
+    const closing = toClose.splice(0);
+    let look: OrphanLook | undefined;
+    let failure: string | undefined;
+    try {
+      look = await sweepOrphans({
+        verificationProfileId,
+        ...(coveredToMs === undefined ? {} : { coveredToMs }),
+        ...(closing.length > 0 ? { toClose: closing } : {}),
+      });
+      if (look.failures > 0)
+        failure = `${look.failures} orphans not ended or redacted: ${look.failure ?? ''}`;
+    } catch (error) {
+      if (isCancellation(error)) throw error;
+      toClose.unshift(...closing);
+      failure = describeFailure(error);
+    }
+    if (failure === undefined) failingSinceMs = undefined;
+    else {
+      failingSinceMs ??= lookStartedMs;
+      if (Date.now() - failingSinceMs >= schedule.giveUpAfterMs) throw giveUp('looking for orphans', failure);
+    }
+    if (look) {
+      coveredToMs = look.coveredToMs;
+      swept += look.redacted.length;
+      if (!look.open && !lookRequested && toClose.length === 0) return { verificationProfileId, swept };
+      // Orphans found: they come in bursts, so look again soon; else more rarely.
+      waitMs =
+        look.redacted.length > 0 || failure
+          ? schedule.lookEveryMs
+          : Math.min(waitMs * 2, schedule.maxLookEveryMs);
+    }
+    await condition(() => lookRequested, look ? waitMs : schedule.lookEveryMs);
+    const info = workflowInfo();
+    if (info.continueAsNewSuggested || info.historyLength >= MAX_HISTORY_EVENTS) {
+      await condition(allHandlersFinished);
+      return await continueAsNew<typeof orphanSweep>({
+        verificationProfileId,
+        ...(toClose.length > 0 ? { toClose } : {}),
+        carried: {
+          ...(coveredToMs === undefined ? {} : { coveredToMs }),
+          ...(failingSinceMs === undefined ? {} : { failingSinceMs }),
+          swept,
+        },
+      });
+    }
+  }
+}

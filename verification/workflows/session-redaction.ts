@@ -1,0 +1,164 @@
+import { condition, isCancellation, setHandler, sleep } from '@temporalio/workflow';
+import { boundedSteps, type StepBound, type StepOutcome } from '../../common/bounded-step';
+import type { VerificationActivities } from '../activities/index';
+
+const boundedStep = boundedSteps<VerificationActivities>();
+import { gaveUp } from '../../common/maintenance';
+import { resultsDeliveredSignal } from '../shared/messages';
+import { type RedactionArgs, type RedactionReport } from '../shared/workflows';
+
+const MINUTE = 60_000;
+const HOUR = 60 * MINUTE;
+const DAY = 24 * HOUR;
+
+/**
+ * The bound of each step. The service's steps (ending, redacting) keep trying for a week, at
+ * least every 10 minutes while the service fails (an outage that ends is noticed soon), and
+ * hourly after a refusal for good (a rotated API key); our own store's for a day.
+ */
+export const redactionBounds = {
+  endSession: {
+    what: 'ending the session',
+    boundMs: 7 * DAY,
+    gapMs: HOUR,
+    maxRetryIntervalMs: 10 * MINUTE,
+  },
+  redactAtService: {
+    what: 'redacting at the service',
+    boundMs: 7 * DAY,
+    gapMs: HOUR,
+    maxRetryIntervalMs: 10 * MINUTE,
+  },
+  deleteStoredData: {
+    what: 'deleting the stored data',
+    boundMs: DAY,
+    gapMs: HOUR,
+    maxRetryIntervalMs: 5 * MINUTE,
+  },
+} satisfies Record<string, StepBound>;
+
+/**
+ * How long the redaction at the service waits for a live session to be ended first: a session
+ * still running could gather data after it was redacted. Past this, it redacts all the same,
+ * and again once the session is ended.
+ */
+export const ENDING_HEAD_START_MS = 10 * 60_000;
+
+/** How long results due "right after delivery" wait for the caller to receive them. */
+export const DELIVERY_GRACE_MS = HOUR;
+
+/**
+ * Removes everything readable about the person of a verification, in independent bounded steps:
+ * ends the session at the service unless it is known to be done (beside the wait), and at the
+ * due time deletes stored attachments and the results access key and destroys the data key
+ * (nothing stays readable in our stores or any history, whatever the service answers), then
+ * redacts at the service, whatever the ending does (it waits a little for a live session to
+ * end first, and redacts again if the ending came after). A step that runs out of its bound
+ * does not stop the others; the workflow then fails visibly (`MaintenanceGaveUp`). Idempotent.
+ * ID from {@link redactionWorkflowId}.
+ */
+export async function sessionRedaction(args: RedactionArgs): Promise<RedactionReport> {
+  const { sessionId, dataKeyId } = args;
+  let delivered = false;
+  setHandler(resultsDeliveredSignal, () => {
+    delivered = true;
+  });
+  const problems: Array<{ step: string; reason: string }> = [];
+  const settle = <T>(step: string, outcome: StepOutcome<T>): T | undefined => {
+    if ('value' in outcome) return outcome.value;
+    problems.push({ step, reason: outcome.gaveUp });
+    return undefined;
+  };
+  const finish = async <T extends { redactedAt: string }>(report: T): Promise<T> => {
+    if (problems.length === 0) {
+      if (args.reference && args.redact !== false)
+        settle(
+          'recording the erasure',
+          await boundedStep(redactionBounds.deleteStoredData, (calls) =>
+            calls.recordRedaction({ reference: args.reference as string, redactedAt: report.redactedAt }),
+          ),
+        );
+      if (problems.length === 0) return report;
+    }
+    throw gaveUp({
+      kind: 'redaction',
+      step: problems.map((problem) => problem.step).join(' and '),
+      reason: problems.map((problem) => problem.reason).join('; '),
+      next: sessionId
+        ? `the service may still hold the session ${sessionId} live or with data: once it answers again, run \`idv redact\` for its verification`
+        : 'check the store, then run `idv redact` for its verification',
+    });
+  };
+
+  if (sessionId === undefined) {
+    if (args.delayMs > 0) await sleep(args.delayMs);
+    const destroyed =
+      dataKeyId === undefined
+        ? false
+        : settle(
+            'destroying the data key',
+            await boundedStep(redactionBounds.deleteStoredData, (calls) => calls.destroyDataKey(dataKeyId)),
+          )?.destroyed;
+    return await finish({
+      redactedAt: new Date(Date.now()).toISOString(),
+      redactedAtService: false,
+      attachmentsDeleted: 0,
+      dataKeyDestroyed: destroyed ?? false,
+    });
+  }
+
+  const dueAtMs = Date.now() + args.delayMs;
+  // The ending runs beside the wait and never rejects (a cancellation is kept, rethrown where
+  // awaited), so a workflow cancelled meanwhile leaves no unhandled rejection.
+  const ending = { done: args.sessionDone === true, endedLive: false, cancelled: undefined as unknown };
+  const endingRun = ending.done
+    ? Promise.resolve()
+    : boundedStep(redactionBounds.endSession, (calls) => calls.endSessionIfLive(sessionId)).then(
+        (outcome) => {
+          ending.endedLive = settle('ending the session', outcome)?.cancelled ?? false;
+          ending.done = true;
+        },
+        (error: unknown) => {
+          ending.cancelled = error;
+          ending.done = true;
+        },
+      );
+  const endingSettled = async () => {
+    await endingRun;
+    if (isCancellation(ending.cancelled)) throw ending.cancelled;
+  };
+
+  if (args.redact === false) {
+    await endingSettled();
+    return await finish({ sessionId, redactedAt: '', redactedAtService: false, attachmentsDeleted: 0 });
+  }
+  if (dueAtMs > Date.now()) await sleep(dueAtMs - Date.now());
+  if (args.awaitDelivery) await condition(() => delivered, DELIVERY_GRACE_MS);
+  const local = settle(
+    'deleting the stored data',
+    await boundedStep(redactionBounds.deleteStoredData, (calls) =>
+      calls.deleteLocalSessionData(sessionId, dataKeyId),
+    ),
+  );
+  await condition(() => ending.done, ENDING_HEAD_START_MS);
+  const endedBeforeRedaction = ending.done;
+  let redacted = settle(
+    'redacting at the service',
+    await boundedStep(redactionBounds.redactAtService, (calls) => calls.redactAtService(sessionId)),
+  )?.redacted;
+  await endingSettled();
+  // Ended only after the redaction: what it gathered meanwhile goes too.
+  if (!endedBeforeRedaction && ending.endedLive)
+    redacted =
+      settle(
+        'redacting at the service',
+        await boundedStep(redactionBounds.redactAtService, (calls) => calls.redactAtService(sessionId)),
+      )?.redacted ?? redacted;
+  return await finish({
+    sessionId,
+    redactedAt: new Date(Date.now()).toISOString(),
+    redactedAtService: redacted ?? false,
+    attachmentsDeleted: local?.attachmentsDeleted ?? 0,
+    dataKeyDestroyed: local?.dataKeyDestroyed ?? false,
+  });
+}

@@ -1,0 +1,188 @@
+import { type NormalisedSessionState } from '../domain/session-status';
+import { type Sealed } from '../../codec/sealed';
+import {
+  verificationErrorCodes,
+  type AttachmentRef,
+  type NextStep,
+  type VerificationInput,
+  type SealedVerificationOutcome,
+  type VerificationProgress,
+  type VerificationStatus,
+} from '../domain/verification';
+
+/** How a verification ended, before results are attached. */
+export interface Ending {
+  status: VerificationStatus;
+  errorCode?: string;
+}
+
+/** What a run hands to the next one when it continues as new (plain JSON). */
+export interface CarriedVerification {
+  progress: VerificationProgress;
+  sessionDone: boolean;
+  redirectPending: boolean;
+  refreshStopped: boolean;
+}
+
+/** Shortest time between two automatic refreshes of a step. */
+export const MIN_REFRESH_GAP_MS = 1_000;
+
+/** The verification's state inside the workflow: what `progress` answers. Pure and deterministic. */
+export class SessionState {
+  readonly progress: VerificationProgress;
+  ending: Ending | undefined;
+  /** Why the session could not be created (answered to `nextStep` callers). */
+  createFailure: Error | undefined;
+  /** Set by the `cancel` update; the main flow cancels at the service. */
+  cancelRequested: string | undefined;
+  redirectPending = false;
+  /** True once clean-up began: handlers waiting for the session stop waiting. */
+  closing = false;
+  /**
+   * The service said the session is done (or no longer knows it): there is nothing to end. An
+   * ending of our own (a refusal, a defect, a cancel that failed) leaves it false, so clean-up
+   * hands the session to a redaction that ends it.
+   */
+  sessionDone = false;
+  /** The session was asked to end here once already (a refused cancel goes to the redaction, not again). */
+  cancelTried = false;
+  /** Automatic refreshes stopped after a permanent failure (the step's content stays as it is). */
+  refreshStopped = false;
+  /** A refresh that failed for a while is tried again at this time. */
+  refreshRetryAtMs: number | undefined;
+  /** When the step was last replaced by a refresh. */
+  lastRefreshAtMs: number | undefined;
+  identity: Sealed | undefined;
+  attachments: AttachmentRef[] | undefined;
+
+  constructor(input: VerificationInput, now: number, carried?: CarriedVerification) {
+    if (carried) {
+      this.progress = carried.progress;
+      this.sessionDone = carried.sessionDone;
+      this.redirectPending = carried.redirectPending;
+      this.refreshStopped = carried.refreshStopped;
+      this.progress.dataKeyId = input.dataKeyId;
+      return;
+    }
+    const at = new Date(now).toISOString();
+    this.progress = {
+      reference: input.reference,
+      dataKeyId: input.dataKeyId,
+      status: 'starting',
+      startedAt: at,
+      updatedAt: at,
+      deadline: new Date(now + input.timeout).toISOString(),
+      apiCalls: {},
+      orphanSweep: false,
+    };
+  }
+
+  /** The state the next run starts from. */
+  carry(): CarriedVerification {
+    return {
+      progress: this.progress,
+      sessionDone: this.sessionDone,
+      redirectPending: this.redirectPending,
+      refreshStopped: this.refreshStopped,
+    };
+  }
+
+  get sessionId(): string | undefined {
+    return this.progress.sessionId;
+  }
+
+  get done(): boolean {
+    return this.ending !== undefined;
+  }
+
+  get deadlineMs(): number {
+    return Date.parse(this.progress.deadline);
+  }
+
+  /**
+   * When the step's content is due for an automatic refresh; undefined when it is not (or the
+   * service's time cannot be read). Never sooner than {@link MIN_REFRESH_GAP_MS} after the last
+   * refresh, whatever the service says, so a `refreshAfter` in the past cannot start a loop.
+   */
+  refreshAtMs(): number | undefined {
+    const refresh = this.progress.nextStep?.refresh;
+    const dueMs = refresh ? Date.parse(refresh.refreshAfter) : Number.NaN;
+    if (this.refreshStopped || Number.isNaN(dueMs)) return undefined;
+    return Math.max(dueMs, this.refreshRetryAtMs ?? 0, (this.lastRefreshAtMs ?? 0) + MIN_REFRESH_GAP_MS);
+  }
+
+  /** Records the created session and its first step. */
+  created(sessionId: string, collectionMethod: string, step: NextStep, now: number): void {
+    Object.assign(this.progress, { sessionId, collectionMethod, nextStep: step, status: 'pending' });
+    this.touch(now);
+  }
+
+  /** Replaces the step (after a refresh). */
+  step(step: NextStep, now: number): void {
+    this.progress.nextStep = step;
+    this.refreshRetryAtMs = undefined;
+    this.lastRefreshAtMs = now;
+    this.touch(now);
+  }
+
+  /**
+   * Ends the verification from the service's state; the first ending wins. `asTimeout` marks a
+   * cancellation the workflow made because its deadline passed.
+   */
+  finish(state: NormalisedSessionState, now: number, asTimeout = false): void {
+    if (!state.done) return;
+    this.sessionDone = true;
+    const status: VerificationStatus =
+      state.status === 'succeeded'
+        ? 'succeeded'
+        : state.status === 'expired' || (asTimeout && state.status === 'cancelled')
+          ? 'timed-out'
+          : state.status === 'cancelled'
+            ? 'cancelled'
+            : 'failed';
+    this.end({ status, ...(state.errorCode ? { errorCode: state.errorCode } : {}) }, now);
+  }
+
+  /** Ends the verification with an ending of the workflow's own; the first ending wins. */
+  end(ending: Ending, now: number): void {
+    if (this.ending) return;
+    this.ending = ending;
+    this.progress.status = ending.status;
+    if (ending.errorCode) this.progress.errorCode = ending.errorCode;
+    this.touch(now);
+  }
+
+  /** The service no longer knows the session: nothing is left to end there. */
+  sessionUnknown(now: number): void {
+    this.sessionDone = true;
+    this.end({ status: 'failed', errorCode: verificationErrorCodes.sessionNotFound }, now);
+  }
+
+  /** The session succeeded but its results could not be fetched: the verification fails (the first ending is replaced). */
+  resultsUnavailable(now: number): void {
+    const ending = { status: 'failed' as const, errorCode: verificationErrorCodes.resultsUnavailable };
+    this.ending = ending;
+    Object.assign(this.progress, ending);
+    this.touch(now);
+  }
+
+  /** The outcome the workflow returns. */
+  outcome(): SealedVerificationOutcome {
+    const ending = this.ending ?? { status: 'failed' as const };
+    return {
+      ...ending,
+      ...(this.sessionId ? { sessionId: this.sessionId } : {}),
+      ...(this.identity ? { identity: this.identity } : {}),
+      ...(this.attachments ? { attachments: this.attachments } : {}),
+    };
+  }
+
+  /** Counts API calls by operation. */
+  count(operation: string, calls = 1): void {
+    this.progress.apiCalls[operation] = (this.progress.apiCalls[operation] ?? 0) + calls;
+  }
+
+  touch(now: number): void {
+    this.progress.updatedAt = new Date(now).toISOString();
+  }
+}

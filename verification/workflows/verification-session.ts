@@ -1,0 +1,115 @@
+import {
+  allHandlersFinished,
+  ApplicationFailure,
+  CancellationScope,
+  condition,
+  ContinueAsNew,
+  continueAsNew,
+  isCancellation,
+  log,
+  upsertSearchAttributes,
+} from '@temporalio/workflow';
+import { verificationInputProblems } from '../domain/verification-limits';
+import {
+  type SealedVerificationOutcome,
+  type VerificationInput,
+  verificationErrorCodes,
+} from '../domain/verification';
+import { results } from './activity-proxies';
+import { awaitOutcome } from './await-outcome';
+import { askForOrphanSweep, cleanUp } from './clean-up';
+import { createSession } from './create-session';
+import { activityFailureType } from '../../common/failure-types';
+import { verificationFailureTypes } from '../shared/failure-types';
+import { registerHandlers } from './handlers';
+import { IdvProfileId, IdvProvider, IdvStatus } from '../../common/search-attributes';
+import { type CarriedVerification, SessionState } from './session-state';
+
+/**
+ * One identity verification: creates the Direct Provider Session, exposes its step, learns the
+ * outcome with few API calls, refreshes expiring steps, cancels at the deadline (creation
+ * included), fetches results and schedules the redaction. Whatever happens (the service failing
+ * or refusing, a Temporal cancellation, a defect) the clean-up runs: the session is not left
+ * live and its redaction is scheduled. Every ending is an outcome with a documented status (only
+ * input that breaks its bounds fails the workflow). Continues as new when its history grows
+ * long, carrying its state. Workflow ID: `idv-<reference>`.
+ */
+export async function verificationSession(
+  input: VerificationInput,
+  carried?: CarriedVerification,
+): Promise<SealedVerificationOutcome> {
+  const problems = verificationInputProblems(input);
+  if (problems.length > 0) {
+    throw ApplicationFailure.create({
+      type: verificationFailureTypes.invalidInput,
+      message: `invalid verification input: ${problems.join('; ')}`,
+      nonRetryable: true,
+    });
+  }
+  const state = new SessionState(input, Date.now(), carried);
+  registerHandlers(state);
+  if (!carried) {
+    upsertSearchAttributes([
+      { key: IdvProfileId, value: input.verificationProfileId },
+      { key: IdvProvider, value: input.provider },
+      { key: IdvStatus, value: 'starting' },
+    ]);
+  }
+  let failure: unknown;
+  try {
+    if ((await drive(input, state)) === 'continue') {
+      return await continueAsNew<typeof verificationSession>(input, state.carry());
+    }
+  } catch (error) {
+    if (error instanceof ContinueAsNew) throw error;
+    failure = error;
+  }
+  const cancelled = isCancellation(failure);
+  if (failure !== undefined && !cancelled) {
+    // A defect in this code: logged for its authors, an outcome for the caller.
+    log.error('the verification failed on a defect; its clean-up runs', {
+      error: failure instanceof Error ? failure.message : 'not an Error',
+    });
+    state.end({ status: 'failed', errorCode: verificationErrorCodes.defect }, Date.now());
+  }
+  await CancellationScope.nonCancellable(() => cleanUp(input, state, cancelled ? 'cancelled' : 'failed'));
+  return state.outcome();
+}
+
+/** The main flow: create, wait for the outcome (continuing as new if needed), fetch results. */
+async function drive(input: VerificationInput, state: SessionState): Promise<'ended' | 'continue'> {
+  if (state.sessionId === undefined && !state.done) {
+    if (await createSession(input, state)) await askForOrphanSweep(input, state);
+  }
+  while (!state.done) {
+    if ((await awaitOutcome(input, state)) === 'ended') break;
+    // Continue as new once the handlers are done, unless a cancel came meanwhile: it goes first.
+    await condition(() => allHandlersFinished() || state.cancelRequested !== undefined);
+    // A handler may have learnt the outcome meanwhile (a native challenge answered): keep it.
+    if (state.cancelRequested === undefined && !state.done) return 'continue';
+  }
+  await fetchResults(input, state);
+  return 'ended';
+}
+
+async function fetchResults(input: VerificationInput, state: SessionState): Promise<void> {
+  const sessionId = state.sessionId;
+  if (state.ending?.status !== 'succeeded' || input.results === 'none' || !sessionId) return;
+  try {
+    const fetched = await results.fetchResults({
+      sessionId,
+      mode: input.results,
+      dataKeyId: input.dataKeyId,
+    });
+    state.count('GetSessionResult');
+    state.identity = fetched.identity;
+    state.attachments = fetched.attachments;
+    if (fetched.attachments) state.count('GetAttachment', fetched.attachments.length);
+  } catch (error) {
+    // Cancelled or failed, the results are not delivered: the person's data is redacted all the
+    // same (clean-up schedules it, once the fetch has stopped), and the outcome says why.
+    state.resultsUnavailable(Date.now());
+    if (isCancellation(error)) throw error;
+    log.warn('fetching the results failed', { failureType: activityFailureType(error) });
+  }
+}

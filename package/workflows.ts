@@ -40,15 +40,19 @@ export {
 // Clients start workflows by their shared names and signatures, never by their code: these fail
 // to compile when a workflow's name or signature drifts from what its clients use.
 type Registered = typeof import('./workflows');
-type Matches<Name extends keyof Registered, Signature> = [Registered[Name]] extends [Signature] ? true : false;
+type Matches<Name extends keyof Registered, Signature> = [Registered[Name]] extends [Signature]
+  ? true
+  : false;
 type AllTrue<T extends true[]> = T;
-export type RegisteredAsShared = AllTrue<[
-  Matches<(typeof verificationWorkflowTypes)['session'], VerificationSessionWorkflow>,
-  Matches<(typeof verificationWorkflowTypes)['redaction'], SessionRedactionWorkflow>,
-  Matches<(typeof verificationWorkflowTypes)['orphanSweep'], OrphanSweepWorkflow>,
-  Matches<(typeof agentPlatformWorkflowTypes)['registry'], AgentWebhooksWorkflow>,
-  Matches<(typeof agentPlatformWorkflowTypes)['connection'], AgentConnectionWorkflow>,
-  Matches<(typeof agentPlatformWorkflowTypes)['onboarding'], OnboardingWorkflow>,
-  Matches<(typeof agentPlatformWorkflowTypes)['migration'], PlatformMigrationWorkflow>,
-  Matches<typeof KEYRING_WORKFLOW_TYPE, KeyringWorkflow>,
-]>;
+export type RegisteredAsShared = AllTrue<
+  [
+    Matches<(typeof verificationWorkflowTypes)['session'], VerificationSessionWorkflow>,
+    Matches<(typeof verificationWorkflowTypes)['redaction'], SessionRedactionWorkflow>,
+    Matches<(typeof verificationWorkflowTypes)['orphanSweep'], OrphanSweepWorkflow>,
+    Matches<(typeof agentPlatformWorkflowTypes)['registry'], AgentWebhooksWorkflow>,
+    Matches<(typeof agentPlatformWorkflowTypes)['connection'], AgentConnectionWorkflow>,
+    Matches<(typeof agentPlatformWorkflowTypes)['onboarding'], OnboardingWorkflow>,
+    Matches<(typeof agentPlatformWorkflowTypes)['migration'], PlatformMigrationWorkflow>,
+    Matches<typeof KEYRING_WORKFLOW_TYPE, KeyringWorkflow>,
+  ]
+>;

@@ -1,19 +1,36 @@
 import { randomUUID } from 'node:crypto';
-import { link, mkdir, open, readFile, rename, rm } from 'node:fs/promises';
+import { type FileHandle, link, mkdir, open, readFile, rename, rm } from 'node:fs/promises';
 import { dirname } from 'node:path';
 
-/** Writes `data` to a new temporary file beside `path`, synced to disk; resolves to its name. */
-async function writeTemporary(path: string, data: string | Buffer): Promise<string> {
+/** What a file is written from: a whole value, or chunks as they come (a stream). */
+export type FileContent = string | Buffer | AsyncIterable<Uint8Array>;
+
+/**
+ * Writes `content` to a new temporary file beside `path` (`<path>.<uuid>.tmp`), synced to disk;
+ * resolves to its name. A failure (of the content too) removes it.
+ */
+async function writeTemporary(path: string, content: FileContent): Promise<string> {
   await mkdir(dirname(path), { recursive: true, mode: 0o700 });
   const temporary = `${path}.${randomUUID()}.tmp`;
   const handle = await open(temporary, 'wx', 0o600);
   try {
-    await handle.writeFile(data);
+    if (typeof content === 'string' || Buffer.isBuffer(content)) await handle.writeFile(content);
+    else for await (const chunk of content) await writeAll(handle, chunk);
     await handle.sync();
-  } finally {
+  } catch (error) {
     await handle.close();
+    await rm(temporary, { force: true });
+    throw error;
   }
+  await handle.close();
   return temporary;
+}
+
+async function writeAll(handle: FileHandle, chunk: Uint8Array): Promise<void> {
+  for (let offset = 0; offset < chunk.length;) {
+    const { bytesWritten } = await handle.write(chunk, offset, chunk.length - offset);
+    offset += bytesWritten;
+  }
 }
 
 /** Syncs a folder, so a file created, renamed or removed in it survives a crash. */
@@ -31,8 +48,8 @@ export async function syncFolder(folder: string): Promise<void> {
  * renamed over the old one, then its folder synced. Once it resolves, a crash of the process or
  * the machine brings back neither the old content nor a half-written file.
  */
-export async function writeFileAtomic(path: string, data: string | Buffer): Promise<void> {
-  const temporary = await writeTemporary(path, data);
+export async function writeFileAtomic(path: string, content: FileContent): Promise<void> {
+  const temporary = await writeTemporary(path, content);
   try {
     await rename(temporary, path);
   } catch (error) {

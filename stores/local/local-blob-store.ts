@@ -1,6 +1,6 @@
-import { createHash, randomUUID } from 'node:crypto';
+import { createHash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
-import { type FileHandle, mkdir, open, readdir, rename, rm, stat } from 'node:fs/promises';
+import { readdir, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { type BlobStore, checkBlobName, SessionDataDeletedError, type StoredBlob } from '../blob-store';
@@ -18,26 +18,18 @@ export class LocalBlobStore implements BlobStore {
     const folder = this.#folder(sessionId);
     const file = join(folder, checkBlobName(name));
     if (await this.#deleted(sessionId)) throw new SessionDataDeletedError(canonicalSessionId(sessionId));
-    await mkdir(folder, { recursive: true, mode: 0o700 });
-    const temporary = `${file}.${randomUUID()}.tmp`;
     const hash = createHash('sha256');
     let sizeBytes = 0;
-    const handle = await open(temporary, 'wx', 0o600);
-    try {
-      for await (const chunk of content) {
-        hash.update(chunk);
-        sizeBytes += chunk.length;
-        await writeAll(handle, chunk);
-      }
-      await handle.sync();
-    } catch (error) {
-      await handle.close();
-      await rm(temporary, { force: true });
-      throw error;
-    }
-    await handle.close();
-    await rename(temporary, file);
-    await syncFolder(folder);
+    await writeFileAtomic(
+      file,
+      (async function* measured() {
+        for await (const chunk of content) {
+          hash.update(chunk);
+          sizeBytes += chunk.length;
+          yield chunk;
+        }
+      })(),
+    );
     // Deleted meanwhile: the tombstone was written before the folder went, so it is seen here.
     if (await this.#deleted(sessionId)) {
       await rm(folder, { recursive: true, force: true });
@@ -84,12 +76,5 @@ export class LocalBlobStore implements BlobStore {
 
   #folder(sessionId: string): string {
     return join(this.directory, canonicalSessionId(sessionId));
-  }
-}
-
-async function writeAll(handle: FileHandle, chunk: Uint8Array): Promise<void> {
-  for (let offset = 0; offset < chunk.length;) {
-    const { bytesWritten } = await handle.write(chunk, offset, chunk.length - offset);
-    offset += bytesWritten;
   }
 }

@@ -44,7 +44,7 @@ describe('DeliverySpool', () => {
     const spool = await DeliverySpool.open(dir);
     await spool.append(event('kept'));
     await spool.close();
-    await writeFile(join(dir, 'tmp-000000000009.json'), '{"half');
+    await writeFile(join(dir, '000000000009.json.5f0c2a1e-0000-4000-8000-000000000000.tmp'), '{"half');
     await writeFile(join(dir, '000000000000.json'), 'not json');
     const reopened = await DeliverySpool.open(dir);
     expect((await reopened.oldest())?.event.objectId).toBe('kept');

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { integrationCapabilities } from '../../common/identity-enums';
 import { durationProblem, formatDuration, parseDuration } from '../../common/durations';
 import { personalDataInReference } from './reference-privacy';
-import { type Sealed } from '../../codec/sealed';
+import { isSealed, type Sealed } from '../../codec/sealed';
 import { verificationLimits } from './verification-limits';
 import { reservedPrefixOf, workflowKinds } from '../../common/workflow-ids';
 import { type NextStep } from '../../stores/session-vault';
@@ -147,19 +147,50 @@ export type VerificationRequest = z.input<typeof verificationRequestSchema>;
 /** A validated request, defaults resolved, durations in ms; the person's input still readable. */
 export type ParsedVerificationRequest = z.output<typeof verificationRequestSchema>;
 
+const milliseconds = (bounds: { minMs: number; maxMs: number }) =>
+  z
+    .number({ message: 'must be a number of milliseconds' })
+    .min(bounds.minMs, { message: `must be at least ${formatDuration(bounds.minMs)}` })
+    .max(bounds.maxMs, { message: `must be at most ${formatDuration(bounds.maxMs)}` });
+
 /**
- * The workflow's input (plain JSON): the parsed request with the person's `providerInput` sealed
- * under the verification's data key `dataKeyId` (created by the client before the start).
+ * The workflow's input (plain JSON): the parsed request, durations in ms, with the person's
+ * `providerInput` sealed under the verification's data key `dataKeyId` (created by the client
+ * before the start). The client parses the request, the workflow its input, with the same rules.
  */
-export type VerificationInput = Omit<ParsedVerificationRequest, 'providerInput'> & {
-  dataKeyId: string;
-  providerInput?: Sealed;
+export const verificationInputSchema = verificationRequestSchema.extend({
+  reference: referenceSchema,
+  timeout: milliseconds(verificationLimits.timeout),
+  results: z.enum(resultModes),
+  redactAfter: z.union([z.literal('never'), milliseconds(verificationLimits.redactAfter)]),
+  providerInput: z
+    .custom<Sealed>(isSealed, { message: 'must be sealed under the data key (IdvClient seals it)' })
+    .optional(),
+  dataKeyId: z
+    .string({
+      message: 'is required (start verifications with IdvClient, which creates the data key)',
+    })
+    .min(1, { message: 'is required (start verifications with IdvClient, which creates the data key)' }),
   /**
    * A workflow told the verification's ending (signal `verificationEnded`, no personal data)
    * once its clean-up ran: an orchestration that waits for it without holding it as a child.
    */
-  reportTo?: string;
-};
+  reportTo: z
+    .string()
+    .regex(/^\S{1,1000}$/, { message: 'must be a workflow ID' })
+    .optional(),
+});
+
+/** The workflow's input; see {@link verificationInputSchema}. */
+export type VerificationInput = z.infer<typeof verificationInputSchema>;
+
+/** Every rule the workflow's input breaks, in words; empty when it holds. */
+export function verificationInputProblems(input: unknown): string[] {
+  const parsed = verificationInputSchema.safeParse(input);
+  return parsed.success
+    ? []
+    : parsed.error.issues.map((issue) => `${issue.path.join('.') || 'input'} ${issue.message}`);
+}
 
 /** The final status of a verification. */
 export type VerificationStatus = 'succeeded' | 'failed' | 'cancelled' | 'timed-out';

@@ -60,8 +60,7 @@ async function refreshNow(state: SessionState, sessionId: string): Promise<void>
   } catch (error) {
     if (isCancellation(error) || sessionUnknown(error)) return learned(state, error);
     // The user may have finished meanwhile (the service refuses then): the poll will say.
-    if (failedForGood(error)) state.refreshStopped = true;
-    else state.refreshRetryAtMs = Date.now() + REFRESH_RETRY_MS;
+    state.refreshFailed(failedForGood(error), Date.now(), REFRESH_RETRY_MS);
     log.warn('refreshing the step failed', { failureType: activityFailureType(error) });
   }
 }
@@ -104,7 +103,7 @@ export async function awaitOutcome(
         continue;
       }
       if (state.redirectPending) {
-        state.redirectPending = false;
+        state.redirectChecked();
         await poll.stop(); // restarted afterwards at its initial interval: the user is active
         pollRanOut = false;
         await checkNow(state, sessionId);

@@ -61,14 +61,14 @@ export async function askForOrphanSweep(
         parentClosePolicy: ParentClosePolicy.ABANDON,
         workflowIdReusePolicy: WorkflowIdReusePolicy.ALLOW_DUPLICATE,
       });
-      state.progress.orphanSweep = true;
+      state.orphanSweepAsked();
       return;
     } catch (error) {
       if (!(error instanceof WorkflowExecutionAlreadyStartedError)) throw error;
     }
     try {
       await getExternalWorkflowHandle(workflowId).signal(lookForOrphansSignal, close ? { close } : {});
-      state.progress.orphanSweep = true;
+      state.orphanSweepAsked();
       return;
     } catch (error) {
       if (isCancellation(error)) throw error;
@@ -155,7 +155,7 @@ export async function cleanUp(
   state: SessionState,
   unfinished: 'cancelled' | 'failed',
 ): Promise<void> {
-  state.closing = true;
+  state.beginClosing();
   await endAtService(state, unfinished);
   upsertSearchAttributes([{ key: IdvStatus, value: state.progress.status }]);
   recordVerificationEnd(state.progress);

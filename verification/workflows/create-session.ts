@@ -41,7 +41,7 @@ export async function createSession(input: VerificationInput, state: SessionStat
     return created.orphansPossible;
   }
   if (failure !== undefined && !isCancellation(failure) && !cutShort) {
-    state.createFailure = sessionNotCreated(failure);
+    state.creationFailed(sessionNotCreated(failure));
     state.end({ status: 'failed', errorCode: refusalCode(failure) }, Date.now());
     return false;
   }

@@ -17,8 +17,7 @@ export async function endAtService(
   status: Extract<VerificationStatus, 'cancelled' | 'timed-out' | 'failed'>,
 ): Promise<void> {
   const sessionId = state.sessionId;
-  if (sessionId && !state.sessionDone && !state.cancelTried) {
-    state.cancelTried = true;
+  if (sessionId && state.takeCancelTurn()) {
     state.count('CancelSession');
     try {
       state.finish(await sessionCalls.cancelSession(sessionId), Date.now(), status === 'timed-out');

@@ -42,7 +42,7 @@ export function registerHandlers(state: SessionState): void {
   setHandler(progressQuery, () => state.progress);
   setHandler(redirectCapturedSignal, () => {
     // Coalesced: any number of signals while a check is pending make one check.
-    if (!state.done) state.redirectPending = true;
+    state.redirectCaptured();
   });
   setHandler(nextStepUpdate, async () => {
     await condition(
@@ -102,7 +102,7 @@ export function registerHandlers(state: SessionState): void {
   setHandler(
     cancelUpdate,
     async (reason: string) => {
-      state.cancelRequested ??= reason;
+      state.requestCancel(reason);
       await condition(() => state.done || state.closing);
       return state.progress;
     },

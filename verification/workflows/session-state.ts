@@ -29,43 +29,31 @@ export const MIN_REFRESH_GAP_MS = 1_000;
 
 /** The verification's state inside the workflow: what `progress` answers. Pure and deterministic. */
 export class SessionState {
-  readonly progress: VerificationProgress;
-  ending: Ending | undefined;
-  /** Why the session could not be created (answered to `nextStep` callers). */
-  createFailure: Error | undefined;
-  /** Set by the `cancel` update; the main flow cancels at the service. */
-  cancelRequested: string | undefined;
-  redirectPending = false;
-  /** True once clean-up began: handlers waiting for the session stop waiting. */
-  closing = false;
-  /**
-   * The service said the session is done (or no longer knows it): there is nothing to end. An
-   * ending of our own (a refusal, a defect, a cancel that failed) leaves it false, so clean-up
-   * hands the session to a redaction that ends it.
-   */
-  sessionDone = false;
-  /** The session was asked to end here once already (a refused cancel goes to the redaction, not again). */
-  cancelTried = false;
-  /** Automatic refreshes stopped after a permanent failure (the step's content stays as it is). */
-  refreshStopped = false;
-  /** A refresh that failed for a while is tried again at this time. */
-  refreshRetryAtMs: number | undefined;
-  /** When the step was last replaced by a refresh. */
-  lastRefreshAtMs: number | undefined;
-  identity: Sealed | undefined;
-  attachments: AttachmentRef[] | undefined;
+  readonly #progress: VerificationProgress;
+  #ending: Ending | undefined;
+  #createFailure: Error | undefined;
+  #cancelRequested: string | undefined;
+  #redirectPending = false;
+  #closing = false;
+  #sessionDone = false;
+  #cancelTried = false;
+  #refreshStopped = false;
+  #refreshRetryAtMs: number | undefined;
+  #lastRefreshAtMs: number | undefined;
+  #identity: Sealed | undefined;
+  #attachments: AttachmentRef[] | undefined;
 
   constructor(input: VerificationInput, now: number, carried?: CarriedVerification) {
     if (carried) {
-      this.progress = carried.progress;
-      this.sessionDone = carried.sessionDone;
-      this.redirectPending = carried.redirectPending;
-      this.refreshStopped = carried.refreshStopped;
-      this.progress.dataKeyId = input.dataKeyId;
+      this.#progress = carried.progress;
+      this.#sessionDone = carried.sessionDone;
+      this.#redirectPending = carried.redirectPending;
+      this.#refreshStopped = carried.refreshStopped;
+      this.#progress.dataKeyId = input.dataKeyId;
       return;
     }
     const at = new Date(now).toISOString();
-    this.progress = {
+    this.#progress = {
       reference: input.reference,
       dataKeyId: input.dataKeyId,
       status: 'starting',
@@ -77,26 +65,130 @@ export class SessionState {
     };
   }
 
+  /** What the `progress` query answers (a copy: only the transitions below change it). */
+  get progress(): VerificationProgress {
+    return { ...this.#progress, apiCalls: { ...this.#progress.apiCalls } };
+  }
+
+  /** How it ended, once it has. */
+  get ending(): Ending | undefined {
+    return this.#ending;
+  }
+
+  /** Why the session could not be created (answered to `nextStep` callers). */
+  get createFailure(): Error | undefined {
+    return this.#createFailure;
+  }
+
+  /** The reason of a `cancel` update not carried out yet; the main flow cancels at the service. */
+  get cancelRequested(): string | undefined {
+    return this.#cancelRequested;
+  }
+
+  /** The user came back from a redirect and the session has not been checked since. */
+  get redirectPending(): boolean {
+    return this.#redirectPending;
+  }
+
+  /** True once clean-up began: handlers waiting for the session stop waiting. */
+  get closing(): boolean {
+    return this.#closing;
+  }
+
+  /**
+   * The service said the session is done (or no longer knows it): there is nothing to end. An
+   * ending of our own (a refusal, a defect, a cancel that failed) leaves it false, so clean-up
+   * hands the session to a redaction that ends it.
+   */
+  get sessionDone(): boolean {
+    return this.#sessionDone;
+  }
+
+  /** Sealed identity data, once fetched. */
+  get identity(): Sealed | undefined {
+    return this.#identity;
+  }
+
+  /** Stored attachments, once fetched. */
+  get attachments(): AttachmentRef[] | undefined {
+    return this.#attachments;
+  }
+
+  /** A `cancel` update asked for the verification to end (the first reason is kept). */
+  requestCancel(reason: string): void {
+    this.#cancelRequested ??= reason;
+  }
+
+  /** The user came back through the redirect: the session is checked at once (unless it is done). */
+  redirectCaptured(): void {
+    if (!this.done) this.#redirectPending = true;
+  }
+
+  /** The session is being checked after a return. */
+  redirectChecked(): void {
+    this.#redirectPending = false;
+  }
+
+  /** Creation failed: `nextStep` callers are answered with why. */
+  creationFailed(failure: Error): void {
+    this.#createFailure = failure;
+  }
+
+  /** The clean-up began. */
+  beginClosing(): void {
+    this.#closing = true;
+  }
+
+  /**
+   * Whether the session should be asked to end here: once only (a cancel refused goes to the
+   * redaction, not again), and not when the service said it is done.
+   */
+  takeCancelTurn(): boolean {
+    if (this.#sessionDone || this.#cancelTried || !this.sessionId) return false;
+    this.#cancelTried = true;
+    return true;
+  }
+
+  /** A refresh failed: for good (automatic refreshes stop), or for a while (tried again later). */
+  refreshFailed(forGood: boolean, now: number, retryInMs: number): void {
+    if (forGood) this.#refreshStopped = true;
+    else this.#refreshRetryAtMs = now + retryInMs;
+  }
+
+  /** The profile's orphan sweep was asked to look. */
+  orphanSweepAsked(): void {
+    this.#progress.orphanSweep = true;
+  }
+
+  /** The results were fetched (identity sealed, attachments stored). */
+  resultsFetched(results: {
+    identity?: Sealed | undefined;
+    attachments?: AttachmentRef[] | undefined;
+  }): void {
+    this.#identity = results.identity;
+    this.#attachments = results.attachments;
+  }
+
   /** The state the next run starts from. */
   carry(): CarriedVerification {
     return {
-      progress: this.progress,
-      sessionDone: this.sessionDone,
-      redirectPending: this.redirectPending,
-      refreshStopped: this.refreshStopped,
+      progress: this.#progress,
+      sessionDone: this.#sessionDone,
+      redirectPending: this.#redirectPending,
+      refreshStopped: this.#refreshStopped,
     };
   }
 
   get sessionId(): string | undefined {
-    return this.progress.sessionId;
+    return this.#progress.sessionId;
   }
 
   get done(): boolean {
-    return this.ending !== undefined;
+    return this.#ending !== undefined;
   }
 
   get deadlineMs(): number {
-    return Date.parse(this.progress.deadline);
+    return Date.parse(this.#progress.deadline);
   }
 
   /**
@@ -105,23 +197,23 @@ export class SessionState {
    * refresh, whatever the service says, so a `refreshAfter` in the past cannot start a loop.
    */
   refreshAtMs(): number | undefined {
-    const refresh = this.progress.nextStep?.refresh;
+    const refresh = this.#progress.nextStep?.refresh;
     const dueMs = refresh ? Date.parse(refresh.refreshAfter) : Number.NaN;
-    if (this.refreshStopped || Number.isNaN(dueMs)) return undefined;
-    return Math.max(dueMs, this.refreshRetryAtMs ?? 0, (this.lastRefreshAtMs ?? 0) + MIN_REFRESH_GAP_MS);
+    if (this.#refreshStopped || Number.isNaN(dueMs)) return undefined;
+    return Math.max(dueMs, this.#refreshRetryAtMs ?? 0, (this.#lastRefreshAtMs ?? 0) + MIN_REFRESH_GAP_MS);
   }
 
   /** Records the created session and its first step. */
   created(sessionId: string, collectionMethod: string, step: NextStep, now: number): void {
-    Object.assign(this.progress, { sessionId, collectionMethod, nextStep: step, status: 'pending' });
+    Object.assign(this.#progress, { sessionId, collectionMethod, nextStep: step, status: 'pending' });
     this.touch(now);
   }
 
   /** Replaces the step (after a refresh). */
   step(step: NextStep, now: number): void {
-    this.progress.nextStep = step;
-    this.refreshRetryAtMs = undefined;
-    this.lastRefreshAtMs = now;
+    this.#progress.nextStep = step;
+    this.#refreshRetryAtMs = undefined;
+    this.#lastRefreshAtMs = now;
     this.touch(now);
   }
 
@@ -131,7 +223,7 @@ export class SessionState {
    */
   finish(state: NormalisedSessionState, now: number, asTimeout = false): void {
     if (!state.done) return;
-    this.sessionDone = true;
+    this.#sessionDone = true;
     const status: VerificationStatus =
       state.status === 'succeeded'
         ? 'succeeded'
@@ -145,44 +237,44 @@ export class SessionState {
 
   /** Ends the verification with an ending of the workflow's own; the first ending wins. */
   end(ending: Ending, now: number): void {
-    if (this.ending) return;
-    this.ending = ending;
-    this.progress.status = ending.status;
-    if (ending.errorCode) this.progress.errorCode = ending.errorCode;
+    if (this.#ending) return;
+    this.#ending = ending;
+    this.#progress.status = ending.status;
+    if (ending.errorCode) this.#progress.errorCode = ending.errorCode;
     this.touch(now);
   }
 
   /** The service no longer knows the session: nothing is left to end there. */
   sessionUnknown(now: number): void {
-    this.sessionDone = true;
+    this.#sessionDone = true;
     this.end({ status: 'failed', errorCode: verificationErrorCodes.sessionNotFound }, now);
   }
 
   /** The session succeeded but its results could not be fetched: the verification fails (the first ending is replaced). */
   resultsUnavailable(now: number): void {
     const ending = { status: 'failed' as const, errorCode: verificationErrorCodes.resultsUnavailable };
-    this.ending = ending;
-    Object.assign(this.progress, ending);
+    this.#ending = ending;
+    Object.assign(this.#progress, ending);
     this.touch(now);
   }
 
   /** The outcome the workflow returns. */
   outcome(): SealedVerificationOutcome {
-    const ending = this.ending ?? { status: 'failed' as const };
+    const ending = this.#ending ?? { status: 'failed' as const };
     return {
       ...ending,
       ...(this.sessionId ? { sessionId: this.sessionId } : {}),
-      ...(this.identity ? { identity: this.identity } : {}),
-      ...(this.attachments ? { attachments: this.attachments } : {}),
+      ...(this.#identity ? { identity: this.#identity } : {}),
+      ...(this.#attachments ? { attachments: this.#attachments } : {}),
     };
   }
 
   /** Counts API calls by operation. */
   count(operation: string, calls = 1): void {
-    this.progress.apiCalls[operation] = (this.progress.apiCalls[operation] ?? 0) + calls;
+    this.#progress.apiCalls[operation] = (this.#progress.apiCalls[operation] ?? 0) + calls;
   }
 
   touch(now: number): void {
-    this.progress.updatedAt = new Date(now).toISOString();
+    this.#progress.updatedAt = new Date(now).toISOString();
   }
 }

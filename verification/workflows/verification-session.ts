@@ -9,11 +9,11 @@ import {
   log,
   upsertSearchAttributes,
 } from '@temporalio/workflow';
-import { verificationInputProblems } from '../domain/verification-limits';
 import {
   type SealedVerificationOutcome,
   type VerificationInput,
   verificationErrorCodes,
+  verificationInputProblems,
 } from '../domain/verification';
 import { results } from './activity-proxies';
 import { awaitOutcome } from './await-outcome';
@@ -102,8 +102,7 @@ async function fetchResults(input: VerificationInput, state: SessionState): Prom
       dataKeyId: input.dataKeyId,
     });
     state.count('GetSessionResult');
-    state.identity = fetched.identity;
-    state.attachments = fetched.attachments;
+    state.resultsFetched(fetched);
     if (fetched.attachments) state.count('GetAttachment', fetched.attachments.length);
   } catch (error) {
     // Cancelled or failed, the results are not delivered: the person's data is redacted all the

@@ -3,6 +3,7 @@ import { type AgentEvent } from '../../agent-platform/shared/messages';
 import { type DeliverySpool } from './delivery-spool';
 import { failureFields } from './failure-kind';
 import { type OperationalFields, type OperationalLog } from './operational-log';
+import { Mutex } from 'async-mutex';
 
 /** Hands one event to Temporal (signal-with-start); rejects when Temporal did not take it. */
 export type HandOff = (event: AgentEvent) => Promise<void>;
@@ -39,7 +40,7 @@ export class DeliveryIntake {
   readonly #recent = new Set<string>();
   readonly #inFlight = new Map<string, Promise<IntakeOutcome>>();
   /** Per connection, the last delivery's way in: the next one waits for it (order kept). */
-  readonly #lanes = new Map<string, Promise<unknown>>();
+  readonly #lanes = new Map<string, Mutex>();
   readonly #stop = new AbortController();
   #wakeIdle: (() => void) | undefined;
   #wakeRequested = false;
@@ -89,18 +90,15 @@ export class DeliveryIntake {
   }
 
   /** Runs `body` after the connection's previous delivery has gone in (to Temporal or the spool). */
-  #inLane<T>(lane: string, body: () => Promise<T>): Promise<T> {
-    const previous = this.#lanes.get(lane) ?? Promise.resolve();
-    const run = previous.then(body);
-    const settled = run.then(
-      () => undefined,
-      () => undefined,
-    );
-    this.#lanes.set(lane, settled);
-    void settled.then(() => {
-      if (this.#lanes.get(lane) === settled) this.#lanes.delete(lane);
-    });
-    return run;
+  async #inLane<T>(lane: string, body: () => Promise<T>): Promise<T> {
+    let mutex = this.#lanes.get(lane);
+    if (!mutex) this.#lanes.set(lane, (mutex = new Mutex()));
+    try {
+      return await mutex.runExclusive(body);
+    } finally {
+      // The last delivery of the lane forgets it: a connection quiet now holds no memory.
+      if (!mutex.isLocked() && this.#lanes.get(lane) === mutex) this.#lanes.delete(lane);
+    }
   }
 
   async #take(event: AgentEvent): Promise<IntakeOutcome> {

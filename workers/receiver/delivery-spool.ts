@@ -1,10 +1,10 @@
-import { constants } from 'node:fs';
-import { mkdir, open, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { z } from 'zod';
 import { agentMessageTypes } from '../../agent-platform/domain/agent-deliveries';
 import { type AgentEvent } from '../../agent-platform/shared/messages';
 import { type OperationalLog } from './operational-log';
+import { writeFileAtomic } from '../../stores/local/atomic-file';
 
 const ENTRY = /^(\d{12})\.json$/;
 const LOCK_FILE = 'receiver.pid';
@@ -72,7 +72,8 @@ export class DeliverySpool {
     await mkdir(dir, { recursive: true, mode: 0o700 });
     await takeLock(join(dir, LOCK_FILE));
     const files = await readdir(dir);
-    await Promise.all(files.filter((file) => file.startsWith('tmp-')).map((file) => rm(join(dir, file))));
+    // What a crashed write left (its entry never appeared): written again by whoever sent it.
+    await Promise.all(files.filter((file) => file.endsWith('.tmp')).map((file) => rm(join(dir, file))));
     return new DeliverySpool(dir, files.filter((file) => ENTRY.test(file)).sort(), options);
   }
 
@@ -146,31 +147,13 @@ export class DeliverySpool {
   }
 
   async #write(name: string, event: AgentEvent): Promise<void> {
-    const temporary = join(this.#dir, `tmp-${name}`);
-    const file = await open(temporary, constants.O_CREAT | constants.O_EXCL | constants.O_WRONLY, 0o600);
-    try {
-      await file.writeFile(JSON.stringify(event));
-      await file.sync();
-    } finally {
-      await file.close();
-    }
-    await rename(temporary, join(this.#dir, name));
-    await this.#syncDirectory();
+    await writeFileAtomic(join(this.#dir, name), JSON.stringify(event));
   }
 
   #insert(name: string): void {
     let index = this.#names.length;
     while (index > 0 && (this.#names[index - 1] as string) > name) index -= 1;
     this.#names.splice(index, 0, name);
-  }
-
-  async #syncDirectory(): Promise<void> {
-    const directory = await open(this.#dir, constants.O_RDONLY);
-    try {
-      await directory.sync();
-    } finally {
-      await directory.close();
-    }
   }
 }
 

@@ -25,6 +25,18 @@ import type {
 } from '../agent-platform/shared/workflows';
 import type { KEYRING_WORKFLOW_TYPE, KeyringWorkflow } from '../keyring/shared';
 
+// The workflows workers register by name (a value only for its type below).
+const _registered = {
+  verificationSession,
+  sessionRedaction,
+  orphanSweep,
+  agentWebhooks,
+  agentConnection,
+  onboarding,
+  platformMigration,
+  keyring,
+};
+
 export {
   runVerification,
   verificationSession,
@@ -39,7 +51,7 @@ export {
 
 // Clients start workflows by their shared names and signatures, never by their code: these fail
 // to compile when a workflow's name or signature drifts from what its clients use.
-type Registered = typeof import('./workflows');
+type Registered = typeof _registered;
 type Matches<Name extends keyof Registered, Signature> = [Registered[Name]] extends [Signature]
   ? true
   : false;

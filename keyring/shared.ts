@@ -1,3 +1,4 @@
+import type { VersioningBehavior } from '@temporalio/common';
 import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
 import type { KeyringEntry } from '../codec/keyring';
 import { kindWorkflowId } from '../common/workflow-ids';
@@ -47,5 +48,8 @@ export interface KeyringInput {
 
 /** The keyring's workflow type, as workers register it and processes start it. */
 export const KEYRING_WORKFLOW_TYPE = 'keyring';
+/** The keyring lives as long as the deployment: it moves to the current build (continuing as new at each rotation). */
+export const KEYRING_VERSIONING: VersioningBehavior = 'AUTO_UPGRADE';
+
 /** The keyring (`idv-keyring-<taskQueue>`). */
 export type KeyringWorkflow = (input: KeyringInput) => Promise<void>;

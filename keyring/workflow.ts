@@ -23,6 +23,8 @@ import {
 } from './shared';
 import type { KeyringEntry } from '../codec/keyring';
 import { IdvStatus, NEEDS_ATTENTION } from '../common/search-attributes';
+import { KEYRING_VERSIONING } from './shared';
+import { setWorkflowOptions } from '@temporalio/workflow';
 
 // No schedule-to-close bound on what the keys depend on: a keyring that failed would take every
 // live data key with it, so these steps wait for a worker however long none runs.
@@ -241,3 +243,5 @@ async function rotate(
     return undefined;
   }
 }
+
+setWorkflowOptions({ versioningBehavior: KEYRING_VERSIONING }, keyring);

@@ -10,6 +10,7 @@ import { ambiguousTenants, tenantProblem } from '../agent-platform/domain/agent-
 import { durationProblem, parseDuration } from '../common/durations';
 import { DEFAULT_ORPHAN_HORIZON_MS } from '../verification/activities/orphan-settings';
 import { DEFAULT_KEY_ROTATION_MS } from '../keyring/activities';
+import { type WorkerDeployment, workerDeployment } from './deployment-settings';
 
 /** Thrown when configuration is invalid; the message names the variable. */
 export class ConfigError extends Error {
@@ -46,6 +47,8 @@ export interface IdvConfig {
   workflowCacheSize: number;
   /** `IDV_ORPHAN_HORIZON`: how long after an unanswered create its session may still land (and is swept). */
   orphanHorizonMs: number;
+  /** `IDV_DEPLOYMENT` and `IDV_BUILD_ID`: the worker's deployment and build (Worker Versioning). */
+  deployment: WorkerDeployment;
   /** `IDV_RECORD_RETENTION`: how long `idv records purge` keeps the records of erased verifications; absent: as long as the business keeps them. */
   recordRetentionMs: number | undefined;
   /** `IDV_KEY_ROTATION`: how often the keyring rotates (a destroyed data key is gone from every copy of the store by the next). */
@@ -154,6 +157,8 @@ const variables = {
     example: '24h',
   }),
   IDV_RECORD_RETENTION: durationVariable(recordRetentionBounds),
+  IDV_DEPLOYMENT: z.string().regex(/^[A-Za-z0-9._-]{1,100}$/, 'must be 1 to 100 letters, digits, . _ or -'),
+  IDV_BUILD_ID: z.string().regex(/^[A-Za-z0-9._+-]{1,100}$/, 'must be 1 to 100 letters, digits, . _ + or -'),
   IDV_KEY_ROTATION: durationVariable({
     minMs: 1_000,
     maxMs: 30 * 86_400_000,
@@ -221,6 +226,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): IdvConfig {
     orphanHorizonMs: read(env, 'IDV_ORPHAN_HORIZON') ?? DEFAULT_ORPHAN_HORIZON_MS,
     keyRotationMs: read(env, 'IDV_KEY_ROTATION') ?? DEFAULT_KEY_ROTATION_MS,
     recordRetentionMs: read(env, 'IDV_RECORD_RETENTION'),
+    deployment: workerDeployment({
+      ...(read(env, 'IDV_DEPLOYMENT') ? { name: read(env, 'IDV_DEPLOYMENT') } : {}),
+      ...(read(env, 'IDV_BUILD_ID') ? { buildId: read(env, 'IDV_BUILD_ID') } : {}),
+    }),
   };
 }
 

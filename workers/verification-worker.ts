@@ -12,6 +12,8 @@ import { type IdentityClient } from '../api/identity/identity-client';
 import { encryptingDataConverter } from '../codec/data-converter';
 import { type EncryptionKey } from '../codec/encryption-keys';
 import { type TracingOptions, workerTracing } from './telemetry/tracing';
+import { promoteBuild } from './deployment';
+import { versionedWorker, type WorkerDeployment, workerDeployment } from './deployment-settings';
 
 /** Options of {@link createVerificationWorker}. */
 export interface VerificationWorkerOptions {
@@ -54,6 +56,12 @@ export interface VerificationWorkerOptions {
    */
   tracing?: TracingOptions;
   /**
+   * Worker Versioning: the deployment and build of this code. Verifications stay on the build
+   * that started them; long-lived work moves to the current build. @default `idv-temporal`, the
+   * package's version
+   */
+  deployment?: Partial<WorkerDeployment>;
+  /**
    * Temporal's worker tuning, passed through: how many workflows stay cached between their tasks
    * (an evicted one replays its short history when it wakes) and how many tasks run at once.
    * @default Temporal's defaults
@@ -85,8 +93,10 @@ export async function createVerificationWorker(options: VerificationWorkerOption
     ...(options.agent ? { agent: options.agent } : {}),
   });
   const tracing = options.tracing ? workerTracing(options.tracing, !options.workflowBundle) : {};
-  return await Worker.create({
+  const deployment = workerDeployment(options.deployment);
+  const worker = await Worker.create({
     ...options.tuning,
+    ...versionedWorker(deployment),
     ...tracing,
     connection: options.connection,
     namespace: options.namespace ?? 'default',
@@ -98,4 +108,9 @@ export async function createVerificationWorker(options: VerificationWorkerOption
       ? { workflowBundle: options.workflowBundle }
       : { workflowsPath: require.resolve('../package/workflows') }),
   });
+  // A first install: nothing runs in a deployment without a current build. A later build is
+  // made current on purpose (`idv deployment promote`), once it is running.
+  if (!worker.client) throw new Error('the worker has no client to read its deployment with');
+  await promoteBuild(worker.client, deployment, { onlyIfNone: true });
+  return worker;
 }

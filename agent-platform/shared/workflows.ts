@@ -1,3 +1,4 @@
+import type { VersioningBehavior } from '@temporalio/common';
 import type { OnboardingInput } from '../domain/onboarding';
 import type { PlatformMigrationInput } from '../domain/migration/migration-input';
 import type { MigrationReport } from '../domain/migration/migration-report';
@@ -13,6 +14,19 @@ export const agentPlatformWorkflowTypes = {
   onboarding: 'onboarding',
   migration: 'platformMigration',
 } as const;
+
+/**
+ * How each runs across builds (Worker Versioning): the registry, connections and onboardings live
+ * for months and move to the current build (their code changes replay-safely, with `patched`; they
+ * continue as new often, so a new build replays short histories); a migration takes minutes and
+ * stays on the build that started it.
+ */
+export const agentPlatformVersioning = {
+  registry: 'AUTO_UPGRADE',
+  connection: 'AUTO_UPGRADE',
+  onboarding: 'AUTO_UPGRADE',
+  migration: 'PINNED',
+} as const satisfies Record<keyof typeof agentPlatformWorkflowTypes, VersioningBehavior>;
 
 /** A tenant's webhook registry (`idv-agent-webhooks-<tenant>`). */
 export type AgentWebhooksWorkflow = (input: AgentWebhooksInput) => Promise<WebhookListing>;

@@ -9,6 +9,8 @@ import {
   type SeenAgentEvent,
 } from '../shared/messages';
 import { type AgentConnectionInput } from '../shared/workflows';
+import { agentPlatformVersioning } from '../shared/workflows';
+import { setWorkflowOptions } from '@temporalio/workflow';
 
 const DAY = 86_400_000;
 const MAX_EVENTS_SHOWN = 100;
@@ -89,3 +91,5 @@ export async function agentConnection(input: AgentConnectionInput): Promise<Conn
 function clamp(value: number, min: number, max: number): number {
   return Number.isFinite(value) ? Math.min(Math.max(value, min), max) : min;
 }
+
+setWorkflowOptions({ versioningBehavior: agentPlatformVersioning.connection }, agentConnection);

@@ -37,6 +37,8 @@ import {
   type WebhookView,
 } from '../shared/messages';
 import { RegistryState } from './webhook-registry-state';
+import { agentPlatformVersioning } from '../shared/workflows';
+import { setWorkflowOptions } from '@temporalio/workflow';
 
 const refused = (message: string) =>
   ApplicationFailure.create({ type: 'InvalidWebhookRequest', message, nonRetryable: true });
@@ -303,3 +305,5 @@ async function currentReceiverUrl(
 function failureMessage(error: ActivityFailure): string {
   return error.cause?.message ?? error.message;
 }
+
+setWorkflowOptions({ versioningBehavior: agentPlatformVersioning.registry }, agentWebhooks);

@@ -38,6 +38,8 @@ import {
 } from '../shared/onboarding-messages';
 import { verificationWorkflowId } from '../../verification/shared/ids';
 import { verificationSession } from '../../verification/workflows/verification-session';
+import { agentPlatformVersioning } from '../shared/workflows';
+import { setWorkflowOptions } from '@temporalio/workflow';
 
 // Preparing is our own store's work: an hour of retries, then the onboarding gives up visibly.
 const { prepareOnboardingVerification, destroyDataKey } = proxyActivities<
@@ -268,3 +270,5 @@ export async function onboarding(input: OnboardingInput): Promise<OnboardingSumm
     throw error;
   }
 }
+
+setWorkflowOptions({ versioningBehavior: agentPlatformVersioning.onboarding }, onboarding);

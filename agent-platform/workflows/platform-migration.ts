@@ -20,6 +20,8 @@ import {
 import { countGiveUp } from '../../common/maintenance';
 import { IdvStatus, NEEDS_ATTENTION } from '../../common/search-attributes';
 import { type MigrationProgress, migrationProgressQuery } from '../shared/migration-messages';
+import { agentPlatformVersioning } from '../shared/workflows';
+import { setWorkflowOptions } from '@temporalio/workflow';
 
 // Each call is short and heartbeats (a dead worker is noticed in seconds); the registry behind the
 // cut-over retries the platform itself. A call still failing after ten minutes fails the step,
@@ -221,3 +223,5 @@ function expectedFailure(error: unknown): ActivityFailure {
   if (error instanceof ActivityFailure && !isCancellation(error)) return error;
   throw error;
 }
+
+setWorkflowOptions({ versioningBehavior: agentPlatformVersioning.migration }, platformMigration);

@@ -14,6 +14,8 @@ import { runtimeLogger } from '../../workers/logging';
 import { testProviderRequest } from '../../test/harness/requests';
 import { inLanes } from '../receiver/deliveries';
 import { type BenchEmulator, processUsage, type ScaleStack } from './stack';
+import { promoteBuild } from '../../workers/deployment';
+import { versionedWorker, workerDeployment } from '../../workers/deployment-settings';
 
 export interface InstantVariant {
   name: string;
@@ -52,6 +54,7 @@ export async function runInstant(options: {
     logger: runtimeLogger('ERROR'),
   });
   const worker = await Worker.create({
+    ...versionedWorker(workerDeployment()),
     connection: nativeConnection,
     taskQueue,
     workflowBundle: bundle,
@@ -87,6 +90,7 @@ export async function runInstant(options: {
     });
   };
   const stamp = Date.now();
+  await promoteBuild(client, workerDeployment(), { onlyIfNone: true });
   await worker.runUntil(async () => {
     await measure('verification (instant user)', async (i) => {
       const { handle } = await idv.startVerification(

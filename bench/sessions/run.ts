@@ -18,6 +18,8 @@ import { runtimeLogger, runtimeOptions } from '../../workers/logging';
 import { spawnEmulator } from '../support/emulator-process';
 import { recordSection } from '../support/record';
 import { round, summarise } from '../support/stats';
+import { promoteBuild } from '../../workers/deployment';
+import { versionedWorker, workerDeployment } from '../../workers/deployment-settings';
 
 const SESSIONS = Number(process.env.BENCH_SESSIONS ?? 200);
 const LATENCY = {
@@ -75,6 +77,7 @@ async function main(): Promise<void> {
     noop: () => Promise.resolve(),
   };
   const worker = await Worker.create({
+    ...versionedWorker(workerDeployment()),
     connection: nativeConnection,
     taskQueue,
     workflowBundle: bundle,
@@ -128,6 +131,7 @@ async function main(): Promise<void> {
     process.stderr.write(`${name}: done in ${round(seconds)} s\n`);
   };
 
+  await promoteBuild(client, workerDeployment(), { onlyIfNone: true });
   await worker.runUntil(async () => {
     await measure('adaptive polling (verificationSession)', async () => {
       const runs = await Promise.all(

@@ -34,8 +34,15 @@ export const devCommand: Command = {
     const uiPort = parsePort(stringOption(values, 'ui-port'), 'ui-port');
     const receiverPort = parsePort(stringOption(values, 'receiver-port'), 'receiver-port');
     const dataDir = stringOption(values, 'data-dir') ?? io.env.IDV_DATA_DIR ?? '.data';
-    const { storeUrl, onboardingFile, apiCallsPerSecond, workflowCacheSize, orphanHorizonMs, keyRotationMs } =
-      commandConfig(io.env);
+    const {
+      storeUrl,
+      onboardingFile,
+      apiCallsPerSecond,
+      workflowCacheSize,
+      orphanHorizonMs,
+      keyRotationMs,
+      deployment,
+    } = commandConfig(io.env);
     const onboarding = await commandOnboardingSettings(values, onboardingFile);
     const stack = await startEmbeddedStack({
       dataDir,
@@ -45,6 +52,7 @@ export const devCommand: Command = {
       workflowCacheSize,
       orphanHorizonMs,
       keyRotationMs,
+      deployment,
       ...(receiverPort !== undefined ? { receiverPort } : {}),
       ...(storeUrl ? { storeUrl } : {}),
       ...(onboarding ? { onboarding } : {}),

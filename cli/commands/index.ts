@@ -13,6 +13,7 @@ import { migrateCommand } from './migrate';
 import { describeCommand } from './describe';
 import { recordsCommand } from './records';
 import { keyringCommand } from './keyring';
+import { deploymentCommand } from './deployment';
 import { redirectCapturedCommand, refreshStepCommand, submitChallengeCommand } from './step-commands';
 
 /** Every `idv` command, in help order. */
@@ -35,6 +36,7 @@ export const commands: readonly Command[] = [
   listCommand,
   recordsCommand,
   keyringCommand,
+  deploymentCommand,
   sweepCommand,
   providersCommand,
   redirectUrisCommand,

@@ -62,12 +62,13 @@ export const workerCommand: Command = {
         tuning: { maxCachedWorkflows: config.workflowCacheSize },
         orphans: { horizonMs: config.orphanHorizonMs },
         keyring: { rotateEveryMs: config.keyRotationMs },
+        deployment: config.deployment,
         ...(agent ? { agent } : {}),
         ...(namespace ? { namespace } : {}),
         ...(tracing ? { tracing } : {}),
       });
       io.stderr.write(
-        `idv worker: polling task queue ${config.taskQueue}, store: ${store.description} (Ctrl-C to stop)\n`,
+        `idv worker: polling task queue ${config.taskQueue}, deployment ${config.deployment.name} build ${config.deployment.buildId}, store: ${store.description} (Ctrl-C to stop)\n`,
       );
       const running = worker.run();
       await Promise.race([running, io.stopRequested]);

@@ -2,6 +2,8 @@ import { randomUUID } from 'node:crypto';
 import { Client, Connection } from '@temporalio/client';
 import { NativeConnection, Worker } from '@temporalio/worker';
 import { harnessEnv, harnessValue } from './env';
+import { promoteBuild } from '../../workers/deployment';
+import { versionedWorker, workerDeployment } from '../../workers/deployment-settings';
 
 /** What a test body gets from {@link withWorker}. */
 export interface WorkerContext {
@@ -36,13 +38,17 @@ export async function withWorker<T>(
   const nativeConnection = await NativeConnection.connect({ address });
   const connection = await Connection.connect({ address });
   try {
+    // Versioned as the product's workers are (its workflows state their versioning behaviour).
+    const deployment = workerDeployment();
     const worker = await Worker.create({
       connection: nativeConnection,
       taskQueue,
       workflowBundle: { codePath: harnessValue(harnessEnv.workflowBundle) },
       activities: options.activities ?? {},
+      ...versionedWorker(deployment),
     });
     const client = new Client({ connection });
+    await promoteBuild(client, deployment, { onlyIfNone: true });
     return await worker.runUntil(body({ client, taskQueue, worker }));
   } finally {
     await connection.close();

@@ -1,6 +1,12 @@
 import { Context } from '@temporalio/activity';
 import { NotFoundError } from '../../api/http/errors';
 import { type VerificationDeps } from './deps';
+import { redactionWorkflowId } from '../shared/ids';
+import {
+  type RedactionArgs,
+  type SessionRedactionWorkflow,
+  verificationWorkflowTypes,
+} from '../shared/workflows';
 import { type CreationToClose, type EndingToRecord } from '../shared/messages';
 import { cancelUnlessDone } from './end-session';
 import { classified } from './failures';
@@ -167,6 +173,21 @@ export function cleanupActivities(deps: VerificationDeps) {
       await deps.vault.destroy(sessionId);
       const dataKeyDestroyed = keyId === undefined ? false : await deps.dataKeys.destroy(keyId);
       return { attachmentsDeleted, dataKeyDestroyed };
+    },
+
+    /**
+     * Starts a verification's redaction `delayMs` from now (a Temporal start delay: nothing waits
+     * meanwhile, and the build current then runs it). Idempotent: one already started stays.
+     */
+    async scheduleRedaction(request: { args: RedactionArgs; delayMs: number }): Promise<void> {
+      const { client, info } = Context.current();
+      await client.workflow.start<SessionRedactionWorkflow>(verificationWorkflowTypes.redaction, {
+        workflowId: redactionWorkflowId(request.args),
+        taskQueue: info.taskQueue,
+        args: [request.args],
+        startDelay: request.delayMs,
+        workflowIdConflictPolicy: 'USE_EXISTING',
+      });
     },
 
     /** Records that a verification's data was erased (its redaction ran every step). Idempotent. */

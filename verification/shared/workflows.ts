@@ -1,3 +1,4 @@
+import type { VersioningBehavior } from '@temporalio/common';
 import type { SealedVerificationOutcome, VerificationInput } from '../domain/verification';
 import type { CreationToClose } from './messages';
 
@@ -7,6 +8,17 @@ export const verificationWorkflowTypes = {
   redaction: 'sessionRedaction',
   orphanSweep: 'orphanSweep',
 } as const;
+
+/**
+ * How each runs across builds (Worker Versioning): a verification stays on the build that
+ * started it (days at most); its redaction and the orphan sweep, which can wait a week in their
+ * bounded steps, move to the current build (their code changes replay-safely, with `patched`).
+ */
+export const verificationVersioning = {
+  session: 'PINNED',
+  redaction: 'AUTO_UPGRADE',
+  orphanSweep: 'AUTO_UPGRADE',
+} as const satisfies Record<keyof typeof verificationWorkflowTypes, VersioningBehavior>;
 
 /** A verification (`idv-<reference>`), as clients start it. */
 export type VerificationSessionWorkflow = (input: VerificationInput) => Promise<SealedVerificationOutcome>;

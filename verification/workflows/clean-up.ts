@@ -143,6 +143,37 @@ async function report(input: VerificationInput, state: SessionState): Promise<vo
   }
 }
 
+/** A redaction started now, as a child that outlives this run. */
+async function startRedactionNow(args: RedactionArgs): Promise<void> {
+  await startOnce(() =>
+    startChild(sessionRedaction, {
+      workflowId: redactionWorkflowId(args),
+      args: [args],
+      parentClosePolicy: ParentClosePolicy.ABANDON,
+    }),
+  );
+}
+
+/**
+ * Starts the redaction. One due later is started with a start delay (nothing sleeps until it is
+ * due, and the build current then runs it); a session not known to be done is ended now by an
+ * ending of its own. Should the delayed start fail, the redaction sleeps in a child instead.
+ */
+async function startRedaction(args: RedactionArgs): Promise<void> {
+  if (args.delayMs === 0 || args.redact === false) return await startRedactionNow(args);
+  if (args.sessionId && !args.sessionDone)
+    await startRedactionNow({ sessionId: args.sessionId, delayMs: 0, redact: false });
+  try {
+    await creationCalls.scheduleRedaction({ args: { ...args, delayMs: 0 }, delayMs: args.delayMs });
+  } catch (error) {
+    if (isCancellation(error)) throw error;
+    log.warn('starting the redaction with a delay failed; it waits in a child instead', {
+      reason: describeFailure(error),
+    });
+    await startRedactionNow(args);
+  }
+}
+
 /**
  * Runs on every way out (outcome, refusal, defect, Temporal cancellation; in a non-cancellable
  * scope): ends a session still live at the service, records the final status, closes creation
@@ -172,13 +203,7 @@ export async function cleanUp(
       ...(redact ? {} : { redact: false }),
       ...(state.sessionDone ? { sessionDone: true } : {}),
     };
-    await startOnce(() =>
-      startChild(sessionRedaction, {
-        workflowId: redactionWorkflowId(args),
-        args: [args],
-        parentClosePolicy: ParentClosePolicy.ABANDON,
-      }),
-    );
+    await startRedaction(args);
   }
   await closeCreation(input, state);
   await report(input, state);

@@ -15,6 +15,8 @@ import { describeFailure } from '../../common/bounded-step';
 import { gaveUp } from '../../common/maintenance';
 import { lookForOrphansSignal } from '../shared/messages';
 import { type OrphanSweepInput, type OrphanSweepSummary } from '../shared/workflows';
+import { verificationVersioning } from '../shared/workflows';
+import { setWorkflowOptions } from '@temporalio/workflow';
 
 const { orphanSweepSchedule } = proxyActivities<VerificationActivities>({
   startToCloseTimeout: '30 seconds',
@@ -120,3 +122,5 @@ export async function orphanSweep(input: OrphanSweepInput): Promise<OrphanSweepS
     }
   }
 }
+
+setWorkflowOptions({ versioningBehavior: verificationVersioning.orphanSweep }, orphanSweep);

@@ -1,6 +1,8 @@
 import { condition, isCancellation, setHandler, sleep } from '@temporalio/workflow';
 import { boundedSteps, type StepBound, type StepOutcome } from '../../common/bounded-step';
 import type { VerificationActivities } from '../activities/index';
+import { verificationVersioning } from '../shared/workflows';
+import { setWorkflowOptions } from '@temporalio/workflow';
 
 const boundedStep = boundedSteps<VerificationActivities>();
 import { gaveUp } from '../../common/maintenance';
@@ -162,3 +164,5 @@ export async function sessionRedaction(args: RedactionArgs): Promise<RedactionRe
     dataKeyDestroyed: local?.dataKeyDestroyed ?? false,
   });
 }
+
+setWorkflowOptions({ versioningBehavior: verificationVersioning.redaction }, sessionRedaction);

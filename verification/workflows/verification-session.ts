@@ -24,6 +24,8 @@ import { verificationFailureTypes } from '../shared/failure-types';
 import { registerHandlers } from './handlers';
 import { IdvProfileId, IdvProvider, IdvStatus } from '../../common/search-attributes';
 import { type CarriedVerification, SessionState } from './session-state';
+import { verificationVersioning } from '../shared/workflows';
+import { setWorkflowOptions } from '@temporalio/workflow';
 
 /**
  * One identity verification: creates the Direct Provider Session, exposes its step, learns the
@@ -112,3 +114,5 @@ async function fetchResults(input: VerificationInput, state: SessionState): Prom
     log.warn('fetching the results failed', { failureType: activityFailureType(error) });
   }
 }
+
+setWorkflowOptions({ versioningBehavior: verificationVersioning.session }, verificationSession);

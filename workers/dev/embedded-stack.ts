@@ -17,6 +17,7 @@ import { type IdvStore } from '../../stores/idv-store';
 import { openStore } from '../../stores/open-store';
 import { startCodecServer } from '../../codec/codec-server';
 import { TemporalKeyring } from '../../keyring/client';
+import { type WorkerDeployment } from '../deployment-settings';
 import { devCodecToken, devEncryptionKeys, devReceiverSecret } from '../encryption-keys-source';
 import { assertPortFree, freePort } from './free-port';
 import { createVerificationWorker } from '../verification-worker';
@@ -60,6 +61,8 @@ export interface EmbeddedStackOptions {
   orphanHorizonMs?: number;
   /** How often the keyring rotates (`IDV_KEY_ROTATION`). @default 1 hour */
   keyRotationMs?: number;
+  /** The worker's deployment and build (`IDV_DEPLOYMENT`, `IDV_BUILD_ID`). @default `idv-temporal`, the package's version */
+  deployment?: WorkerDeployment;
 }
 
 /** The running embedded stack of `idv dev`. */
@@ -187,6 +190,7 @@ export async function startEmbeddedStack(options: EmbeddedStackOptions = {}): Pr
         tuning: { maxCachedWorkflows: options.workflowCacheSize ?? DEFAULT_WORKFLOW_CACHE },
         ...(options.orphanHorizonMs ? { orphans: { horizonMs: options.orphanHorizonMs } } : {}),
         ...(options.keyRotationMs ? { keyring: { rotateEveryMs: options.keyRotationMs } } : {}),
+        ...(options.deployment ? { deployment: options.deployment } : {}),
         agent: {
           clients: agentClients,
           receiverWebhookUrl: (tenant) => tokens.webhookUrl(receiver.url, tenant),

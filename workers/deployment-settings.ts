@@ -1,0 +1,42 @@
+import { type WorkerOptions } from '@temporalio/worker';
+import { packageVersion } from './package-root';
+
+/**
+ * Where a worker's code belongs in Temporal's Worker Versioning: its deployment and its build.
+ * Workflows run on the build their versioning behaviour allows (verifications stay on the build
+ * that started them; long-lived work moves to the current one); a new build takes new work once
+ * it is made current.
+ */
+export interface WorkerDeployment {
+  /** @default 'idv-temporal' (`IDV_DEPLOYMENT`) */
+  name: string;
+  /** The code's version: a new build id for every change of workflow code. @default the package's version (`IDV_BUILD_ID`) */
+  buildId: string;
+}
+
+/** The deployment of {@link WorkerDeployment} unless told otherwise. */
+export const DEFAULT_DEPLOYMENT_NAME = 'idv-temporal';
+
+/** The deployment, its defaults resolved. */
+export function workerDeployment(deployment: Partial<WorkerDeployment> = {}): WorkerDeployment {
+  return {
+    name: deployment.name ?? DEFAULT_DEPLOYMENT_NAME,
+    buildId: deployment.buildId ?? packageVersion(),
+  };
+}
+
+/**
+ * The worker's versioning options: versioned, in `deployment`; a workflow type that states no
+ * behaviour (a business's own) is pinned to the build that started it.
+ */
+export function versionedWorker(
+  deployment: WorkerDeployment,
+): Pick<WorkerOptions, 'workerDeploymentOptions'> {
+  return {
+    workerDeploymentOptions: {
+      useWorkerVersioning: true,
+      version: { deploymentName: deployment.name, buildId: deployment.buildId },
+      defaultVersioningBehavior: 'PINNED',
+    },
+  };
+}

@@ -1,6 +1,8 @@
-// Records the histories replayed by test/replay/replay.test.ts: `npm run record:histories`.
-// Run it when a workflow change is meant to change histories (and bump nothing else).
-import { mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
+// Records the histories of a release, replayed by test/replay/replay.test.ts for ever after:
+// `npm run record:histories` writes test/replay/releases/<the package's version>/, once. A
+// release's histories are never recorded again: a later release records a folder of its own.
+import { existsSync } from 'node:fs';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client, Connection } from '@temporalio/client';
@@ -18,6 +20,8 @@ import { agentScenarios } from './agent-scenarios';
 import { migrationScenarios } from './migration-scenarios';
 import { AgentClients } from '../../api/agent/agent-clients';
 import { openLocalStore } from '../../stores/local/local-store';
+import { packageVersion } from '../../workers/package-root';
+import { releasesDirectory } from './releases';
 
 /** Low enough for the continue-as-new scenario to reach it in seconds; the others stay below. */
 const SUGGEST_CONTINUE_AS_NEW_AT = 80;
@@ -64,8 +68,10 @@ async function main(): Promise<void> {
     return (text ? JSON.parse(text) : {}) as Record<string, unknown>;
   };
   try {
-    const directory = join(__dirname, 'histories');
-    for (const file of await readdir(directory)) if (file.endsWith('.json')) await rm(join(directory, file));
+    const directory = join(releasesDirectory, packageVersion());
+    if (existsSync(directory))
+      throw new Error(`${directory} exists: the histories of a release are recorded once, never again`);
+    await mkdir(directory, { recursive: true });
     await worker.runUntil(async () => {
       for (const scenario of [...scenarios, ...agentScenarios, ...migrationScenarios]) {
         const runs = await scenario.run(

@@ -1,6 +1,7 @@
 import { type IdvClient } from '../../verification/client/idv-client';
 import { type VerificationRequest } from '../../verification/domain/verification';
-import { orphanSweepWorkflowId } from '../../verification/shared/ids';
+import { orphanSweepWorkflowId, redactionWorkflowId } from '../../verification/shared/ids';
+import { keyringWorkflowId } from '../../keyring/shared';
 
 /** What a scenario needs: the client and the emulator's control API. */
 export interface ScenarioContext {
@@ -69,6 +70,37 @@ export const scenarios: Scenario[] = [
       const redaction = `idv-redact-${nextStep.sessionId}`;
       await idv.client.workflow.getHandle(redaction).result();
       return { verification: { workflowId: handle.workflowId }, redaction: { workflowId: redaction } };
+    },
+  },
+  {
+    name: 'redaction-due-later',
+    roles: ['verification', 'redaction'],
+    async run({ idv, profileId }, reference) {
+      // Started with a start delay by the clean-up's scheduleRedaction, not as a sleeping child.
+      const { handle, nextStep } = await idv.startVerification({
+        ...testProvider(profileId, reference),
+        redactAfter: '2s',
+      });
+      await handle.result();
+      const redaction = redactionWorkflowId({ sessionId: nextStep.sessionId });
+      await idv.client.workflow.getHandle(redaction).result();
+      return { verification: { workflowId: handle.workflowId }, redaction: { workflowId: redaction } };
+    },
+  },
+  {
+    name: 'keyring-rotation',
+    roles: ['keyring'],
+    async run({ idv }) {
+      // The run after a rotation: started from the carried key, its earlier run deleted.
+      const before = (await idv.keyringStatus()).lastRotation?.completedAt;
+      await idv.rotateKeys();
+      for (;;) {
+        const status = await idv.keyringStatus();
+        if (status.lastRotation && status.lastRotation.completedAt !== before) break;
+        await pause(200);
+      }
+      const keyring = idv.client.workflow.getHandle(keyringWorkflowId(idv.taskQueue));
+      return { keyring: { workflowId: keyring.workflowId, runId: (await keyring.describe()).runId } };
     },
   },
   {

@@ -6,9 +6,10 @@ module.exports = {
     {
       name: 'no-circular',
       severity: 'error',
-      comment: 'No import cycle, type-only imports included.',
+      comment:
+        "No import cycle, type-only imports included (but the bundle entry reading its own exports' types).",
       from: {},
-      to: { circular: true },
+      to: { circular: true, pathNot: '^package/workflows\\.ts$' },
     },
     {
       name: 'shared-imports-no-feature',

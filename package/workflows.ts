@@ -1,15 +1,15 @@
 // The workflow bundle's entry (`idv-temporal/workflows`): every workflow the worker registers,
 // and `runVerification`, which runs a verification as a child of your own workflow (import it in
 // your workflow code; registering it as a workflow type of its own changes nothing).
-import { runVerification } from '../verification/workflows/run-verification';
-import { verificationSession } from '../verification/workflows/verification-session';
-import { sessionRedaction } from '../verification/workflows/session-redaction';
-import { orphanSweep } from '../verification/workflows/orphan-sweep';
-import { agentWebhooks } from '../agent-platform/workflows/agent-webhooks';
-import { agentConnection } from '../agent-platform/workflows/agent-connection';
-import { onboarding } from '../agent-platform/workflows/onboarding';
-import { platformMigration } from '../agent-platform/workflows/platform-migration';
-import { keyring } from '../keyring/workflow';
+export { runVerification } from '../verification/workflows/run-verification';
+export { verificationSession } from '../verification/workflows/verification-session';
+export { sessionRedaction } from '../verification/workflows/session-redaction';
+export { orphanSweep } from '../verification/workflows/orphan-sweep';
+export { agentWebhooks } from '../agent-platform/workflows/agent-webhooks';
+export { agentConnection } from '../agent-platform/workflows/agent-connection';
+export { onboarding } from '../agent-platform/workflows/onboarding';
+export { platformMigration } from '../agent-platform/workflows/platform-migration';
+export { keyring } from '../keyring/workflow';
 import type {
   OrphanSweepWorkflow,
   SessionRedactionWorkflow,
@@ -25,33 +25,10 @@ import type {
 } from '../agent-platform/shared/workflows';
 import type { KEYRING_WORKFLOW_TYPE, KeyringWorkflow } from '../keyring/shared';
 
-// The workflows workers register by name (a value only for its type below).
-const _registered = {
-  verificationSession,
-  sessionRedaction,
-  orphanSweep,
-  agentWebhooks,
-  agentConnection,
-  onboarding,
-  platformMigration,
-  keyring,
-};
-
-export {
-  runVerification,
-  verificationSession,
-  sessionRedaction,
-  orphanSweep,
-  agentWebhooks,
-  agentConnection,
-  onboarding,
-  platformMigration,
-  keyring,
-};
-
 // Clients start workflows by their shared names and signatures, never by their code: these fail
 // to compile when a workflow's name or signature drifts from what its clients use.
-type Registered = typeof _registered;
+// eslint-disable-next-line @typescript-eslint/consistent-type-imports -- this module's exports, as workers register them
+type Registered = typeof import('./workflows');
 type Matches<Name extends keyof Registered, Signature> = [Registered[Name]] extends [Signature]
   ? true
   : false;

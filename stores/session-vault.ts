@@ -161,3 +161,6 @@ export function canonicalProfileId(profileId: string): string {
     throw new Error(`not a verification profile id: ${String(JSON.stringify(profileId)).slice(0, 80)}`);
   return profileId.toLowerCase();
 }
+
+/** Written in the tombstone of a session a sweep found unclaimed (either store). */
+export const SWEPT = 'swept';

@@ -11,6 +11,7 @@ import {
   secretMissing,
   type SessionClaim,
   type SessionVault,
+  SWEPT,
 } from '../session-vault';
 import { createFileExclusive, readJsonFile, removeFileDurably, writeFileAtomic } from './atomic-file';
 
@@ -42,8 +43,6 @@ const attemptSchema = z.object({
 });
 const slotSchema = z.object({ sessionId: z.string().optional(), closed: z.boolean().optional() });
 const ATTEMPT_ID = /^\d{15}-[0-9a-f-]{36}$/;
-/** Written in the tombstone of a session a sweep found unclaimed. */
-const SWEPT = 'swept';
 
 /**
  * A {@link SessionVault} in a local directory (files readable by the owner only, each write

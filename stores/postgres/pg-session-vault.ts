@@ -10,6 +10,7 @@ import {
   secretMissing,
   type SessionClaim,
   type SessionVault,
+  SWEPT,
 } from '../session-vault';
 import { inTransaction } from './transaction';
 
@@ -24,8 +25,6 @@ interface AttemptRow {
 }
 
 const ATTEMPT_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
-/** Written in the tombstone of a session a sweep found unclaimed. */
-const SWEPT = 'swept';
 
 /**
  * A {@link SessionVault} in PostgreSQL, shared by every worker. A verification's kept session is

@@ -16,6 +16,13 @@ export const workflowKinds = {
   migration: 'migration-',
 } as const;
 
+/**
+ * An onboarding's verification is a verification whose reference starts with this: inside the
+ * onboarding kind's prefix, so no business reference can take it, and no onboarding's ID either
+ * (no tenant is named `verification`, see `tenantSchema`).
+ */
+export const ONBOARDING_VERIFICATION_PREFIX = `${workflowKinds.onboarding}verification:`;
+
 /** A kind of workflow besides verifications. */
 export type WorkflowKind = keyof typeof workflowKinds;
 
@@ -33,7 +40,9 @@ export function referenceWorkflowId(reference: string): string {
 export function referenceOfWorkflowId(workflowId: string): string | undefined {
   if (!workflowId.startsWith(PROJECT)) return undefined;
   const rest = workflowId.slice(PROJECT.length);
-  return reservedPrefixOf(rest) === undefined ? rest : undefined;
+  const verification =
+    rest.startsWith(ONBOARDING_VERIFICATION_PREFIX) || reservedPrefixOf(rest) === undefined;
+  return verification ? rest : undefined;
 }
 
 /** The kind prefix a reference starts with (it would name another kind's workflow), if any. */

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { kindWorkflowId } from '../../common/workflow-ids';
+import { kindWorkflowId, ONBOARDING_VERIFICATION_PREFIX, workflowKinds } from '../../common/workflow-ids';
 
 /**
  * A tenant of the earlier agent platform as this project names it: it appears in workflow IDs
@@ -9,7 +9,11 @@ export const tenantSchema = z
   .string()
   .min(1, { message: 'is required' })
   .max(100, { message: 'must be at most 100 characters' })
-  .regex(/^[A-Za-z0-9][A-Za-z0-9._-]*$/, { message: 'may contain only letters, digits, . _ and -' });
+  .regex(/^[A-Za-z0-9][A-Za-z0-9._-]*$/, { message: 'may contain only letters, digits, . _ and -' })
+  // Its onboardings' IDs (`idv-onboarding-verification:…`) would be those of onboardings' verifications.
+  .refine((tenant) => `${workflowKinds.onboarding}${tenant}:` !== ONBOARDING_VERIFICATION_PREFIX, {
+    message: 'is reserved: choose another name',
+  });
 
 /** The problem with a tenant name, or undefined when it is valid. */
 export function tenantProblem(tenant: unknown): string | undefined {

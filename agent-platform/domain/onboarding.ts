@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { type AgentMessageType, agentMessageTypes, connectionIdSchema } from './agent-deliveries';
 import { tenantSchema } from './agent-tenants';
+import { ONBOARDING_VERIFICATION_PREFIX } from '../../common/workflow-ids';
 import { formatDuration } from '../../common/durations';
 import {
   type ParsedVerificationRequest,
@@ -20,13 +21,9 @@ export const onboardingLimits = {
   waitFor: ['new_connection'] as AgentMessageType[],
 } as const;
 
-/**
- * The reference of an onboarding's verification (its workflow ID is `idv-<reference>`). Not
- * `onboarding-<tenant>:<connectionId>`: that ID is the onboarding's own. The `onboarding-` prefix
- * keeps it apart from every new reference a business may start.
- */
+/** The reference of an onboarding's verification (its workflow ID is `idv-<reference>`). */
 export function onboardingReference(tenant: string, connectionId: string): string {
-  return `onboarding-verification:${tenant}:${connectionId}`;
+  return `${ONBOARDING_VERIFICATION_PREFIX}${tenant}:${connectionId}`;
 }
 
 /**

@@ -79,19 +79,23 @@ const durationOrNever = (bounds: { minMs: number; maxMs: number }) =>
     value === 'never' ? 'never' : toBoundedMs(bounds, value, context),
   );
 
-/**
- * The caller's business reference: the workflow ID is `idv-<reference>`, so it must carry no
- * personal data (use an order or case number, not an email address).
- */
-export const referenceSchema = z
+/** What a workflow ID's reference may look like: its length and characters. */
+const referenceShape = z
   .string()
   .min(1, { message: 'is required' })
   .max(200, { message: 'must be at most 200 characters' })
-  .regex(/^[A-Za-z0-9][A-Za-z0-9._:-]*$/, { message: 'may contain only letters, digits, . _ : and -' })
-  .superRefine((value, context) => {
-    const problem = personalDataInReference(value);
-    if (problem) context.addIssue({ code: 'custom', message: problem });
-  });
+  .regex(/^[A-Za-z0-9][A-Za-z0-9._:-]*$/, { message: 'may contain only letters, digits, . _ : and -' });
+
+/**
+ * The caller's business reference: the workflow ID is `idv-<reference>`, so it must carry no
+ * personal data (use an order or case number, not an email address). The heuristic guards what a
+ * caller types; the workflow reads its reference by shape only, since references made of
+ * platform ids (an onboarding's) may merely look like a name with a date.
+ */
+export const referenceSchema = referenceShape.superRefine((value, context) => {
+  const problem = personalDataInReference(value);
+  if (problem) context.addIssue({ code: 'custom', message: problem });
+});
 
 /**
  * The reference of a new verification: `idv-<reference>` must not take the ID of another of the
@@ -156,30 +160,34 @@ const milliseconds = (bounds: { minMs: number; maxMs: number }) =>
 /**
  * The workflow's input (plain JSON): the parsed request, durations in ms, with the person's
  * `providerInput` sealed under the verification's data key `dataKeyId` (created by the client
- * before the start). The client parses the request, the workflow its input, with the same rules.
+ * before the start). The client parses the request, the workflow its input, with the same rules
+ * (unknown fields are refused from callers and dropped by the workflow).
  */
-export const verificationInputSchema = verificationRequestSchema.extend({
-  reference: referenceSchema,
-  timeout: milliseconds(verificationLimits.timeout),
-  results: z.enum(resultModes),
-  redactAfter: z.union([z.literal('never'), milliseconds(verificationLimits.redactAfter)]),
-  providerInput: z
-    .custom<Sealed>(isSealed, { message: 'must be sealed under the data key (IdvClient seals it)' })
-    .optional(),
-  dataKeyId: z
-    .string({
-      message: 'is required (start verifications with IdvClient, which creates the data key)',
-    })
-    .min(1, { message: 'is required (start verifications with IdvClient, which creates the data key)' }),
-  /**
-   * A workflow told the verification's ending (signal `verificationEnded`, no personal data)
-   * once its clean-up ran: an orchestration that waits for it without holding it as a child.
-   */
-  reportTo: z
-    .string()
-    .regex(/^\S{1,1000}$/, { message: 'must be a workflow ID' })
-    .optional(),
-});
+export const verificationInputSchema = verificationRequestSchema
+  .extend({
+    reference: referenceShape,
+    timeout: milliseconds(verificationLimits.timeout),
+    results: z.enum(resultModes),
+    redactAfter: z.union([z.literal('never'), milliseconds(verificationLimits.redactAfter)]),
+    providerInput: z
+      .custom<Sealed>(isSealed, { message: 'must be sealed under the data key (IdvClient seals it)' })
+      .optional(),
+    dataKeyId: z
+      .string({
+        message: 'is required (start verifications with IdvClient, which creates the data key)',
+      })
+      .min(1, { message: 'is required (start verifications with IdvClient, which creates the data key)' }),
+    /**
+     * A workflow told the verification's ending (signal `verificationEnded`, no personal data)
+     * once its clean-up ran: an orchestration that waits for it without holding it as a child.
+     */
+    reportTo: z
+      .string()
+      .regex(/^\S{1,1000}$/, { message: 'must be a workflow ID' })
+      .optional(),
+  })
+  // Read, not accepted: a client one release ahead of the workers may send a field more.
+  .strip();
 
 /** The workflow's input; see {@link verificationInputSchema}. */
 export type VerificationInput = z.infer<typeof verificationInputSchema>;
@@ -270,7 +278,7 @@ export interface VerificationProgress {
    * look: a create attempt went unanswered, or a session was claimed that it does not keep.
    */
   orphanSweep: boolean;
-  /** Set when Temporal no longer keeps the workflow: this is what its record tells. */
+  /** Set once the verification has ended: this is what its record tells (no step, no call counts). */
   fromRecord?: true;
 }
 

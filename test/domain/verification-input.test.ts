@@ -1,0 +1,37 @@
+import { onboardingVerificationRequest } from '../../agent-platform/domain/onboarding';
+import { verificationInputProblems } from '../../verification/domain/verification';
+
+// One schema for the verification input, parsed by the client and the workflow. The personal-data
+// heuristic guards what callers type; an onboarding's reference (platform ids, not anyone's data)
+// is exempt from it (agent-platform/domain/onboarding.ts), so the workflow reads references by shape.
+describe("an onboarding's verification input", () => {
+  it('that the onboarding accepts, its verification workflow accepts too', () => {
+    const parsed = onboardingVerificationRequest('acme', 'conn-2024-05-17', {
+      verificationProfileId: '1b0f7c2e-8d3a-4b6e-9f1a-2c3d4e5f6a7b',
+      provider: 'yoti',
+      capabilities: ['PollResult'],
+    });
+    // As prepareOnboardingVerification hands it to the workflow (a data key added).
+    expect(verificationInputProblems({ ...parsed, dataKeyId: 'key-1' })).toEqual([]);
+  });
+});
+
+// STYLE.md: `z.object` for what we read (unknown keys dropped), `z.strictObject` for what we accept.
+// The workflow reads its input; a client one release ahead of the workers (clients and workers
+// are upgraded apart, and a new build takes new work only once promoted) may send a field more.
+describe('a verification input from a newer client', () => {
+  it('is read by the workflow, the field it does not know dropped', () => {
+    const input = {
+      reference: 'order-1',
+      verificationProfileId: '1b0f7c2e-8d3a-4b6e-9f1a-2c3d4e5f6a7b',
+      provider: 'yoti',
+      capabilities: ['PollResult'],
+      timeout: 3_600_000,
+      results: 'data',
+      redactAfter: 0,
+      dataKeyId: 'key-1',
+    };
+    expect(verificationInputProblems(input)).toEqual([]);
+    expect(verificationInputProblems({ ...input, aNewOption: true })).toEqual([]);
+  });
+});

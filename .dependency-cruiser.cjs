@@ -40,11 +40,15 @@ module.exports = {
       to: { path: '^(verification|agent-platform)/' },
     },
     {
-      name: 'client-imports-no-workflow-at-run-time',
+      name: 'workflow-code-loaded-by-workflows-and-workers-only',
       severity: 'error',
-      comment: 'A client names workflows by their shared definitions; it loads no workflow code.',
-      from: { path: '(^|/)client(/|\\.ts$)' },
-      to: { path: '(/workflows/|^keyring/workflow\\.ts$)', dependencyTypesNot: ['type-only'] },
+      comment:
+        'Workflow code is loaded at run time only by other workflow code and the workers: a client, an activity or a shared module names workflows by their shared definitions, so no client reaches workflow code, directly or through another module.',
+      from: { pathNot: '(/workflows/|^keyring/workflow\\.ts$|^package/workflows\\.ts$|^workers/)' },
+      to: {
+        path: '(/workflows/|^keyring/workflow\\.ts$|^package/workflows\\.ts$)',
+        dependencyTypesNot: ['type-only'],
+      },
     },
   ],
   options: {

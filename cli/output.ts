@@ -16,7 +16,7 @@ export function progressLine(progress: VerificationProgress): string {
   const step = progress.nextStep ? ` step ${progress.nextStep.method}` : '';
   const code = progress.errorCode ? ` (${progress.errorCode})` : '';
   if (progress.fromRecord)
-    return `${progress.reference}: ${progress.status}${code} · session ${progress.sessionId ?? '-'} · from its record (Temporal no longer keeps its history) · updated ${progress.updatedAt}`;
+    return `${progress.reference}: ${progress.status}${code} · session ${progress.sessionId ?? '-'} · from its record · updated ${progress.updatedAt}`;
   return `${progress.reference}: ${progress.status}${code}${step} · session ${progress.sessionId ?? '-'} · ${calls} API calls · updated ${progress.updatedAt}`;
 }
 

@@ -55,6 +55,9 @@ export interface IdvConfig {
   keyRotationMs: number;
 }
 
+/** The task queue of `idv worker` and `idv dev` unless `IDV_TASK_QUEUE` says otherwise. */
+export const DEFAULT_TASK_QUEUE = 'identity-verification';
+
 /**
  * Workflows a worker keeps cached unless `IDV_WORKFLOW_CACHE` says otherwise. An open
  * verification waiting on its user needs none (its polls wait at the server); one that wakes
@@ -207,7 +210,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): IdvConfig {
       'IDV_AGENT_BASE_URL is set but IDV_AGENT_KEYS is not: set both to use the real platform',
     );
   return {
-    taskQueue: read(env, 'IDV_TASK_QUEUE') ?? 'identity-verification',
+    taskQueue: read(env, 'IDV_TASK_QUEUE') ?? DEFAULT_TASK_QUEUE,
     dataDir: resolve(read(env, 'IDV_DATA_DIR') ?? defaultDataDir(process.cwd())),
     temporalFromEnvironment: Boolean(
       env.TEMPORAL_ADDRESS || env.TEMPORAL_PROFILE || env.TEMPORAL_CONFIG_FILE,
@@ -226,7 +229,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): IdvConfig {
     orphanHorizonMs: read(env, 'IDV_ORPHAN_HORIZON') ?? DEFAULT_ORPHAN_HORIZON_MS,
     keyRotationMs: read(env, 'IDV_KEY_ROTATION') ?? DEFAULT_KEY_ROTATION_MS,
     recordRetentionMs: read(env, 'IDV_RECORD_RETENTION'),
-    deployment: workerDeployment({
+    deployment: workerDeployment(read(env, 'IDV_TASK_QUEUE') ?? DEFAULT_TASK_QUEUE, {
       ...(read(env, 'IDV_DEPLOYMENT') ? { name: read(env, 'IDV_DEPLOYMENT') } : {}),
       ...(read(env, 'IDV_BUILD_ID') ? { buildId: read(env, 'IDV_BUILD_ID') } : {}),
     }),

@@ -8,19 +8,23 @@ import { packageVersion } from './package-root';
  * it is made current.
  */
 export interface WorkerDeployment {
-  /** @default 'idv-temporal' (`IDV_DEPLOYMENT`) */
+  /** @default the task queue's name (`IDV_DEPLOYMENT`) */
   name: string;
   /** The code's version: a new build id for every change of workflow code. @default the package's version (`IDV_BUILD_ID`) */
   buildId: string;
 }
 
-/** The deployment of {@link WorkerDeployment} unless told otherwise. */
-export const DEFAULT_DEPLOYMENT_NAME = 'idv-temporal';
-
-/** The deployment, its defaults resolved. */
-export function workerDeployment(deployment: Partial<WorkerDeployment> = {}): WorkerDeployment {
+/**
+ * The deployment, its defaults resolved. Its name defaults to the task queue's: Temporal makes a
+ * build current only once it polls every task queue of its deployment, so two stacks of one
+ * namespace sharing a deployment name could not be upgraded apart.
+ */
+export function workerDeployment(
+  taskQueue: string,
+  deployment: Partial<WorkerDeployment> = {},
+): WorkerDeployment {
   return {
-    name: deployment.name ?? DEFAULT_DEPLOYMENT_NAME,
+    name: deployment.name ?? taskQueue.replace(/[^A-Za-z0-9_-]/g, '-').slice(0, 100),
     buildId: deployment.buildId ?? packageVersion(),
   };
 }

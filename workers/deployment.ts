@@ -66,28 +66,41 @@ export async function deploymentStatus(client: Client, name: string): Promise<De
 /**
  * Makes `deployment`'s build the current one: new work runs on it, long-lived work moves to it,
  * pinned work stays where it started. `onlyIfNone`: only when the deployment has no current
- * build yet (a first install: nothing runs in a deployment without one), before any of its
- * workers has polled. Otherwise Temporal refuses a build whose workers do not poll (a typo).
+ * build yet (a first install: nothing runs in a deployment without one). `beforePolling`: the
+ * caller runs this build's worker and is about to poll (otherwise Temporal refuses a build whose
+ * workers do not poll: a typo). Answers what holds afterwards: of two builds promoted at once,
+ * the one overtaken learns that another is current.
  */
 export async function promoteBuild(
   client: Client,
   deployment: WorkerDeployment,
-  options: { onlyIfNone?: boolean } = {},
+  options: { onlyIfNone?: boolean; beforePolling?: boolean } = {},
 ): Promise<'promoted' | 'already current' | 'another is current'> {
   for (let attempt = 1; ; attempt += 1) {
     const described = await describe(client, deployment.name);
     const current = described?.workerDeploymentInfo?.routingConfig?.currentDeploymentVersion?.buildId;
     if (current === deployment.buildId) return 'already current';
     if (current && options.onlyIfNone) return 'another is current';
-    try {
-      await client.workflowService.setWorkerDeploymentCurrentVersion({
+    const makeCurrent = (buildId: string, conflictToken: Uint8Array | undefined | null) =>
+      client.workflowService.setWorkerDeploymentCurrentVersion({
         namespace: client.options.namespace,
         deploymentName: deployment.name,
-        buildId: deployment.buildId,
-        ...(described ? { conflictToken: described.conflictToken } : {}),
+        buildId,
+        ...(conflictToken ? { conflictToken } : {}),
         identity: client.options.identity ?? 'idv-temporal',
-        allowNoPollers: options.onlyIfNone === true,
+        // The caller's worker polls this build's task queues in a moment.
+        allowNoPollers: options.beforePolling === true,
+        ignoreMissingTaskQueues: options.beforePolling === true,
       });
+    try {
+      const answer = await makeCurrent(deployment.buildId, described?.conflictToken);
+      // A deployment this very call made had no token to hold against another first build
+      // promoted at once: the first one stays current.
+      const previous = answer.previousDeploymentVersion?.buildId;
+      if (options.onlyIfNone && previous && previous !== deployment.buildId) {
+        await makeCurrent(previous, answer.conflictToken);
+        return 'another is current';
+      }
       return 'promoted';
     } catch (error) {
       // Another process changed the routing meanwhile (its token no longer holds): look again.

@@ -1,5 +1,5 @@
 import { Context } from '@temporalio/activity';
-import { type NativeConnection, Worker, type WorkerOptions } from '@temporalio/worker';
+import { type NativeConnection, Runtime, Worker, type WorkerOptions } from '@temporalio/worker';
 import { createActivities } from '../workers/activities';
 import { type AgentPlatform } from '../agent-platform/activities/deps';
 import { DataKeys } from '../codec/data-keys';
@@ -57,10 +57,18 @@ export interface VerificationWorkerOptions {
   tracing?: TracingOptions;
   /**
    * Worker Versioning: the deployment and build of this code. Verifications stay on the build
-   * that started them; long-lived work moves to the current build. @default `idv-temporal`, the
-   * package's version
+   * that started them; long-lived work moves to the current build. @default the task queue's
+   * name, the package's version
    */
   deployment?: Partial<WorkerDeployment>;
+  /**
+   * When this build becomes the current one: `first-install` only when the deployment has none
+   * yet (a later build is made current on purpose, `idv deployment promote`, once its workers
+   * run); `on-start` as this worker starts (one process runs the whole deployment, as `idv dev`
+   * does: after an upgrade its new build must take the work of the old one, which no longer runs).
+   * @default 'first-install'
+   */
+  promote?: 'first-install' | 'on-start';
   /**
    * Temporal's worker tuning, passed through: how many workflows stay cached between their tasks
    * (an evicted one replays its short history when it wakes) and how many tasks run at once.
@@ -93,7 +101,7 @@ export async function createVerificationWorker(options: VerificationWorkerOption
     ...(options.agent ? { agent: options.agent } : {}),
   });
   const tracing = options.tracing ? workerTracing(options.tracing, !options.workflowBundle) : {};
-  const deployment = workerDeployment(options.deployment);
+  const deployment = workerDeployment(options.taskQueue, options.deployment);
   const worker = await Worker.create({
     ...options.tuning,
     ...versionedWorker(deployment),
@@ -108,9 +116,14 @@ export async function createVerificationWorker(options: VerificationWorkerOption
       ? { workflowBundle: options.workflowBundle }
       : { workflowsPath: require.resolve('../package/workflows') }),
   });
-  // A first install: nothing runs in a deployment without a current build. A later build is
-  // made current on purpose (`idv deployment promote`), once it is running.
   if (!worker.client) throw new Error('the worker has no client to read its deployment with');
-  await promoteBuild(worker.client, deployment, { onlyIfNone: true });
+  const promoted = await promoteBuild(worker.client, deployment, {
+    onlyIfNone: options.promote !== 'on-start',
+    beforePolling: true,
+  });
+  if (promoted === 'another is current')
+    Runtime.instance().logger.warn(
+      `build ${deployment.buildId} of deployment ${deployment.name} is not the current build: it takes new work once made current (idv deployment promote ${deployment.buildId})`,
+    );
   return worker;
 }

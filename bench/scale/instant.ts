@@ -54,7 +54,7 @@ export async function runInstant(options: {
     logger: runtimeLogger('ERROR'),
   });
   const worker = await Worker.create({
-    ...versionedWorker(workerDeployment()),
+    ...versionedWorker(workerDeployment(taskQueue)),
     connection: nativeConnection,
     taskQueue,
     workflowBundle: bundle,
@@ -90,7 +90,7 @@ export async function runInstant(options: {
     });
   };
   const stamp = Date.now();
-  await promoteBuild(client, workerDeployment(), { onlyIfNone: true });
+  await promoteBuild(client, workerDeployment(taskQueue), { onlyIfNone: true, beforePolling: true });
   await worker.runUntil(async () => {
     await measure('verification (instant user)', async (i) => {
       const { handle } = await idv.startVerification(

@@ -77,7 +77,7 @@ async function main(): Promise<void> {
     noop: () => Promise.resolve(),
   };
   const worker = await Worker.create({
-    ...versionedWorker(workerDeployment()),
+    ...versionedWorker(workerDeployment(taskQueue)),
     connection: nativeConnection,
     taskQueue,
     workflowBundle: bundle,
@@ -131,7 +131,7 @@ async function main(): Promise<void> {
     process.stderr.write(`${name}: done in ${round(seconds)} s\n`);
   };
 
-  await promoteBuild(client, workerDeployment(), { onlyIfNone: true });
+  await promoteBuild(client, workerDeployment(taskQueue), { onlyIfNone: true, beforePolling: true });
   await worker.runUntil(async () => {
     await measure('adaptive polling (verificationSession)', async () => {
       const runs = await Promise.all(

@@ -39,7 +39,7 @@ export async function withWorker<T>(
   const connection = await Connection.connect({ address });
   try {
     // Versioned as the product's workers are (its workflows state their versioning behaviour).
-    const deployment = workerDeployment();
+    const deployment = workerDeployment(taskQueue);
     const worker = await Worker.create({
       connection: nativeConnection,
       taskQueue,
@@ -48,7 +48,7 @@ export async function withWorker<T>(
       ...versionedWorker(deployment),
     });
     const client = new Client({ connection });
-    await promoteBuild(client, deployment, { onlyIfNone: true });
+    await promoteBuild(client, deployment, { onlyIfNone: true, beforePolling: true });
     return await worker.runUntil(body({ client, taskQueue, worker }));
   } finally {
     await connection.close();

@@ -74,7 +74,11 @@ describe('an upgrade through Worker Versioning', () => {
     await rm(dataDir, { recursive: true, force: true });
   });
 
-  async function startBuild(buildId: string, codePath: string): Promise<Worker> {
+  async function startBuild(
+    buildId: string,
+    codePath: string,
+    promote: 'first-install' | 'on-start' = 'first-install',
+  ): Promise<Worker> {
     const native = await NativeConnection.connect({ address: harnessValue(harnessEnv.temporalAddress) });
     const worker = await createVerificationWorker({
       connection: native,
@@ -86,6 +90,7 @@ describe('an upgrade through Worker Versioning', () => {
       deployment: { name: deployment, buildId },
       orphans: { horizonMs: 5_000 },
       agent: { clients: agentClients },
+      promote,
     });
     workers.push({ worker, running: worker.run(), native });
     return worker;
@@ -201,5 +206,32 @@ describe('an upgrade through Worker Versioning', () => {
     await control('POST', `/sessions/${fresh.nextStep.sessionId}/complete`);
     expect(await late.handle.result()).toMatchObject({ status: 'succeeded' });
     expect(await fresh.handle.result()).toMatchObject({ status: 'succeeded' });
+
+    // A verification that ended on A is still read and erased by its reference (idv status, idv
+    // redact), with no worker of A left to answer a query.
+    expect(await waiting.handle.progress()).toMatchObject({
+      status: 'succeeded',
+      sessionId: waiting.nextStep.sessionId,
+    });
+    expect(await idv.redactVerification(waiting.handle.reference)).toMatchObject({ redactedAtService: true });
   }, 240_000);
+
+  it('takes the work of a current build that no longer runs when started as `idv dev` starts (after a package upgrade)', async () => {
+    const control = emulatorControl(emulator.controlUrl);
+    for (const { worker, running } of workers) {
+      if (worker.getState() === 'RUNNING') worker.shutdown();
+      await running;
+    }
+    expect((await deploymentStatus(client, deployment)).currentBuildId).toBe('B');
+    await startBuild('C', harnessValue(harnessEnv.workflowBundle), 'on-start');
+    expect((await deploymentStatus(client, deployment)).currentBuildId).toBe('C');
+    const next = await idv.startVerification(
+      testProviderRequest(`upgrade-dev-${Date.now()}`, emulator.verificationProfiles[0]?.id ?? '', {
+        redactAfter: 'never',
+      }),
+    );
+    await control('POST', `/sessions/${next.nextStep.sessionId}/complete`);
+    expect(await next.handle.result()).toMatchObject({ status: 'succeeded' });
+    await expectRanOn(next.handle.workflowId, 'C');
+  }, 60_000);
 });

@@ -52,27 +52,24 @@ export class VerificationHandle {
   }
 
   /**
-   * Live progress (status, step, timestamps, API call counts); once Temporal no longer keeps the
-   * workflow, what its record tells (no step, no call counts).
+   * Live progress (status, step, timestamps, API call counts) while it runs; once it has ended,
+   * what its record tells (no step, no call counts). A query of an ended verification would need
+   * a worker of the build it was pinned to, which may have stopped since.
    */
   async progress(): Promise<VerificationProgress> {
+    const running = await this.workflow.describe().then(
+      (description) => description.status.name === 'RUNNING',
+      (error: unknown) => {
+        if (!(error instanceof WorkflowNotFoundError)) throw error;
+        return false;
+      },
+    );
+    const record = running ? undefined : await this.records.get(this.reference);
+    if (record && record.status !== 'started') return progressOfRecord(record);
     try {
       return await this.workflow.query(progressQuery);
     } catch (error) {
-      const record = await this.#recordInstead(error);
-      return {
-        reference: record.reference,
-        dataKeyId: record.dataKeyId,
-        status: record.status === 'started' ? 'starting' : record.status,
-        ...(record.sessionId ? { sessionId: record.sessionId } : {}),
-        ...(record.errorCode ? { errorCode: record.errorCode } : {}),
-        startedAt: record.startedAt,
-        updatedAt: record.redactedAt ?? record.endedAt ?? record.startedAt,
-        deadline: record.endedAt ?? record.startedAt,
-        apiCalls: {},
-        orphanSweep: false,
-        fromRecord: true,
-      };
+      return progressOfRecord(await this.#recordInstead(error));
     }
   }
 
@@ -187,4 +184,21 @@ export class VerificationHandle {
     const description = await this.workflow.describe().catch(() => undefined);
     return description !== undefined && description.status.name !== 'RUNNING';
   }
+}
+
+/** A verification's progress as its record tells it. */
+function progressOfRecord(record: VerificationRecord): VerificationProgress {
+  return {
+    reference: record.reference,
+    dataKeyId: record.dataKeyId,
+    status: record.status === 'started' ? 'starting' : record.status,
+    ...(record.sessionId ? { sessionId: record.sessionId } : {}),
+    ...(record.errorCode ? { errorCode: record.errorCode } : {}),
+    startedAt: record.startedAt,
+    updatedAt: record.redactedAt ?? record.endedAt ?? record.startedAt,
+    deadline: record.endedAt ?? record.startedAt,
+    apiCalls: {},
+    orphanSweep: false,
+    fromRecord: true,
+  };
 }

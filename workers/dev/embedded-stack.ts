@@ -1,5 +1,5 @@
 import { CallBudget, DEFAULT_API_RATE } from '../../api/http/call-budget';
-import { DEFAULT_WORKFLOW_CACHE } from '../config';
+import { DEFAULT_TASK_QUEUE, DEFAULT_WORKFLOW_CACHE } from '../config';
 import { randomInt } from 'node:crypto';
 import { chmod, mkdir } from 'node:fs/promises';
 import { receiverLog } from '../log/receiver-log';
@@ -61,7 +61,7 @@ export interface EmbeddedStackOptions {
   orphanHorizonMs?: number;
   /** How often the keyring rotates (`IDV_KEY_ROTATION`). @default 1 hour */
   keyRotationMs?: number;
-  /** The worker's deployment and build (`IDV_DEPLOYMENT`, `IDV_BUILD_ID`). @default `idv-temporal`, the package's version */
+  /** The worker's deployment and build (`IDV_DEPLOYMENT`, `IDV_BUILD_ID`). @default the task queue's name, the package's version */
   deployment?: WorkerDeployment;
 }
 
@@ -79,7 +79,7 @@ export interface EmbeddedStack {
  */
 export async function startEmbeddedStack(options: EmbeddedStackOptions = {}): Promise<EmbeddedStack> {
   const dataDir = resolve(options.dataDir ?? '.data');
-  const taskQueue = options.taskQueue ?? 'identity-verification';
+  const taskQueue = options.taskQueue ?? DEFAULT_TASK_QUEUE;
   await ownerOnlyDirectory(dataDir);
   const dbFile = join(dataDir, 'temporal.sqlite');
   await ownerOnlyIfPresent(dbFile);
@@ -191,6 +191,7 @@ export async function startEmbeddedStack(options: EmbeddedStackOptions = {}): Pr
         ...(options.orphanHorizonMs ? { orphans: { horizonMs: options.orphanHorizonMs } } : {}),
         ...(options.keyRotationMs ? { keyring: { rotateEveryMs: options.keyRotationMs } } : {}),
         ...(options.deployment ? { deployment: options.deployment } : {}),
+        promote: 'on-start',
         agent: {
           clients: agentClients,
           receiverWebhookUrl: (tenant) => tokens.webhookUrl(receiver.url, tenant),

@@ -68,8 +68,8 @@ export async function deploymentStatus(client: Client, name: string): Promise<De
  * pinned work stays where it started. `onlyIfNone`: only when the deployment has no current
  * build yet (a first install: nothing runs in a deployment without one). `beforePolling`: the
  * caller runs this build's worker and is about to poll (otherwise Temporal refuses a build whose
- * workers do not poll: a typo). Answers what holds afterwards: of two builds promoted at once,
- * the one overtaken learns that another is current.
+ * workers do not poll: a typo). Answers what holds afterwards: the build current in the end was
+ * told `promoted`.
  */
 export async function promoteBuild(
   client: Client,
@@ -81,27 +81,23 @@ export async function promoteBuild(
     const current = described?.workerDeploymentInfo?.routingConfig?.currentDeploymentVersion?.buildId;
     if (current === deployment.buildId) return 'already current';
     if (current && options.onlyIfNone) return 'another is current';
-    const makeCurrent = (buildId: string, conflictToken: Uint8Array | undefined | null) =>
-      client.workflowService.setWorkerDeploymentCurrentVersion({
+    try {
+      await client.workflowService.setWorkerDeploymentCurrentVersion({
         namespace: client.options.namespace,
         deploymentName: deployment.name,
-        buildId,
-        ...(conflictToken ? { conflictToken } : {}),
+        buildId: deployment.buildId,
+        ...(described ? { conflictToken: described.conflictToken } : {}),
         identity: client.options.identity ?? 'idv-temporal',
         // The caller's worker polls this build's task queues in a moment.
         allowNoPollers: options.beforePolling === true,
         ignoreMissingTaskQueues: options.beforePolling === true,
       });
-    try {
-      const answer = await makeCurrent(deployment.buildId, described?.conflictToken);
-      // A deployment this very call made had no token to hold against another first build
-      // promoted at once: the first one stays current.
-      const previous = answer.previousDeploymentVersion?.buildId;
-      if (options.onlyIfNone && previous && previous !== deployment.buildId) {
-        await makeCurrent(previous, answer.conflictToken);
-        return 'another is current';
-      }
-      return 'promoted';
+      // A deployment this very call made had no token to hold against another first build set at
+      // once: the last one set stays, and tells so; one set earlier learns it here (or, set in
+      // the same instant, may not: each is a build whose workers poll, so work runs either way).
+      const after = await describe(client, deployment.name);
+      const now = after?.workerDeploymentInfo?.routingConfig?.currentDeploymentVersion?.buildId;
+      return now === deployment.buildId ? 'promoted' : 'another is current';
     } catch (error) {
       // Another process changed the routing meanwhile (its token no longer holds): look again.
       const code = (error as { code?: number }).code;
@@ -112,4 +108,44 @@ export async function promoteBuild(
       );
     }
   }
+}
+
+/**
+ * Moves the running workflows pinned to the deployment's other builds onto the current build
+ * (`deployment`'s, promoted first),
+ * for a process that runs the whole deployment alone (`idv dev`): after an upgrade no worker of
+ * the old build is left, and what stays pinned to it would never run again. Safe because every
+ * build replays the released histories (CI replays each release's). Resolves to how many moved.
+ */
+export async function adoptPinnedWork(client: Client, deployment: WorkerDeployment): Promise<number> {
+  const query = [
+    `TemporalWorkerDeployment = '${deployment.name}'`,
+    `TemporalWorkflowVersioningBehavior = 'Pinned'`,
+    `ExecutionStatus = 'Running'`,
+    `TemporalWorkerDeploymentVersion != '${deployment.name}:${deployment.buildId}'`,
+  ].join(' AND ');
+  let moved = 0;
+  for await (const execution of client.workflow.list({ query })) {
+    try {
+      await client.workflowService.updateWorkflowExecutionOptions({
+        namespace: client.options.namespace,
+        workflowExecution: { workflowId: execution.workflowId, runId: execution.runId },
+        workflowExecutionOptions: {
+          // Onto the current build (this one), which may not have polled yet: a pinned override
+          // would need its version seen on the task queue first.
+          versioningOverride: { autoUpgrade: true },
+        },
+        updateMask: { paths: ['versioning_override'] },
+      });
+      moved += 1;
+    } catch (error) {
+      // It ended meanwhile: nothing to move.
+      if ((error as { code?: number }).code !== 5)
+        throw new DeploymentError(
+          `cannot move ${execution.workflowId} to build ${deployment.buildId}: ${(error as Error).message}`,
+          { cause: error },
+        );
+    }
+  }
+  return moved;
 }

@@ -12,7 +12,7 @@ import { type IdentityClient } from '../api/identity/identity-client';
 import { encryptingDataConverter } from '../codec/data-converter';
 import { type EncryptionKey } from '../codec/encryption-keys';
 import { type TracingOptions, workerTracing } from './telemetry/tracing';
-import { promoteBuild } from './deployment';
+import { adoptPinnedWork, promoteBuild } from './deployment';
 import { versionedWorker, type WorkerDeployment, workerDeployment } from './deployment-settings';
 
 /** Options of {@link createVerificationWorker}. */
@@ -64,8 +64,9 @@ export interface VerificationWorkerOptions {
   /**
    * When this build becomes the current one: `first-install` only when the deployment has none
    * yet (a later build is made current on purpose, `idv deployment promote`, once its workers
-   * run); `on-start` as this worker starts (one process runs the whole deployment, as `idv dev`
-   * does: after an upgrade its new build must take the work of the old one, which no longer runs).
+   * run); `on-start` as this worker starts, and the running work pinned to earlier builds moves to
+   * it (one process runs the whole deployment, as `idv dev` does: after an upgrade no worker of
+   * the old build is left to run its work).
    * @default 'first-install'
    */
   promote?: 'first-install' | 'on-start';
@@ -121,6 +122,13 @@ export async function createVerificationWorker(options: VerificationWorkerOption
     onlyIfNone: options.promote !== 'on-start',
     beforePolling: true,
   });
+  if (options.promote === 'on-start') {
+    const moved = await adoptPinnedWork(worker.client, deployment);
+    if (moved > 0)
+      Runtime.instance().logger.info(
+        `moved ${moved} running verifications of earlier builds onto build ${deployment.buildId} (no worker of theirs runs)`,
+      );
+  }
   if (promoted === 'another is current')
     Runtime.instance().logger.warn(
       `build ${deployment.buildId} of deployment ${deployment.name} is not the current build: it takes new work once made current (idv deployment promote ${deployment.buildId})`,

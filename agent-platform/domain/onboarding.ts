@@ -7,6 +7,7 @@ import {
   type ParsedVerificationRequest,
   resultModes,
   verificationRequestSchema,
+  referenceSchema,
 } from '../../verification/domain/verification';
 
 const DAY = 86_400_000;
@@ -25,16 +26,6 @@ export const onboardingLimits = {
 export function onboardingReference(tenant: string, connectionId: string): string {
   return `${ONBOARDING_VERIFICATION_PREFIX}${tenant}:${connectionId}`;
 }
-
-/**
- * An onboarding reference is made of platform ids, not anyone's data: checked for its shape
- * and length only (the personal-data heuristic of business references would refuse ids that
- * merely look like dates).
- */
-const onboardingReferenceSchema = z
-  .string()
-  .max(200, { message: 'must be at most 200 characters' })
-  .regex(/^[A-Za-z0-9][A-Za-z0-9._:-]*$/, { message: 'may contain only letters, digits, . _ : and -' });
 
 /**
  * The verification an onboarding runs: a verification request without `reference` (the
@@ -122,9 +113,7 @@ export const onboardingInputSchema = z
   })
   .superRefine((input, context) => {
     // A connection id can be long enough for the reference to pass its 200 characters.
-    const reference = onboardingReferenceSchema.safeParse(
-      onboardingReference(input.tenant, input.connectionId),
-    );
+    const reference = referenceSchema.safeParse(onboardingReference(input.tenant, input.connectionId));
     if (!reference.success)
       context.addIssue({
         code: 'custom',
@@ -159,7 +148,7 @@ export function onboardingVerificationRequest(
   verification: OnboardingVerification,
 ): Omit<ParsedVerificationRequest, 'providerInput'> {
   const parsed = onboardingVerificationSchema.safeParse(verification, { error: requiredMessage });
-  const reference = onboardingReferenceSchema.safeParse(onboardingReference(tenant, connectionId));
+  const reference = referenceSchema.safeParse(onboardingReference(tenant, connectionId));
   const problems = [
     ...problemsOf(parsed, 'verification'),
     ...(reference.success ? [] : [`reference ${reference.error.issues[0]?.message ?? 'is invalid'}`]),

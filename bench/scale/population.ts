@@ -29,6 +29,7 @@ export type FlowKind = 'redirect' | 'poll-only';
 /** One verification of the population. */
 export interface Flow {
   kind: FlowKind;
+  reference: string;
   /** User finished (session completed at the service) → the workflow closed with the outcome (server's close time), ms. */
   delayMs: number;
   ok: boolean;
@@ -93,7 +94,7 @@ export async function runPopulation(options: {
         // calls share one connection and would add their own queueing to the figure.
         const { closeTime } = await handle.workflow.describe();
         const delayMs = (closeTime?.getTime() ?? Number.NaN) - finishedAt;
-        flows.push({ kind, delayMs, ok: returned && status === 'succeeded' });
+        flows.push({ kind, reference, delayMs, ok: returned && status === 'succeeded' });
       })(),
     );
   });

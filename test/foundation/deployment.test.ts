@@ -46,16 +46,34 @@ describe('worker deployments', () => {
     await connection?.close();
   });
 
-  it('of two first builds made current at once, keep the first, and tell the other', async () => {
+  it('of first builds made current at once, tell the one current in the end that it was promoted', async () => {
     const name = `deployment-race-${randomUUID().slice(0, 8)}`;
+    const builds = ['X', 'Y', 'Z'];
     const results = await Promise.all(
-      ['X', 'Y'].map((buildId) =>
+      builds.map((buildId) =>
         promoteBuild(client, { name, buildId }, { onlyIfNone: true, beforePolling: true }),
       ),
     );
     const current = (await deploymentStatus(client, name)).currentBuildId;
-    expect([...results].sort()).toEqual(['another is current', 'promoted']);
-    expect(results[['X', 'Y'].indexOf(current ?? '')]).toBe('promoted');
+    expect(results[builds.indexOf(current ?? '')]).toBe('promoted');
+    // A process restarted with a build, the deployment now made.
+    expect(await promoteBuild(client, { name, buildId: current ?? '' }, { onlyIfNone: true })).toBe(
+      'already current',
+    );
+    expect(await promoteBuild(client, { name, buildId: 'W' }, { onlyIfNone: true })).toBe(
+      'another is current',
+    );
+  }, 30_000);
+
+  it('of several processes of one build starting at once, make it current, none failing', async () => {
+    const name = `deployment-same-${randomUUID().slice(0, 8)}`;
+    const results = await Promise.all(
+      [1, 2, 3, 4].map(() =>
+        promoteBuild(client, { name, buildId: 'X' }, { onlyIfNone: true, beforePolling: true }),
+      ),
+    );
+    expect(results.every((result) => result === 'promoted' || result === 'already current')).toBe(true);
+    expect((await deploymentStatus(client, name)).currentBuildId).toBe('X');
   }, 30_000);
 
   it('of two stacks on their own task queues are upgraded apart', async () => {

@@ -1,10 +1,16 @@
-import { type WorkflowHandle, WorkflowNotFoundError, WorkflowUpdateFailedError } from '@temporalio/client';
+import {
+  type WorkflowExecutionDescription,
+  type WorkflowHandle,
+  WorkflowNotFoundError,
+  WorkflowUpdateFailedError,
+} from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
 import { DataKeyDestroyedError, type DataKeys } from '../../codec/data-keys';
 import {
   type NextStep,
   type SealedVerificationOutcome,
   type VerificationOutcome,
+  type VerificationInput,
   type VerificationProgress,
 } from '../domain/verification';
 import { type VerificationRecord, type VerificationRecords } from '../../stores/verification-records';
@@ -52,25 +58,65 @@ export class VerificationHandle {
   }
 
   /**
-   * Live progress (status, step, timestamps, API call counts) while it runs; once it has ended,
-   * what its record tells (no step, no call counts). A query of an ended verification would need
-   * a worker of the build it was pinned to, which may have stopped since.
+   * Live progress (status, step, timestamps, API call counts) while it runs. Once it has ended:
+   * what its record tells, or, while the record has no ending (or the store is away), what its
+   * history tells; never a query, which a closed pinned workflow answers only on the build it ran
+   * on, whose workers may have stopped. Once Temporal no longer keeps it: its record.
    */
   async progress(): Promise<VerificationProgress> {
-    const running = await this.workflow.describe().then(
-      (description) => description.status.name === 'RUNNING',
-      (error: unknown) => {
-        if (!(error instanceof WorkflowNotFoundError)) throw error;
-        return false;
-      },
-    );
-    const record = running ? undefined : await this.records.get(this.reference);
-    if (record && record.status !== 'started') return progressOfRecord(record);
-    try {
-      return await this.workflow.query(progressQuery);
-    } catch (error) {
-      return progressOfRecord(await this.#recordInstead(error));
+    return await this.#progress(true);
+  }
+
+  async #progress(retryEnded: boolean): Promise<VerificationProgress> {
+    const description = await this.workflow.describe().catch((error: unknown) => {
+      if (!(error instanceof WorkflowNotFoundError)) throw error;
+      return undefined;
+    });
+    if (description === undefined) {
+      const record = await this.records.get(this.reference);
+      if (!record)
+        throw new WorkflowNotFoundError('no workflow and no record', this.workflow.workflowId, undefined);
+      return progressOfRecord(record);
     }
+    if (description.status.name === 'RUNNING') {
+      try {
+        return await this.workflow.query(progressQuery);
+      } catch (error) {
+        // It ended meanwhile (or was never more than a start Temporal has since forgotten).
+        if (!(error instanceof WorkflowNotFoundError) || !retryEnded) throw error;
+        return await this.#progress(false);
+      }
+    }
+    const record = await this.records.get(this.reference).catch(() => undefined);
+    if (record && record.status !== 'started') return progressOfRecord(record);
+    return await this.#progressOfHistory(description);
+  }
+
+  /** An ended verification's progress from its history: its start input and its outcome. */
+  async #progressOfHistory(description: WorkflowExecutionDescription): Promise<VerificationProgress> {
+    const history = await this.workflow.fetchHistory();
+    const started = history.events?.[0]?.workflowExecutionStartedEventAttributes?.input?.payloads ?? [];
+    const { payloadCodecs, payloadConverter } = this.workflow.client.options.loadedDataConverter;
+    let payloads = started;
+    for (const codec of [...payloadCodecs].reverse()) payloads = await codec.decode(payloads);
+    const input = payloads[0]
+      ? payloadConverter.fromPayload<Partial<VerificationInput>>(payloads[0])
+      : undefined;
+    // A workflow failed for good (its input refused) has no outcome: it ended failed.
+    const outcome = await this.workflow.result().catch(() => undefined);
+    const endedAt = (description.closeTime ?? new Date()).toISOString();
+    return {
+      reference: this.reference,
+      dataKeyId: input?.dataKeyId ?? '',
+      status: outcome?.status ?? 'failed',
+      ...(outcome?.sessionId ? { sessionId: outcome.sessionId } : {}),
+      ...(outcome?.errorCode ? { errorCode: outcome.errorCode } : {}),
+      startedAt: description.startTime.toISOString(),
+      updatedAt: endedAt,
+      deadline: endedAt,
+      apiCalls: {},
+      orphanSweep: false,
+    };
   }
 
   /** Refreshes the step's content now and answers the new step. */

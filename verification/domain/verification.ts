@@ -79,31 +79,30 @@ const durationOrNever = (bounds: { minMs: number; maxMs: number }) =>
     value === 'never' ? 'never' : toBoundedMs(bounds, value, context),
   );
 
-/** What a workflow ID's reference may look like: its length and characters. */
-const referenceShape = z
+/**
+ * A verification's reference as it may exist: its length and characters. Lookups and the workflow
+ * take any such reference, since references made of platform ids (an onboarding's) may merely
+ * look like a name with a date.
+ */
+export const referenceSchema = z
   .string()
   .min(1, { message: 'is required' })
   .max(200, { message: 'must be at most 200 characters' })
   .regex(/^[A-Za-z0-9][A-Za-z0-9._:-]*$/, { message: 'may contain only letters, digits, . _ : and -' });
 
 /**
- * The caller's business reference: the workflow ID is `idv-<reference>`, so it must carry no
- * personal data (use an order or case number, not an email address). The heuristic guards what a
- * caller types; the workflow reads its reference by shape only, since references made of
- * platform ids (an onboarding's) may merely look like a name with a date.
+ * The reference of a new verification, as a business types it: the workflow ID is
+ * `idv-<reference>`, so it must carry no personal data (use an order or case number, not an email
+ * address), and must not take the ID of another of the project's workflows.
  */
-export const referenceSchema = referenceShape.superRefine((value, context) => {
-  const problem = personalDataInReference(value);
-  if (problem) context.addIssue({ code: 'custom', message: problem });
-});
-
-/**
- * The reference of a new verification: `idv-<reference>` must not take the ID of another of the
- * project's workflows. (Lookups take any reference: older verifications may have such names.)
- */
-export const newReferenceSchema = referenceSchema.refine((value) => reservedPrefixOf(value) === undefined, {
-  message: `must not start with ${Object.values(workflowKinds).join(', ')}`,
-});
+export const newReferenceSchema = referenceSchema
+  .superRefine((value, context) => {
+    const problem = personalDataInReference(value);
+    if (problem) context.addIssue({ code: 'custom', message: problem });
+  })
+  .refine((value) => reservedPrefixOf(value) === undefined, {
+    message: `must not start with ${Object.values(workflowKinds).join(', ')}`,
+  });
 
 /** What a business service passes to start a verification (validated in the client). */
 export const verificationRequestSchema = z.strictObject({
@@ -165,7 +164,7 @@ const milliseconds = (bounds: { minMs: number; maxMs: number }) =>
  */
 export const verificationInputSchema = verificationRequestSchema
   .extend({
-    reference: referenceShape,
+    reference: referenceSchema,
     timeout: milliseconds(verificationLimits.timeout),
     results: z.enum(resultModes),
     redactAfter: z.union([z.literal('never'), milliseconds(verificationLimits.redactAfter)]),

@@ -42,7 +42,16 @@ const attemptSchema = z.object({
   sessionId: z.string().optional(),
 });
 const slotSchema = z.object({ sessionId: z.string().optional(), closed: z.boolean().optional() });
-const ATTEMPT_ID = /^\d{15}-[0-9a-f-]{36}$/;
+/**
+ * An attempt's id (its file name): when it started, its workflow's key (so one verification's
+ * attempts are found by name, without reading the profile's every attempt), a uuid. Ids written
+ * before the key was part of them have none.
+ */
+const ATTEMPT_ID = /^\d{15}-(?:[0-9a-f]{16}-)?[0-9a-f-]{36}$/;
+const workflowKey = (workflowId: string) =>
+  createHash('sha256').update(workflowId).digest('hex').slice(0, 16);
+/** The workflow key an attempt id carries, if it carries one. */
+const workflowKeyOf = (attemptId: string) => /^\d{15}-([0-9a-f]{16})-[0-9a-f-]{36}$/.exec(attemptId)?.[1];
 
 /**
  * A {@link SessionVault} in a local directory (files readable by the owner only, each write
@@ -58,7 +67,7 @@ export class FileSessionVault implements SessionVault {
     startedAtMs: number;
   }): Promise<string> {
     const profileId = canonicalProfileId(attempt.profileId);
-    const attemptId = `${String(attempt.startedAtMs).padStart(15, '0')}-${randomUUID()}`;
+    const attemptId = `${String(attempt.startedAtMs).padStart(15, '0')}-${workflowKey(attempt.workflowId)}-${randomUUID()}`;
     const record: Omit<CreateAttempt, 'id'> = { ...attempt, profileId, settled: false };
     await writeFileAtomic(this.#attemptFile(profileId, attemptId), JSON.stringify(record));
     return attemptId;
@@ -75,8 +84,11 @@ export class FileSessionVault implements SessionVault {
   async createAttempts(profileId: string, workflowId?: string): Promise<CreateAttempt[]> {
     const folder = join(this.directory, 'attempts', canonicalProfileId(profileId));
     const attempts: CreateAttempt[] = [];
+    const key = workflowId === undefined ? undefined : workflowKey(workflowId);
     for (const name of await namesIn(folder)) {
       if (!name.endsWith('.json')) continue;
+      const named = workflowKeyOf(name.slice(0, -'.json'.length));
+      if (key !== undefined && named !== undefined && named !== key) continue;
       const parsed = attemptSchema.safeParse(await readJsonFile(join(folder, name)));
       if (!parsed.success) continue;
       if (workflowId === undefined || parsed.data.workflowId === workflowId)

@@ -542,6 +542,24 @@ describe('directory store after a crash', () => {
       nextStep: { method: 'None', content: '' },
     });
 
+  it("reads one verification's create attempts without reading every other's of its profile", async () => {
+    // A clean-up under load reads its own attempts: reading the profile's every attempt made
+    // each return wait on all open verifications. Another's attempt here cannot be read at all.
+    const profileId = randomUUID();
+    const mine = await store.vault.recordCreateAttempt({ workflowId: 'idv-mine', profileId, startedAtMs: 1 });
+    const theirs = await store.vault.recordCreateAttempt({
+      workflowId: 'idv-theirs',
+      profileId,
+      startedAtMs: 2,
+    });
+    const folder = join(directory, 'vault', 'attempts', profileId);
+    await rm(join(folder, `${theirs}.json`));
+    await mkdir(join(folder, `${theirs}.json`));
+    expect((await store.vault.createAttempts(profileId, 'idv-mine')).map((attempt) => attempt.id)).toEqual([
+      mine,
+    ]);
+  });
+
   it('does not count a claim whose verification never decided it (killed between the two writes)', async () => {
     const sessionId = randomUUID();
     await mkdir(join(directory, 'vault', 'sessions'), { recursive: true });

@@ -1,13 +1,17 @@
-// bench/scale/returns.ts: where a returning user's time goes under load. Runs a log-normal
+// `npm run bench:returns`: where a returning user's time goes under load. Runs a log-normal
 // population on one `idv worker` and, for the returning users, reads each history to split the
-// time from the user's return (the receiver's signal) to the outcome into its steps.
-// `BENCH_POPULATION`, `BENCH_MEDIAN_MS`, `BENCH_TAIL_MS`, `IDV_API_RATE` as bench/scale.
+// time from the user's return (the receiver's signal) to the outcome into its steps (the span
+// before each history event, by event type and activity). Sizes as bench/scale
+// (`BENCH_POPULATION`, `BENCH_MEDIAN_MS`, `BENCH_TAIL_MS`); the worker reads its own variables
+// (`IDV_API_RATE`, `IDV_WORKFLOW_CACHE`). Rewrites its section of docs/benchmarks.md.
 import { Runtime } from '@temporalio/worker';
-import { type temporal } from '@temporalio/proto';
+import { temporal } from '@temporalio/proto';
 import { DEFAULT_API_RATE } from '../../api/http/call-budget';
 import { runtimeOptions } from '../../workers/logging';
 import { verificationWorkflowId } from '../../verification/shared/ids';
+import { recordSection } from '../support/record';
 import { round, summarise } from '../support/stats';
+import { cpus, totalmem } from 'node:os';
 import { logNormalTimes, runPopulation } from './population';
 import { startScaleStack } from './stack';
 
@@ -20,7 +24,11 @@ const RATE = numberFrom('IDV_API_RATE', DEFAULT_API_RATE);
 type HistoryEvent = temporal.api.history.v1.IHistoryEvent;
 const ms = (event: HistoryEvent) =>
   Number(event.eventTime?.seconds ?? 0) * 1000 + Math.round((event.eventTime?.nanos ?? 0) / 1e6);
-const typeName = (event: HistoryEvent) => String(event.eventType ?? '');
+const typeName = (event: HistoryEvent) =>
+  (temporal.api.enums.v1.EventType[event.eventType ?? 0] ?? String(event.eventType)).replace(
+    'EVENT_TYPE_',
+    '',
+  );
 
 /** The steps between the return's signal and the close, as named spans (ms). */
 export function returnSpans(
@@ -34,6 +42,9 @@ export function returnSpans(
   const spans: Record<string, number> = {};
   let last = ms(events[signalIndex] as HistoryEvent);
   for (const event of events.slice(signalIndex + 1)) {
+    // An activity's started event is written with its completion, stamped with its start: the
+    // span until it completes counts as that completion's.
+    if (event.activityTaskStartedEventAttributes) continue;
     const t = ms(event);
     const scheduledId =
       event.activityTaskStartedEventAttributes?.scheduledEventId ??
@@ -45,7 +56,7 @@ export function returnSpans(
       (scheduledId !== undefined && scheduledId !== null
         ? activityTypes.get(Number(scheduledId))
         : undefined);
-    const name = `${typeName(event).replace('EVENT_TYPE_', '')}${activity ? ` ${activity}` : ''}`;
+    const name = `${typeName(event)}${activity ? ` ${activity}` : ''}`;
     spans[name] = (spans[name] ?? 0) + (t - last);
     last = t;
   }
@@ -71,17 +82,20 @@ async function main(): Promise<void> {
     await worker.stop();
     const redirects = run.flows.filter((flow) => flow.kind === 'redirect');
     const { p50, p99, max } = summarise(redirects.map((flow) => flow.delayMs));
-    process.stdout.write(
-      `${POPULATION} users, ${RATE} calls/s, ${round((Date.now() - started) / 1000)} s: returning users p50 ${round(p50)} ms, p99 ${round(p99)} ms, max ${round(max)} ms\n`,
-    );
-    // The slowest returns and, for comparison, all of them: the mean of each step.
+    const lines = [
+      "## npm run bench:returns: where a returning user's time goes under load",
+      '',
+      `Run: \`npm run bench:returns\`, ${new Date().toISOString().slice(0, 10)}, Node ${process.version}, ${cpus().length} cores, ${round(totalmem() / 2 ** 30, 0)} GiB. ${POPULATION} verifications at once on one \`idv worker\` at ${RATE} calls/s (user times log-normal, median ${MEDIAN_MS / 1000} s, none over ${TAIL_MS / 60_000} min; every other user returns through the receiver), ${round((Date.now() - started) / 1000)} s. Returning users, the user finished → outcome known (the server's close time): p50 **${round(p50)} ms**, p99 **${round(p99)} ms**, max ${round(max)} ms.`,
+      '',
+      "Each step is the time before a history event after the return's signal, by event type (and activity), as a mean over the returns:",
+      '',
+    ];
+    // The slowest returns beside all of them: the mean of each step.
     const slowest = [...redirects]
       .sort((a, b) => b.delayMs - a.delayMs)
       .slice(0, Math.max(5, Math.ceil(redirects.length / 50)));
-    for (const [label, flows] of [
-      ['slowest 2 %', slowest],
-      ['all', redirects],
-    ] as const) {
+    const means: Array<Record<string, number>> = [];
+    for (const flows of [slowest, redirects]) {
       const totals: Record<string, number> = {};
       for (const flow of flows) {
         const handle = stack.client.workflow.getHandle(verificationWorkflowId(flow.reference));
@@ -97,10 +111,22 @@ async function main(): Promise<void> {
         for (const [name, value] of Object.entries(returnSpans(events, activityTypes) ?? {}))
           totals[name] = (totals[name] ?? 0) + value;
       }
-      process.stdout.write(`\n${label} (${flows.length}): mean ms per step after the return's signal\n`);
-      for (const [name, total] of Object.entries(totals).sort((a, b) => b[1] - a[1]))
-        process.stdout.write(`  ${round(total / flows.length)}\t${name}\n`);
+      means.push(
+        Object.fromEntries(Object.entries(totals).map(([name, total]) => [name, total / flows.length])),
+      );
     }
+    const [slow = {}, all = {}] = means;
+    lines.push(
+      `| step (before the event) | slowest ${slowest.length}: mean ms | all ${redirects.length}: mean ms |`,
+      '|---|---|---|',
+    );
+    for (const name of Object.keys(slow)
+      .filter((key) => Math.abs(slow[key] ?? 0) >= 10 || Math.abs(all[key] ?? 0) >= 10)
+      .sort((a, b) => (slow[b] ?? 0) - (slow[a] ?? 0)))
+      lines.push(`| ${name} | ${round(slow[name] ?? 0)} | ${round(all[name] ?? 0)} |`);
+    const markdown = lines.join('\n');
+    recordSection('returns', markdown);
+    process.stdout.write(`${markdown}\n`);
   } finally {
     await stack.stop();
   }

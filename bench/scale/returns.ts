@@ -47,7 +47,6 @@ export function returnSpans(
     if (event.activityTaskStartedEventAttributes) continue;
     const t = ms(event);
     const scheduledId =
-      event.activityTaskStartedEventAttributes?.scheduledEventId ??
       event.activityTaskCompletedEventAttributes?.scheduledEventId ??
       event.activityTaskFailedEventAttributes?.scheduledEventId ??
       event.activityTaskCanceledEventAttributes?.scheduledEventId;

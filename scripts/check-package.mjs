@@ -142,7 +142,7 @@ async function main(): Promise<void> {
       connection: await Connection.connect({ address: env.TEMPORAL_ADDRESS! }),
       dataConverter: encryptingDataConverter(encryptionKeys),
     });
-    const idv = new IdvClient({ client, store, encryptionKeys, taskQueue });
+    const idv = new IdvClient({ client, store, taskQueue });
     const { handle, nextStep } = await idv.startVerification({
       reference: 'consumer-' + Date.now(),
       verificationProfileId: env.VERIFICATION_PROFILE_ID!,

@@ -25,7 +25,7 @@ import {
   refreshStepUpdate,
   submitNativeChallengeUpdate,
 } from '../shared/messages';
-import { redactionWorkflowId } from '../shared/ids';
+import { orphanSweepWorkflowId, redactionWorkflowId } from '../shared/ids';
 import { type VerificationSessionWorkflow } from '../shared/workflows';
 
 /** Thrown when a message is sent to a verification that has already ended. */
@@ -102,6 +102,13 @@ export class VerificationHandle {
     const input = payloads[0]
       ? payloadConverter.fromPayload<Partial<VerificationInput>>(payloads[0])
       : undefined;
+    // It asked its profile's orphan sweep: started it, or signalled it running.
+    const sweep = orphanSweepWorkflowId(input?.verificationProfileId ?? '');
+    const orphanSweep = (history.events ?? []).some(
+      (event) =>
+        event.childWorkflowExecutionStartedEventAttributes?.workflowExecution?.workflowId === sweep ||
+        event.externalWorkflowExecutionSignaledEventAttributes?.workflowExecution?.workflowId === sweep,
+    );
     // A workflow failed for good (its input refused) has no outcome: it ended failed.
     const outcome = await this.workflow.result().catch(() => undefined);
     const endedAt = (description.closeTime ?? new Date()).toISOString();
@@ -115,7 +122,7 @@ export class VerificationHandle {
       updatedAt: endedAt,
       deadline: endedAt,
       apiCalls: {},
-      orphanSweep: false,
+      orphanSweep,
     };
   }
 

@@ -14,6 +14,7 @@ import { runtimeOptions } from '../../workers/logging';
 import { redactionWorkflowId } from '../../verification/shared/ids';
 import { testProviderRequest } from '../../test/harness/requests';
 import { recordSection } from '../support/record';
+import { runBench } from '../support/run-bench';
 import { round } from '../support/stats';
 import { startScaleStack } from './stack';
 
@@ -113,13 +114,4 @@ async function main(): Promise<void> {
   }
 }
 
-// The Temporal runtime keeps the process alive once the work is done.
-main().then(
-  () => process.exit(0),
-  (error: unknown) => {
-    process.stderr.write(
-      `bench/scale/actions failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,
-    );
-    process.exit(1);
-  },
-);
+runBench('bench/scale/actions', main);

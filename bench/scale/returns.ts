@@ -10,6 +10,7 @@ import { DEFAULT_API_RATE } from '../../api/http/call-budget';
 import { runtimeOptions } from '../../workers/logging';
 import { verificationWorkflowId } from '../../verification/shared/ids';
 import { recordSection } from '../support/record';
+import { runBench } from '../support/run-bench';
 import { round, summarise } from '../support/stats';
 import { cpus, totalmem } from 'node:os';
 import { logNormalTimes, runPopulation } from './population';
@@ -131,13 +132,4 @@ async function main(): Promise<void> {
   }
 }
 
-// The Temporal runtime keeps the process alive once the work is done.
-main().then(
-  () => process.exit(0),
-  (error: unknown) => {
-    process.stderr.write(
-      `bench/scale/returns failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,
-    );
-    process.exit(1);
-  },
-);
+runBench('bench/scale/returns', main);

@@ -7,6 +7,7 @@ import { MAINTENANCE_GAVE_UP } from '../../common/failure-types';
 import { NEEDS_ATTENTION } from '../../common/search-attributes';
 import { agentPlatformWorkflowTypes } from '../shared/workflows';
 import { KEYRING_WORKFLOW_TYPE } from '../../keyring/shared';
+import { queryValue } from '../../common/visibility-query';
 
 /** A workflow of the task queue that failed, or whose step gave up: what happened and what to do. */
 export interface FailedWork {
@@ -37,8 +38,7 @@ export async function listFailedWork(
   client: Client,
   options: { taskQueue: string; limit?: number },
 ): Promise<FailedWork[]> {
-  const quote = (value: string) => `'${value.replace(/['\\]/g, '')}'`;
-  const query = `TaskQueue = ${quote(options.taskQueue)} AND (ExecutionStatus = 'Failed' OR IdvStatus = ${quote(NEEDS_ATTENTION)})`;
+  const query = `TaskQueue = ${queryValue(options.taskQueue)} AND (ExecutionStatus = 'Failed' OR IdvStatus = ${queryValue(NEEDS_ATTENTION)})`;
   const found: FailedWork[] = [];
   for await (const execution of client.workflow.list({ query })) {
     const handle = client.workflow.getHandle(execution.workflowId, execution.runId);

@@ -36,6 +36,7 @@ import { orphanSweepWorkflowId } from '../shared/ids';
 import { keyringQuery, keyringWorkflowId, rotateKeysSignal } from '../../keyring/shared';
 import { canonicalProfileId } from '../../stores/session-vault';
 import { VerificationEndedError, VerificationHandle } from './verification-handle';
+import { queryValue } from '../../common/visibility-query';
 
 /** Thrown when a verification has no session (it ended before the session was created). */
 export class NoSessionError extends Error {
@@ -354,10 +355,10 @@ export class IdvClient {
   /** Verifications matching a filter, as the server lists them: running ones first, then ended ones, newest first in each (a visibility query on search attributes). */
   async listVerifications(filter: VerificationFilter = {}): Promise<VerificationSummary[]> {
     const clauses = [`WorkflowType = '${verificationWorkflowTypes.session}'`];
-    const quote = (value: string) => `'${value.replace(/['\\]/g, '')}'`;
-    if (filter.status) clauses.push(`IdvStatus = ${quote(filter.status)}`);
-    if (filter.verificationProfileId) clauses.push(`IdvProfileId = ${quote(filter.verificationProfileId)}`);
-    if (filter.provider) clauses.push(`IdvProvider = ${quote(filter.provider)}`);
+    if (filter.status) clauses.push(`IdvStatus = ${queryValue(filter.status)}`);
+    if (filter.verificationProfileId)
+      clauses.push(`IdvProfileId = ${queryValue(filter.verificationProfileId)}`);
+    if (filter.provider) clauses.push(`IdvProvider = ${queryValue(filter.provider)}`);
     const summaries: VerificationSummary[] = [];
     for await (const execution of this.client.workflow.list({ query: clauses.join(' AND ') })) {
       const attribute = (name: string) => {

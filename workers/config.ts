@@ -41,7 +41,7 @@ export interface IdvConfig {
   ecosystem: { authUrl: string | undefined; schemaBaseUrl: string | undefined };
   /** The JSON logs' level (`IDV_LOG_LEVEL`); the Temporal runtime's own lines stay at WARN. */
   logLevel: Level;
-  /** `IDV_API_RATE`: calls per second this process makes to the identity service at most (all activities together). */
+  /** `IDV_API_RATE`: calls per second the workers of the task queue make to the identity service at most, together (each its part). */
   apiCallsPerSecond: number;
   /** `IDV_WORKFLOW_CACHE`: workflows the worker keeps cached between their tasks. */
   workflowCacheSize: number;

@@ -62,6 +62,18 @@ export interface CallBudgetStats {
   waiting: number;
   /** Calls granted since the start. */
   granted: number;
+  /** This process's part of `callsPerSecond` in force now (all of it unless shared, see {@link CallBudget.share}; 0: every call held). */
+  share: number;
+}
+
+/** What {@link CallBudget.share} sets: this process's part of a budget that several processes share. */
+export interface BudgetShare {
+  /** Calls per second this process may make (a whole number up to the budget's rate); 0 holds every call until the next share. */
+  callsPerSecond: number;
+  /** Verifications open across every process of the budget (the polls are spread over all of them); 0: count this process's own. */
+  polledSessions: number;
+  /** The part holds until then (the budget's clock, {@link CallBudget.now}); every call is held after it until the next share. @default forever */
+  validUntil?: number;
 }
 
 /** Calls granted and 429s in a stretch of time, and the longest `Retry-After` of those 429s. */
@@ -89,14 +101,21 @@ const SECOND_MS = 1_000;
 const RETURN_GRACE_MS = 30_000;
 
 /**
- * A per-process limit on calls per second to a service, shared by every caller: at most
+ * A limit on calls per second to a service, shared by every caller in the process: at most
  * `limit` calls start in any window of 1.1 s (a sliding window, so no burst doubles it),
  * `first` calls are granted before polls, and 429s tighten the limit for a while (see
- * {@link OVERLOAD_SHARE}). It also spreads polls fairly: {@link pollDelayMs} stretches each
- * session's interval so that all the sessions polled through this process fit in its budget.
+ * {@link OVERLOAD_SHARE}). Several processes share one rate through {@link share} (each its
+ * part). It also spreads polls fairly: {@link pollDelayMs} stretches each session's interval so
+ * that all the sessions polled fit in the rate.
  */
 export class CallBudget {
   readonly #rate: number;
+  /** This process's part of the rate: the window, the ceiling and the recovery work from it. */
+  #share: number;
+  /** Sessions polled through every process sharing the rate, as last told. */
+  #sharedSessions = 0;
+  /** The share holds until then; after it every call is held until the next share. */
+  #shareValidUntil = Number.POSITIVE_INFINITY;
   readonly #pollShare: number;
   readonly #recoverEveryMs: number;
   readonly #now: () => number;
@@ -133,6 +152,7 @@ export class CallBudget {
     const recoverEveryMs = options.recoverEveryMs ?? 5_000;
     if (!(recoverEveryMs >= 1)) throw new RangeError('recoverEveryMs must be at least 1');
     this.#rate = Math.floor(options.callsPerSecond);
+    this.#share = this.#rate;
     this.#limit = this.#rate;
     this.#ceiling = this.#rate;
     this.#pollShare = pollShare;
@@ -210,7 +230,7 @@ export class CallBudget {
       this.#schedule();
     } else if (now - this.#easedAt >= REFUSAL_WINDOW_MS) {
       this.#easedAt = now;
-      this.#ceiling = Math.max(Math.floor(this.#rate * EASE_FLOOR), this.#ceiling - 1, 1);
+      this.#ceiling = Math.max(Math.floor(this.#share * EASE_FLOOR), this.#ceiling - 1, 1);
       this.#limit = Math.min(this.#limit, this.#ceiling);
     }
   }
@@ -239,7 +259,12 @@ export class CallBudget {
     // a 429's halving has grown back; the pause and the window enforce the limit meanwhile. The
     // window grants `rate` per 1.1 s: the share is of what it grants in a second.
     const share = ((this.#rate * SECOND_MS) / WINDOW_MS) * this.#pollShare;
-    const sessions = this.#sessions.size + (this.#sessions.has(sessionId) || ended ? 0 : 1);
+    // Shared by several processes, each sees only the sessions whose polls it ran lately: the
+    // count across all of them plans for the whole rate.
+    const sessions = Math.max(
+      this.#sharedSessions,
+      this.#sessions.size + (this.#sessions.has(sessionId) || ended ? 0 : 1),
+    );
     const fair = Math.min(MAX_POLL_DELAY_MS, (sessions / share) * SECOND_MS);
     const delay = Math.round(Math.max(ownIntervalMs, fair));
     // A session seen done (by a check or a cancel while this poll was under way) stays forgotten.
@@ -259,11 +284,43 @@ export class CallBudget {
     this.#prune(now);
     return {
       callsPerSecond: this.#rate,
-      currentLimit: this.#limit,
+      currentLimit: Math.min(this.#limit, this.#shareInForce(now)),
       polledSessions: this.#sessions.size,
       waiting: this.#first.length + this.#polls.length,
       granted: this.#granted,
+      share: this.#shareInForce(now),
     };
+  }
+
+  /**
+   * Makes this process's part of the rate `callsPerSecond` (several processes share the budget)
+   * until `validUntil`: the window grants at most that many calls per 1.1 s from now on (calls
+   * granted before still count in it); 0, or a share past its `validUntil`, holds every call
+   * until a later share. Polls are planned for the whole rate over `polledSessions`, since every
+   * process runs some of every session's polls.
+   */
+  share(share: BudgetShare): void {
+    const callsPerSecond = Math.floor(share.callsPerSecond);
+    if (!(callsPerSecond >= 0 && callsPerSecond <= this.#rate))
+      throw new RangeError(`a share must be from 0 to the rate (${this.#rate}) calls per second`);
+    const now = this.#now();
+    this.#recover(now);
+    // What 429s took stays taken in proportion: the ceiling and the limit keep their ratio to the
+    // share (a process that held starts afresh).
+    const ceilingRatio = this.#share > 0 ? Math.min(1, this.#ceiling / this.#share) : 1;
+    const limitRatio = this.#share > 0 ? Math.min(1, this.#limit / this.#share) : 1;
+    const floor = Math.min(1, callsPerSecond);
+    this.#share = callsPerSecond;
+    this.#shareValidUntil = share.validUntil ?? Number.POSITIVE_INFINITY;
+    this.#sharedSessions = Math.max(0, Math.floor(share.polledSessions));
+    this.#ceiling = Math.max(floor, Math.floor(callsPerSecond * ceilingRatio));
+    this.#limit = Math.max(floor, Math.min(this.#ceiling, Math.floor(callsPerSecond * limitRatio)));
+    this.#drain();
+  }
+
+  /** The share unless it ran out (then 0: held until the next share). */
+  #shareInForce(now: number): number {
+    return now < this.#shareValidUntil ? this.#share : 0;
   }
 
   /** Stops the timer; waiting calls are refused (they resolve false). */
@@ -277,7 +334,7 @@ export class CallBudget {
   #take(): boolean {
     const now = this.#now();
     this.#recover(now);
-    if (now < this.#pausedUntil) return false;
+    if (now < this.#pausedUntil || this.#shareInForce(now) === 0) return false;
     while (this.#recent.length > 0 && (this.#recent[0] as number) <= now - WINDOW_MS) this.#recent.shift();
     if (this.#recent.length >= this.#limit) return false;
     this.#recent.push(now);
@@ -297,7 +354,9 @@ export class CallBudget {
   }
 
   #schedule(): void {
-    if (this.#first.length === 0 && this.#polls.length === 0) return;
+    // Holding (no share, or it ran out): the next share drains.
+    if ((this.#first.length === 0 && this.#polls.length === 0) || this.#shareInForce(this.#now()) === 0)
+      return;
     const now = this.#now();
     const windowFreeAt =
       this.#recent.length >= this.#limit
@@ -348,10 +407,10 @@ export class CallBudget {
    * back to it by a tenth of the rate per `recoverEveryMs` without a halving.
    */
   #recover(now: number): void {
-    if (this.#ceiling < this.#rate) {
+    if (this.#ceiling < this.#share) {
       const steps = Math.floor((now - this.#ceilingSince) / REFUSAL_WINDOW_MS);
       if (steps > 0) {
-        this.#ceiling = Math.min(this.#rate, this.#ceiling + steps);
+        this.#ceiling = Math.min(this.#share, this.#ceiling + steps);
         this.#ceilingSince += steps * REFUSAL_WINDOW_MS;
       }
     }
@@ -362,7 +421,7 @@ export class CallBudget {
     }
     const periods = Math.floor((now - this.#recoveringSince) / this.#recoverEveryMs);
     if (periods <= 0) return;
-    this.#limit = Math.min(this.#ceiling, this.#limit + periods * Math.max(1, Math.ceil(this.#rate / 10)));
+    this.#limit = Math.min(this.#ceiling, this.#limit + periods * Math.max(1, Math.ceil(this.#share / 10)));
     this.#recoveringSince += periods * this.#recoverEveryMs;
   }
 

@@ -5,6 +5,7 @@ import { noStackReason, readStackState } from '../../workers/dev/stack-file';
 import { temporalTarget } from '../../workers/temporal-target';
 import { agentPlatformOf } from '../../workers/agent-platform';
 import { createVerificationWorker } from '../../workers/verification-worker';
+import { shareCallBudget, uniqueWorkerIdentity } from '../../workers/budget-share';
 import { apiCallMetrics } from '../../workers/telemetry/api-metrics';
 import { budgetMetrics } from '../../workers/telemetry/budget-metrics';
 import { tracingFromEnvironment } from '../../workers/telemetry/otlp-tracing';
@@ -56,6 +57,8 @@ export const workerCommand: Command = {
       const worker = await createVerificationWorker({
         connection,
         taskQueue: config.taskQueue,
+        // The budget's parts are counted by identity: Temporal's default repeats across containers.
+        workerIdentity: uniqueWorkerIdentity(),
         identity,
         store,
         encryptionKeys,
@@ -71,9 +74,15 @@ export const workerCommand: Command = {
         `idv worker: polling task queue ${config.taskQueue}, deployment ${config.deployment.name} build ${config.deployment.buildId}, store: ${store.description} (Ctrl-C to stop)\n`,
       );
       const running = worker.run();
-      await Promise.race([running, io.stopRequested]);
-      if (worker.getState() === 'RUNNING') worker.shutdown();
-      await running;
+      // IDV_API_RATE holds for every worker of the task queue together.
+      const stopSharing = shareCallBudget({ worker, budget });
+      try {
+        await Promise.race([running, io.stopRequested]);
+        if (worker.getState() === 'RUNNING') worker.shutdown();
+        await running;
+      } finally {
+        stopSharing();
+      }
       io.stderr.write('idv worker: stopped\n');
       return 0;
     } finally {

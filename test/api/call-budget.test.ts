@@ -278,6 +278,65 @@ describe('the call budget', () => {
     expect(budget.stats().polledSessions).toBe(1);
   });
 
+  it('grants no more than its share of the rate, holds every call at a share of 0, and grants again at the next share', async () => {
+    const budget = new CallBudget({ callsPerSecond: 12 });
+    budget.share({ callsPerSecond: 4, polledSessions: 0 });
+    const granted: Array<[CallPriority, number]> = [];
+    const some = Promise.all(ask(budget, 'first', 8, granted));
+    await jest.advanceTimersByTimeAsync(3_000);
+    await some;
+    expect(busiestSecond(granted.map(([, at]) => at))).toBe(4);
+    budget.share({ callsPerSecond: 0, polledSessions: 0 });
+    const held: Array<[CallPriority, number]> = [];
+    const more = Promise.all(ask(budget, 'first', 6, held));
+    await jest.advanceTimersByTimeAsync(10_000);
+    expect(held).toHaveLength(0);
+    expect(budget.stats()).toMatchObject({ share: 0, waiting: 6, callsPerSecond: 12 });
+    budget.share({ callsPerSecond: 6, polledSessions: 0 });
+    await jest.advanceTimersByTimeAsync(0);
+    await more;
+    expect(held).toHaveLength(6);
+    expect(() => budget.share({ callsPerSecond: 13, polledSessions: 0 })).toThrow(RangeError);
+  });
+
+  it('holds every call once its share runs out, until the next share', async () => {
+    const budget = new CallBudget({ callsPerSecond: 10 });
+    budget.share({ callsPerSecond: 5, polledSessions: 0, validUntil: budget.now() + 4_000 });
+    const granted: Array<[CallPriority, number]> = [];
+    const calls = Promise.all(ask(budget, 'first', 40, granted));
+    await jest.advanceTimersByTimeAsync(10_000);
+    // 5 per 1.1 s window while the share held: windows starting at 0, 1.1, 2.2 and 3.3 s.
+    expect(granted).toHaveLength(20);
+    expect(budget.stats()).toMatchObject({ share: 0, currentLimit: 0, waiting: 20 });
+    budget.share({ callsPerSecond: 10, polledSessions: 0 });
+    await jest.advanceTimersByTimeAsync(2_200);
+    await calls;
+    expect(granted).toHaveLength(40);
+  });
+
+  it('keeps what 429s took, in proportion, when its share changes, and grows back to the share only', async () => {
+    const budget = new CallBudget({ callsPerSecond: 20 });
+    budget.share({ callsPerSecond: 10, polledSessions: 0 });
+    overload(budget, 1_000);
+    expect(budget.stats().currentLimit).toBe(5);
+    budget.share({ callsPerSecond: 4, polledSessions: 0 });
+    expect(budget.stats().currentLimit).toBe(2);
+    budget.share({ callsPerSecond: 10, polledSessions: 0 });
+    expect(budget.stats().currentLimit).toBe(5);
+    await jest.advanceTimersByTimeAsync(60_000);
+    expect(budget.stats().currentLimit).toBe(10);
+  });
+
+  it('plans polls for the whole rate over the sessions of every process sharing it', () => {
+    const budget = new CallBudget({ callsPerSecond: 10, pollShare: 0.5 });
+    budget.share({ callsPerSecond: 5, polledSessions: 100 });
+    // 100 sessions across the processes at half of 10 calls per 1.1 s: each polled every 22 s,
+    // though this process ran the polls of one of them only.
+    expect(budget.pollDelayMs('s-1', 2_000)).toBe(22_000);
+    budget.share({ callsPerSecond: 5, polledSessions: 0 });
+    expect(budget.pollDelayMs('s-1', 2_000)).toBe(2_000);
+  });
+
   it('refuses a budget below one call per second', () => {
     expect(() => new CallBudget({ callsPerSecond: 0 })).toThrow(RangeError);
     expect(() => new CallBudget({ callsPerSecond: Number.NaN })).toThrow(RangeError);

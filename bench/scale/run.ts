@@ -1,6 +1,6 @@
 // bench/scale: a log-normal user population (ours under the default budget beside fixed 2-second
-// polling), many open verifications on one worker, instant users against a bare workflow, and
-// two worker processes on one task queue. Rewrites its section of docs/benchmarks.md and the
+// polling), many open verifications on one worker, and instant users against a bare workflow
+// (several workers sharing a budget: bench/scale/workers.ts). Rewrites its section of docs/benchmarks.md and the
 // delay plot docs/bench-delays.svg.
 import { cpus, totalmem } from 'node:os';
 import { join } from 'node:path';
@@ -24,7 +24,6 @@ const OPEN = numberFrom('BENCH_OPEN', 10_000);
 const OPEN_RATE = numberFrom('BENCH_OPEN_RATE', 100);
 const IDLE_SECONDS = numberFrom('BENCH_IDLE_SECONDS', 60);
 const INSTANT = numberFrom('BENCH_INSTANT', 300);
-const TWO = numberFrom('BENCH_TWO_WORKERS', 300);
 /** Spread of the log-normal: with median 90 s, about one user in a thousand takes over 20 minutes. */
 const SIGMA = 0.84;
 
@@ -131,27 +130,9 @@ async function main(): Promise<void> {
     log(`instant: ${INSTANT} verifications and ${INSTANT} bare workflows`);
     const instant = await runInstant({ stack, emulator: ours, count: INSTANT, inFlight: 50, apiRate: 1_000 });
 
-    log(`two workers: ${TWO} verifications over two worker processes on one task queue`);
-    const perWorker = Math.floor(DEFAULT_API_RATE / 2);
-    const two = [
-      await stack.worker({ taskQueue: 'bench-scale-two', emulator: ours, apiRate: perWorker }),
-      await stack.worker({ taskQueue: 'bench-scale-two', emulator: ours, apiRate: perWorker }),
-    ];
-    const cpuBefore = two.map((worker) => processUsage(worker.pid).cpuSeconds);
-    const twoRun = await runPopulation({
-      name: 'two',
-      idv: stack.idv('bench-scale-two'),
-      emulator: ours,
-      returnUrl: stack.returnUrl,
-      userMs: logNormalTimes(TWO, { seed: 3, medianMs: 10_000, sigma: SIGMA, maxMs: 60_000 }),
-      redirectEvery: 2,
-    });
-    const twoCpu = two.map((worker, i) => processUsage(worker.pid).cpuSeconds - (cpuBefore[i] ?? 0));
-    for (const worker of two) await worker.stop();
-
     const [ourInstant, bare] = instant as [(typeof instant)[0], (typeof instant)[0]];
     const markdown = [
-      '## bench/scale: a user population, 10,000 open verifications, instant users, two workers',
+      '## bench/scale: a user population, 10,000 open verifications, instant users',
       '',
       `Run: \`npm run bench:scale\` (or \`npm run bench\` for every section), ${new Date().toISOString().slice(0, 10)}, Node ${process.version}, ${cpus().length} cores, ${round(totalmem() / 2 ** 30, 0)} GiB. One dev server (SQLite in memory); each emulator and each worker (\`idv worker\`, payloads encrypted, measured from /proc) in its own process; the client, the receiver and the load in the bench's process. Polling is our default (1 s growing by half to 10 s) unless said; the budget is the worker's \`IDV_API_RATE\`.`,
       '',
@@ -193,14 +174,6 @@ async function main(): Promise<void> {
       ),
       '',
       `Orchestration cost, ours / bare: **${cell(ourInstant.workerCpuMs / bare.workerCpuMs)}x** worker CPU, **${cell(ourInstant.serverCpuMs / bare.serverCpuMs)}x** server CPU per verification; throughput ${cell(ourInstant.perSecond / bare.perSecond)}x (ours waits the first 1 s poll interval).`,
-      '',
-      `### Two worker processes on one task queue (${TWO} verifications, budget ${perWorker}/s each)`,
-      '',
-      `Users log-normal, median 10 s, none over 60 s; every other returns through the receiver. Each worker gets half of a ${perWorker * 2} calls/s budget (\`IDV_API_RATE=${perWorker}\`).`,
-      '',
-      '| verifications | failures | wall s | busiest second (calls) | total budget | CPU s worker 1 | CPU s worker 2 | poll-only delay p50 ms | redirect delay p50 ms |',
-      '|---|---|---|---|---|---|---|---|---|',
-      `| ${twoRun.flows.length} | ${twoRun.flows.filter((f) => !f.ok).length} | ${cell(twoRun.wallSeconds)} | ${twoRun.busiestSecond} | ${perWorker * 2} | ${cell(twoCpu[0] ?? Number.NaN)} | ${cell(twoCpu[1] ?? Number.NaN)} | ${cell(summarise(kindOf(twoRun, 'poll-only')).p50)} | ${cell(summarise(kindOf(twoRun, 'redirect')).p50)} |`,
     ].join('\n');
     recordSection('scale', markdown);
     process.stdout.write(`${markdown}\n`);

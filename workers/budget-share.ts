@@ -96,7 +96,8 @@ export class ShareKeeper {
       validUntil: answer.askedAt + SHARE_STALE_MS,
       workers: live.length,
     });
-    if (!selfLive || !live.includes(this.#self)) {
+    // Live to itself implies live to the others (listed in `live`): the margin is shorter.
+    if (!selfLive) {
       this.#listedSince = undefined;
       return part(0);
     }

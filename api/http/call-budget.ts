@@ -354,10 +354,9 @@ export class CallBudget {
   }
 
   #schedule(): void {
-    // Holding (no share, or it ran out): the next share drains.
-    if ((this.#first.length === 0 && this.#polls.length === 0) || this.#shareInForce(this.#now()) === 0)
-      return;
     const now = this.#now();
+    // Holding (no share, or it ran out): the next share drains.
+    if ((this.#first.length === 0 && this.#polls.length === 0) || this.#shareInForce(now) === 0) return;
     const windowFreeAt =
       this.#recent.length >= this.#limit
         ? (this.#recent[this.#recent.length - this.#limit] as number) + WINDOW_MS

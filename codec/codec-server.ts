@@ -37,6 +37,11 @@ export interface CodecServer {
   url: string;
   /** What to configure as codec endpoint: the base address, or with the token as path prefix (web UI). */
   endpoint(withTokenInPath: boolean): string;
+  /**
+   * Replaces the browser origins allowed to call: the embedded stack learns its web UI's port only
+   * once the UI runs, and the UI needs this server's address to start.
+   */
+  allowOrigins(origins: readonly string[]): void;
   /** Stops accepting and closes every connection. */
   close(): Promise<void>;
 }
@@ -100,6 +105,9 @@ export async function startCodecServer(options: CodecServerOptions): Promise<Cod
   return {
     url,
     endpoint: (withTokenInPath) => (withTokenInPath ? `${url}/t/${encodeURIComponent(token)}` : url),
+    allowOrigins: (origins) => {
+      context.origins = new Set(origins.map(originOf));
+    },
     close: async () => {
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeAllConnections();

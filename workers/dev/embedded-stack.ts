@@ -19,7 +19,7 @@ import { startCodecServer } from '../../codec/codec-server';
 import { TemporalKeyring } from '../../keyring/client';
 import { type WorkerDeployment } from '../deployment-settings';
 import { devCodecToken, devEncryptionKeys, devReceiverSecret } from '../encryption-keys-source';
-import { assertPortFree, freePort } from './free-port';
+import { assertPortFree } from './free-port';
 import { createVerificationWorker } from '../verification-worker';
 import { apiCallMetrics } from '../telemetry/api-metrics';
 import { type DevServer, startDevServer } from './temporal-dev-server';
@@ -99,9 +99,8 @@ export async function startEmbeddedStack(options: EmbeddedStackOptions = {}): Pr
     const encryptionKeys = await devEncryptionKeys(dataDir);
     const store: IdvStore = await openStore({ storeUrl: options.storeUrl, dataDir });
     stoppers.push(() => store.close());
-    // The UI's port is fixed first: the codec server allows that origin only.
-    const uiPort = options.uiPort === 0 ? await freePort() : (options.uiPort ?? 8233);
-    // The codec server starts before Temporal (whose UI names it); it reads the keyring once both run.
+    // The codec server starts before Temporal (whose UI names it); it reads the keyring once both
+    // run, and allows the UI's origin once the UI's port is known.
     const temporalClient: { current?: Client } = {};
     const codec = await startCodecServer({
       encryptionKeys,
@@ -114,16 +113,20 @@ export async function startEmbeddedStack(options: EmbeddedStackOptions = {}): Pr
       }),
       store,
       token: await devCodecToken(dataDir),
-      allowedOrigins: [`http://127.0.0.1:${uiPort}`, `http://localhost:${uiPort}`],
+      allowedOrigins: [],
     });
     stoppers.push(() => codec.close());
     const temporal: DevServer = await startDevServer({
       port: options.temporalPort ?? 7233,
-      uiPort,
+      uiPort: options.uiPort ?? 8233,
       dbFile,
       uiCodecEndpoint: codec.endpoint(true),
     });
     stoppers.push(() => temporal.stop());
+    if (temporal.uiUrl) {
+      const { port } = new URL(temporal.uiUrl);
+      codec.allowOrigins([`http://127.0.0.1:${port}`, `http://localhost:${port}`]);
+    }
     // Its state lives in the data dir, so verifications running when the stack stopped carry on;
     // a seed of its own per start keeps new ids from repeating earlier ones.
     const emulator = await startEmulator({

@@ -17,6 +17,15 @@ export function freePort(host = '127.0.0.1'): Promise<number> {
 /** Thrown when a port asked for is in use (by another stack, most likely). */
 export class PortTakenError extends Error {
   override readonly name = 'PortTakenError';
+  constructor(
+    readonly port: number,
+    host: string,
+    option: string,
+  ) {
+    super(
+      `port ${port} on ${host} is taken (another idv dev?): choose another with ${option}, or 0 for a free one`,
+    );
+  }
 }
 
 /**
@@ -32,8 +41,5 @@ export async function assertPortFree(port: number, host: string, option: string)
     );
     server.listen(port, host, () => server.close(() => resolveTaken(false)));
   });
-  if (taken)
-    throw new PortTakenError(
-      `port ${port} on ${host} is taken (another idv dev?): choose another with ${option}, or 0 for a free one`,
-    );
+  if (taken) throw new PortTakenError(port, host, option);
 }

@@ -2,7 +2,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { Connection } from '@temporalio/client';
 import { idvSearchAttributes, searchAttributeTypeName } from '../../common/search-attributes';
-import { assertPortFree, freePort } from './free-port';
+import { assertPortFree, freePort, PortTakenError } from './free-port';
 import { resolveTemporalBinaries } from './temporal-binaries';
 
 /** Options of {@link startDevServer}. */
@@ -42,22 +42,47 @@ export class DevServerStartError extends Error {
 
 const HOST = '127.0.0.1';
 
+/** How many times ports picked here are picked again when one is taken before the server binds it. */
+const PICK_ATTEMPTS = 3;
+
+/** Picks a free port on a host; {@link freePort} unless a test names the ports. */
+export type PortPicker = (host: string) => Promise<number>;
+
 /**
  * Starts a Temporal dev server with our search attributes registered and update-with-start
  * enabled, and resolves once it answers health checks and lists those search attributes (the
  * SDK's own launcher gives up after a few seconds, too short on a loaded 2-core machine).
+ *
+ * A port named in the options is refused when taken ({@link PortTakenError} naming its option).
+ * A port picked here is free when picked but can be taken before the server binds it (another
+ * process's connection lands on it): then both are picked again, {@link PICK_ATTEMPTS} times at most.
  */
-export async function startDevServer(options: DevServerOptions = {}): Promise<DevServer> {
-  const { cli } = resolveTemporalBinaries();
-  const namespace = options.namespace ?? 'default';
+export async function startDevServer(
+  options: DevServerOptions = {},
+  pickPort: PortPicker = freePort,
+): Promise<DevServer> {
   if (options.port) await assertPortFree(options.port, HOST, '--port');
   if (typeof options.uiPort === 'number' && options.uiPort > 0)
     await assertPortFree(options.uiPort, HOST, '--ui-port');
-  const port = options.port || (await freePort(HOST));
-  const uiPort =
-    options.uiPort === false || options.uiPort === undefined
-      ? false
-      : options.uiPort || (await freePort(HOST));
+  for (let attempt = 1; ; attempt += 1) {
+    const port = options.port || (await pickPort(HOST));
+    const uiPort =
+      options.uiPort === false || options.uiPort === undefined
+        ? false
+        : options.uiPort || (await pickPort(HOST));
+    try {
+      return await launch(options, port, uiPort);
+    } catch (error) {
+      const picked =
+        error instanceof PortTakenError && error.port !== options.port && error.port !== options.uiPort;
+      if (!picked || attempt >= PICK_ATTEMPTS) throw error;
+    }
+  }
+}
+
+async function launch(options: DevServerOptions, port: number, uiPort: number | false): Promise<DevServer> {
+  const { cli } = resolveTemporalBinaries();
+  const namespace = options.namespace ?? 'default';
   const args = ['server', 'start-dev', '--ip', HOST, '--port', String(port), '--namespace', namespace];
   args.push('--log-level', options.logLevel ?? 'error');
   args.push(
@@ -93,7 +118,7 @@ export async function startDevServer(options: DevServerOptions = {}): Promise<De
     await waitHealthy(child, address, namespace, options.startTimeoutMs ?? 60_000, () => stderrTail);
   } catch (error) {
     await stop();
-    throw error;
+    throw takenPort(stderrTail, port, uiPort) ?? error;
   }
   return {
     address,
@@ -102,6 +127,14 @@ export async function startDevServer(options: DevServerOptions = {}): Promise<De
     pid: child.pid,
     stop,
   };
+}
+
+/** The CLI checks its ports before it starts and exits naming the one it cannot bind. */
+function takenPort(stderr: string, port: number, uiPort: number | false): PortTakenError | undefined {
+  const match = /listen tcp [^\s]*:(\d+): bind: address already in use/.exec(stderr);
+  if (!match) return undefined;
+  const taken = Number(match[1]);
+  return new PortTakenError(taken, HOST, taken === uiPort ? '--ui-port' : '--port');
 }
 
 function stopper(child: ChildProcess): () => Promise<void> {

@@ -3,6 +3,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { type Client } from '@temporalio/client';
 import { type IdvClient } from '../../verification/client/idv-client';
+import { verificationWorkflowTypes } from '../../verification/shared/workflows';
 import { testProviderRequest } from '../../test/harness/requests';
 import { inLanes } from '../receiver/deliveries';
 import { type BenchEmulator, processUsage } from './stack';
@@ -15,6 +16,8 @@ export interface OpenRun {
   peakRssMiB: number;
   idleCpuPercent: number;
   idleCallsPerMinute: number;
+  /** The worker's CPU while idle over the calls it made meanwhile (nearly all polls). */
+  idleCpuMsPerCall: number;
   drainSeconds: number;
   busiestSecond: number;
   succeeded: number;
@@ -29,8 +32,11 @@ const totalCalls = async (emulator: BenchEmulator) =>
     0,
   );
 
+// Verifications only: the task queue's keyring runs as long as its workers do.
 async function running(client: Client, taskQueue: string): Promise<number> {
-  const { count } = await client.workflow.count(`TaskQueue = '${taskQueue}' AND ExecutionStatus = 'Running'`);
+  const { count } = await client.workflow.count(
+    `TaskQueue = '${taskQueue}' AND WorkflowType = '${verificationWorkflowTypes.session}' AND ExecutionStatus = 'Running'`,
+  );
   return count;
 }
 
@@ -102,6 +108,8 @@ export async function runOpenVerifications(options: {
     peakRssMiB: peakRss,
     idleCpuPercent: ((after.usage.cpuSeconds - before.usage.cpuSeconds) / idleSeconds) * 100,
     idleCallsPerMinute: ((after.calls - before.calls) / idleSeconds) * 60,
+    idleCpuMsPerCall:
+      ((after.usage.cpuSeconds - before.usage.cpuSeconds) * 1000) / (after.calls - before.calls),
     drainSeconds,
     busiestSecond: Number(counters.busiestSecond),
     succeeded: outcomes.filter((outcome) => outcome.status === 'succeeded').length,

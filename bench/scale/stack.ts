@@ -147,8 +147,11 @@ export async function startScaleStack(): Promise<ScaleStack> {
 /** Starts `idv worker` (compiled) with `env`; resolves once it polls its task queue. */
 export async function spawnWorker(env: NodeJS.ProcessEnv): Promise<WorkerProcess> {
   const idv = join(__dirname, '..', '..', 'bin', 'idv.js');
-  const child = spawn(process.execPath, [idv, 'worker'], {
-    env: { ...process.env, ...env },
+  const merged = { ...process.env, ...env };
+  // BENCH_WORKER_NODE_ARGS: Node flags for the worker that NODE_OPTIONS refuses (`--cpu-prof`).
+  const nodeArgs = merged.BENCH_WORKER_NODE_ARGS?.split(' ').filter(Boolean) ?? [];
+  const child = spawn(process.execPath, [...nodeArgs, idv, 'worker'], {
+    env: merged,
     stdio: ['ignore', 'ignore', 'pipe'],
   });
   let stderr = '';

@@ -19,7 +19,7 @@ export const workflowKinds = {
 /**
  * An onboarding's verification is a verification whose reference starts with this: inside the
  * onboarding kind's prefix, so no business reference can take it, and no onboarding's ID either
- * (no tenant is named `verification`, see `tenantSchema`).
+ * (no tenant is named `verification`, see `tenantNameProblem`).
  */
 export const ONBOARDING_VERIFICATION_PREFIX = `${workflowKinds.onboarding}verification:`;
 

@@ -1,5 +1,6 @@
 import { type AgentPlatformDeps } from './deps';
 import { agentActivities } from './agent-activities';
+import { inputCheckActivities } from './input-checks';
 import { migrationActivities } from './migration-activities';
 import { onboardingActivities } from './onboarding-activities';
 
@@ -9,6 +10,7 @@ export function agentPlatformActivities(deps: AgentPlatformDeps) {
     ...agentActivities(deps),
     ...migrationActivities(deps),
     ...onboardingActivities(deps),
+    ...inputCheckActivities(),
   };
 }
 

@@ -2,8 +2,9 @@ import { z } from 'zod';
 import { kindWorkflowId } from '../../common/workflow-ids';
 
 import { agentMessageTypes, type AgentMessageType } from '../../common/agent-message-types';
+import { type AgentDelivery, deliveryKey } from './agent-delivery';
 
-export { agentMessageTypes, type AgentMessageType };
+export { agentMessageTypes, type AgentMessageType, type AgentDelivery, deliveryKey };
 
 /** Ids as the platform sends them: bounded, and safe in a workflow ID. */
 const id = z
@@ -30,13 +31,6 @@ const deliverySchema = z.object({
       path: ['connection_id'],
     }),
 });
-
-/** A delivery, normalised. */
-export interface AgentDelivery {
-  messageType: AgentMessageType;
-  objectId: string;
-  connectionId: string;
-}
 
 /** The body is not a delivery; `errors` names each field (never quoting the body). */
 export class InvalidDeliveryError extends Error {
@@ -74,9 +68,4 @@ export function connectionWorkflowId(tenant: string, connectionId: string): stri
  */
 export function onboardingWorkflowId(tenant: string, connectionId: string): string {
   return kindWorkflowId('onboarding', `${tenant}:${connectionId}`);
-}
-
-/** What makes two deliveries the same event (a repeated delivery reaches its workflow once). */
-export function deliveryKey(delivery: AgentDelivery): string {
-  return `${delivery.messageType}:${delivery.objectId}`;
 }

@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { ambiguousTenants, tenantSchema } from './agent-tenants';
+import { ambiguousTenants } from './agent-tenants';
+import { tenantSchema } from './tenant-schema';
 import { durationProblem, formatDuration, parseDuration } from '../../common/durations';
 import {
   type OnboardingInput,

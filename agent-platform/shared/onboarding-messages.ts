@@ -1,7 +1,7 @@
 import { defineQuery } from '@temporalio/workflow';
 import { type AgentMessageType } from '../domain/agent-deliveries';
 import { type OnboardingEventCounts } from '../domain/onboarding';
-import { type VerificationStatus } from '../../verification/domain/verification';
+import { type VerificationStatus } from '../../verification/domain/outcome';
 
 // Names are stable API, like those of messages.ts. The onboarding also takes the `agentEvent`
 // signal of agent-messages.ts, the same one agentConnection takes.

@@ -1,5 +1,5 @@
 import { ApplicationFailure, condition, continueAsNew, setHandler, workflowInfo } from '@temporalio/workflow';
-import { agentMessageTypes } from '../domain/agent-deliveries';
+import { agentMessageTypes } from '../../common/agent-message-types';
 import { tenantProblem } from '../domain/agent-tenants';
 import {
   type AgentEvent,

@@ -6,6 +6,7 @@ import {
   continueAsNew,
   getExternalWorkflowHandle,
   isCancellation,
+  patched,
   ParentClosePolicy,
   proxyActivities,
   setHandler,
@@ -16,15 +17,18 @@ import {
 import { WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
 import type { VerificationActivities } from '../../verification/activities/index';
 import type { AgentPlatformActivities } from '../activities/index';
-import { agentMessageTypes, deliveryKey } from '../domain/agent-deliveries';
+import { agentMessageTypes } from '../../common/agent-message-types';
+import { deliveryKey } from '../domain/agent-delivery';
+import type { OnboardingInput } from '../domain/onboarding';
 import {
   type OnboardingEventCounts,
-  type OnboardingInput,
-  onboardingInputProblems,
   onboardingLimits,
   onboardingReference,
-} from '../domain/onboarding';
-import { FINAL_URL_MEMO, type VerificationInput } from '../../verification/domain/verification';
+} from '../domain/onboarding-rules';
+import { INPUT_CHECKED_BY_ACTIVITY } from '../../verification/workflows/activity-proxies';
+import { agentInputChecks } from './activity-proxies';
+import { FINAL_URL_MEMO } from '../../verification/domain/outcome';
+import type { VerificationInput } from '../../verification/domain/verification';
 import { type AgentEvent, agentEventSignal } from '../shared/messages';
 import { describeFailure } from '../../common/bounded-step';
 import { activityFailureType } from '../../common/failure-types';
@@ -73,7 +77,10 @@ const CANCEL_GRACE_MS = 10 * 60_000;
  */
 export async function onboarding(input: OnboardingInput): Promise<OnboardingSummary> {
   // Refused at once: bad settings would otherwise wait days before failing in the verification.
-  const problems = onboardingInputProblems(input);
+  // Histories of builds that checked in the workflow passed the check there (or ended at it).
+  const problems = patched(INPUT_CHECKED_BY_ACTIVITY)
+    ? await agentInputChecks.checkOnboardingInput(input)
+    : [];
   if (problems.length > 0)
     throw ApplicationFailure.create({
       type: 'InvalidOnboardingInput',

@@ -1,6 +1,6 @@
 import { referenceOfWorkflowId } from '../../common/workflow-ids';
 import { connectionIdSchema, onboardingWorkflowId } from '../../agent-platform/domain/agent-deliveries';
-import { tenantSchema } from '../../agent-platform/domain/agent-tenants';
+import { tenantSchema } from '../../agent-platform/domain/tenant-schema';
 import { onboardingReference } from '../../agent-platform/domain/onboarding';
 import { verificationWorkflowId } from '../../verification/shared/ids';
 

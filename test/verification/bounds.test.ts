@@ -1,9 +1,14 @@
-import { WorkflowFailedError } from '@temporalio/client';
+import {
+  WithStartWorkflowOperation,
+  WorkflowFailedError,
+  WorkflowUpdateFailedError,
+} from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
 import {
   InvalidVerificationRequestError,
   parseVerificationRequest,
 } from '../../verification/client/parse-request';
+import { nextStepUpdate } from '../../verification/shared/messages';
 import { verificationSession } from '../../verification/workflows/verification-session';
 import { useVerificationStack } from '../harness/verification-stack';
 
@@ -44,5 +49,32 @@ describe('verification input bounds', () => {
     expect(cause).toBeInstanceOf(ApplicationFailure);
     expect((cause as ApplicationFailure).type).toBe('InvalidVerificationInput');
     expect((cause as ApplicationFailure).message).toMatch(/timeout/);
+  }, 30_000);
+
+  // The input is checked by an activity after the handlers are registered: the start's update
+  // (how IdvClient starts) is answered with the refusal, not left without a handler.
+  it('answers the start’s update with the refusal of out-of-bounds input', async () => {
+    const input = { ...(await stack().prepare(stack().request())), timeout: 1e16 };
+    const startWorkflowOperation = new WithStartWorkflowOperation(verificationSession, {
+      taskQueue: stack().taskQueue,
+      workflowId: `idv-${input.reference}`,
+      args: [input],
+      workflowIdConflictPolicy: 'USE_EXISTING',
+    });
+    const error: unknown = await stack()
+      .client.workflow.executeUpdateWithStart(nextStepUpdate, { startWorkflowOperation })
+      .catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(WorkflowUpdateFailedError);
+    const cause = (error as WorkflowUpdateFailedError).cause;
+    expect((cause as ApplicationFailure).type).toBe('InvalidVerificationInput');
+    expect((cause as ApplicationFailure).message).toMatch(/timeout/);
+    const ended: unknown = await (
+      await startWorkflowOperation.workflowHandle()
+    )
+      .result()
+      .catch((e: unknown) => e);
+    expect(((ended as WorkflowFailedError).cause as ApplicationFailure).type).toBe(
+      'InvalidVerificationInput',
+    );
   }, 30_000);
 });

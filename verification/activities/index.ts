@@ -1,5 +1,6 @@
 import { type VerificationDeps } from './deps';
 import { cleanupActivities } from './cleanup-activities';
+import { inputCheckActivities } from './input-checks';
 import { pollingActivities } from './polling-activities';
 import { resultActivities } from './result-activities';
 import { sessionActivities } from './session-activities';
@@ -11,6 +12,7 @@ export function verificationActivities(deps: VerificationDeps) {
     ...pollingActivities(deps),
     ...resultActivities(deps),
     ...cleanupActivities(deps),
+    ...inputCheckActivities(),
   };
 }
 

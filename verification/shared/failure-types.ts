@@ -1,6 +1,6 @@
 import { ActivityFailure, ApplicationFailure } from '@temporalio/common';
 import { activityFailureType } from '../../common/failure-types';
-import { verificationErrorCodes } from '../domain/verification';
+import { verificationErrorCodes } from '../domain/outcome';
 
 /**
  * Failure types the verification workflows raise, stable API: clients (ours in client/, and

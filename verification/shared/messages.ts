@@ -1,6 +1,6 @@
 import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
 import type { RecordedEnding } from '../../stores/verification-records';
-import { type NextStep, type VerificationProgress, type VerificationStatus } from '../domain/verification';
+import { type NextStep, type VerificationProgress, type VerificationStatus } from '../domain/outcome';
 
 /** What the `nextStep` update answers: enough for an HTTP handler to launch the user. */
 export interface NextStepAnswer {

@@ -1,5 +1,6 @@
 import type { VersioningBehavior } from '@temporalio/common';
-import type { SealedVerificationOutcome, VerificationInput } from '../domain/verification';
+import type { SealedVerificationOutcome } from '../domain/outcome';
+import type { VerificationInput } from '../domain/verification';
 import type { CreationToClose } from './messages';
 
 /** The verification workflows' types, as workers register them and clients start them. */

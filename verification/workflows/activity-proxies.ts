@@ -1,4 +1,4 @@
-import { ActivityCancellationType, proxyActivities } from '@temporalio/workflow';
+import { ActivityCancellationType, proxyActivities, proxyLocalActivities } from '@temporalio/workflow';
 import type { VerificationActivities } from '../activities/index';
 import { POLL_PRIORITY_KEY } from '../domain/polling';
 
@@ -6,6 +6,21 @@ import { POLL_PRIORITY_KEY } from '../domain/polling';
 // Every proxy is bounded, directly or by the workflow cancelling it, so no call outlives the
 // verification's deadline by more than its own bound.
 export const retry = { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '30 seconds' };
+
+/**
+ * The patch under which a workflow's input is checked by an activity (its schema, with zod,
+ * never loads in the workflow sandbox, where each workflow would evaluate it again).
+ */
+export const INPUT_CHECKED_BY_ACTIVITY = 'input-checked-by-activity';
+
+/**
+ * Input checks: pure, in the worker's own process (a local activity, one marker in history and no
+ * task of its own). A check that fails three times fails the start, as invalid input would.
+ */
+export const inputChecks = proxyLocalActivities<VerificationActivities>({
+  startToCloseTimeout: '10 seconds',
+  retry: { ...retry, maximumAttempts: 3 },
+});
 
 /**
  * Creation: retried until it answers, the deadline passes or a cancel comes (the workflow races

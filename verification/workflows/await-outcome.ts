@@ -1,6 +1,6 @@
 import { condition, isCancellation, log, workflowInfo } from '@temporalio/workflow';
 import type { PolledOutcome, PollingPlan } from '../activities/polling-activities';
-import { type VerificationInput } from '../domain/verification';
+import type { VerificationInput } from '../domain/verification';
 import { sessionCalls, sessionPolls } from './activity-proxies';
 import { endAtService } from './end-at-service';
 import { activityFailureType, failedForGood } from '../../common/failure-types';

@@ -11,7 +11,7 @@ import {
   WorkflowIdReusePolicy,
 } from '@temporalio/workflow';
 import { WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
-import { type VerificationInput } from '../domain/verification';
+import type { VerificationInput } from '../domain/verification';
 
 import { creationCalls } from './activity-proxies';
 import { describeFailure } from '../../common/bounded-step';

@@ -1,6 +1,6 @@
 import { CancellationScope, condition, isCancellation, upsertSearchAttributes } from '@temporalio/workflow';
 import type { CreatedSession } from '../activities/session-activities';
-import { type VerificationInput } from '../domain/verification';
+import type { VerificationInput } from '../domain/verification';
 import { creation } from './activity-proxies';
 import { refusalCode, sessionNotCreated } from '../shared/failure-types';
 import { IdvSessionId, IdvStatus } from '../../common/search-attributes';

@@ -1,5 +1,5 @@
 import { isCancellation, log } from '@temporalio/workflow';
-import { type VerificationStatus } from '../domain/verification';
+import { type VerificationStatus } from '../domain/outcome';
 import { sessionCalls } from './activity-proxies';
 import { activityFailureType } from '../../common/failure-types';
 import { sessionUnknown } from '../shared/failure-types';

@@ -1,9 +1,6 @@
 import { executeChild, ParentClosePolicy, WorkflowIdReusePolicy } from '@temporalio/workflow';
-import {
-  FINAL_URL_MEMO,
-  type SealedVerificationOutcome,
-  type VerificationInput,
-} from '../domain/verification';
+import { FINAL_URL_MEMO, type SealedVerificationOutcome } from '../domain/outcome';
+import type { VerificationInput } from '../domain/verification';
 import { verificationSession } from './verification-session';
 import { verificationWorkflowId } from '../shared/ids';
 

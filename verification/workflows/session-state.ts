@@ -1,14 +1,17 @@
 import { type NormalisedSessionState } from '../domain/session-status';
 import { type Sealed } from '../../codec/sealed';
+import type { VerificationInput } from '../domain/verification';
 import {
   verificationErrorCodes,
   type AttachmentRef,
   type NextStep,
-  type VerificationInput,
   type SealedVerificationOutcome,
   type VerificationProgress,
   type VerificationStatus,
-} from '../domain/verification';
+} from '../domain/outcome';
+
+/** The latest time a JavaScript date holds (ms since the epoch). */
+const MAX_DATE_MS = 8.64e15;
 
 /** How a verification ended, before results are attached. */
 export interface Ending {
@@ -53,13 +56,17 @@ export class SessionState {
       return;
     }
     const at = new Date(now).toISOString();
+    // Built before the input is checked (the handlers need it in the first activation): a
+    // timeout out of every bound makes no date here, and the check then ends the run.
+    const deadlineMs = now + input.timeout;
+    const deadline = Number.isFinite(deadlineMs) && Math.abs(deadlineMs) <= MAX_DATE_MS ? deadlineMs : now;
     this.#progress = {
       reference: input.reference,
       dataKeyId: input.dataKeyId,
       status: 'starting',
       startedAt: at,
       updatedAt: at,
-      deadline: new Date(now + input.timeout).toISOString(),
+      deadline: new Date(deadline).toISOString(),
       apiCalls: {},
       orphanSweep: false,
     };

@@ -1,5 +1,5 @@
 import { metricMeter } from '@temporalio/workflow';
-import { type VerificationProgress } from '../domain/verification';
+import { type VerificationProgress } from '../domain/outcome';
 
 /**
  * Records a verification's end on the worker's meter (the SDK adds namespace, task queue and

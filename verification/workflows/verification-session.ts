@@ -7,15 +7,12 @@ import {
   continueAsNew,
   isCancellation,
   log,
+  patched,
   upsertSearchAttributes,
 } from '@temporalio/workflow';
-import {
-  type SealedVerificationOutcome,
-  type VerificationInput,
-  verificationErrorCodes,
-  verificationInputProblems,
-} from '../domain/verification';
-import { results } from './activity-proxies';
+import { type SealedVerificationOutcome, verificationErrorCodes } from '../domain/outcome';
+import type { VerificationInput } from '../domain/verification';
+import { INPUT_CHECKED_BY_ACTIVITY, inputChecks, results } from './activity-proxies';
 import { awaitOutcome } from './await-outcome';
 import { askForOrphanSweep, cleanUp } from './clean-up';
 import { createSession } from './create-session';
@@ -40,16 +37,23 @@ export async function verificationSession(
   input: VerificationInput,
   carried?: CarriedVerification,
 ): Promise<SealedVerificationOutcome> {
-  const problems = verificationInputProblems(input);
+  // Handlers first: an update-with-start's update is delivered in this first activation.
+  const state = new SessionState(input, Date.now(), carried);
+  registerHandlers(state);
+  // Histories of builds that checked in the workflow passed the check there (or ended at it).
+  const problems = patched(INPUT_CHECKED_BY_ACTIVITY) ? await inputChecks.checkVerificationInput(input) : [];
   if (problems.length > 0) {
-    throw ApplicationFailure.create({
+    const failure = ApplicationFailure.create({
       type: verificationFailureTypes.invalidInput,
       message: `invalid verification input: ${problems.join('; ')}`,
       nonRetryable: true,
     });
+    // Nothing ran: the start's update answers with the refusal, a cancel at once, then the run fails.
+    state.creationFailed(failure);
+    state.beginClosing();
+    await condition(allHandlersFinished);
+    throw failure;
   }
-  const state = new SessionState(input, Date.now(), carried);
-  registerHandlers(state);
   if (!carried) {
     upsertSearchAttributes([
       { key: IdvProfileId, value: input.verificationProfileId },

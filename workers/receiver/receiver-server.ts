@@ -8,7 +8,7 @@ import {
   parseAgentDelivery,
 } from '../../agent-platform/domain/agent-deliveries';
 import { type OnboardingSettings } from '../../agent-platform/domain/onboarding-settings';
-import { tenantSchema } from '../../agent-platform/domain/agent-tenants';
+import { tenantSchema } from '../../agent-platform/domain/tenant-schema';
 import { readBody } from '../../http/read-body';
 import { closeConnection, sendJson } from '../../http/respond';
 import { DeliveryIntake, type IntakeOutcome } from './delivery-intake';

@@ -1,0 +1,46 @@
+import { type AgentMessageType } from '../../common/agent-message-types';
+import { ONBOARDING_VERIFICATION_PREFIX } from '../../common/workflow-ids';
+
+// Zod-free, for workflow code (onboarding.ts holds the input schema).
+
+const DAY = 86_400_000;
+
+/** Bounds and defaults of an onboarding, checked by the client, the settings file and the workflow alike. */
+export const onboardingLimits = {
+  /** How long it waits for its events. */
+  timeout: { minMs: 60_000, maxMs: 90 * DAY, defaultMs: 7 * DAY },
+  /** It continues as new past this many history events while it waits. */
+  maxHistoryEvents: { min: 20, max: 20_000, default: 2_000 },
+  /** What it waits for when not told. */
+  waitFor: ['new_connection'] as AgentMessageType[],
+} as const;
+
+/** The reference of an onboarding's verification (its workflow ID is `idv-<reference>`). */
+export function onboardingReference(tenant: string, connectionId: string): string {
+  return `${ONBOARDING_VERIFICATION_PREFIX}${tenant}:${connectionId}`;
+}
+
+/** Events an onboarding has seen (counts only: ids stay out of its summary). */
+export interface OnboardingEventCounts {
+  /** Events recorded, repeats not counted. */
+  total: number;
+  /** Repeated deliveries absorbed (same message type and object id). */
+  duplicates: number;
+  /** Signals that were not an event of this connection: counted, nothing else. */
+  ignored: number;
+  /** Recorded events by message type (types not seen are absent). */
+  byType: Partial<Record<AgentMessageType, number>>;
+}
+
+/** What an onboarding carries into its next run when it continues as new. */
+export interface CarriedOnboarding {
+  /** Workflow time of the first run's start (epoch ms): the wait is the connection's, not the run's. */
+  startedAt: number;
+  /** When the wait ends (epoch ms). */
+  deadline: number;
+  events: OnboardingEventCounts;
+  /** Dedupe keys (`messageType:objectId`), oldest first. */
+  keys: string[];
+  /** Once its verification began: how long it waited for the events, and until when it waits for the ending (epoch ms). */
+  verifying?: { waitedMs: number; waitUntil: number };
+}

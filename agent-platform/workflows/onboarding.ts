@@ -78,8 +78,9 @@ const CANCEL_GRACE_MS = 10 * 60_000;
 export async function onboarding(input: OnboardingInput): Promise<OnboardingSummary> {
   // Refused at once: bad settings would otherwise wait days before failing in the verification.
   // Histories of builds that checked in the workflow passed the check there (or ended at it).
+  // Not cancellable: a cancel that comes meanwhile is seen once the onboarding runs.
   const problems = patched(INPUT_CHECKED_BY_ACTIVITY)
-    ? await agentInputChecks.checkOnboardingInput(input)
+    ? await CancellationScope.nonCancellable(() => agentInputChecks.checkOnboardingInput(input))
     : [];
   if (problems.length > 0)
     throw ApplicationFailure.create({

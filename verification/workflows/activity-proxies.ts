@@ -15,7 +15,7 @@ export const INPUT_CHECKED_BY_ACTIVITY = 'input-checked-by-activity';
 
 /**
  * Input checks: pure, in the worker's own process (a local activity, one marker in history and no
- * task of its own). A check that fails three times fails the start, as invalid input would.
+ * task of its own), three attempts at most.
  */
 export const inputChecks = proxyLocalActivities<VerificationActivities>({
   startToCloseTimeout: '10 seconds',

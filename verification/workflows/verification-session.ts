@@ -37,11 +37,11 @@ export async function verificationSession(
   input: VerificationInput,
   carried?: CarriedVerification,
 ): Promise<SealedVerificationOutcome> {
-  // Handlers first: an update-with-start's update is delivered in this first activation.
-  const state = new SessionState(input, Date.now(), carried);
+  // Handlers first: an update-with-start's update is delivered in this first activation. Started
+  // without arguments (by hand), the state is built from nothing and the check refuses it.
+  const state = new SessionState(input ?? ({} as VerificationInput), Date.now(), carried);
   registerHandlers(state);
-  // Histories of builds that checked in the workflow passed the check there (or ended at it).
-  const problems = patched(INPUT_CHECKED_BY_ACTIVITY) ? await inputChecks.checkVerificationInput(input) : [];
+  const problems = carried ? [] : await checkInput(input);
   if (problems.length > 0) {
     const failure = ApplicationFailure.create({
       type: verificationFailureTypes.invalidInput,
@@ -80,6 +80,22 @@ export async function verificationSession(
   }
   await CancellationScope.nonCancellable(() => cleanUp(input, state, cancelled ? 'cancelled' : 'failed'));
   return state.outcome();
+}
+
+/**
+ * Every rule the input breaks, checked by a local activity with the client's schema; a first run
+ * only (a carried run's input passed at its first run, perhaps under an earlier build's schema).
+ * Not cancellable: a cancel that comes meanwhile is seen by the main flow, whose clean-up runs.
+ * A check that cannot run refuses the start as invalid input would. Histories of builds that
+ * checked in the workflow passed the check there (or ended at it).
+ */
+async function checkInput(input: VerificationInput): Promise<string[]> {
+  if (!patched(INPUT_CHECKED_BY_ACTIVITY)) return [];
+  try {
+    return await CancellationScope.nonCancellable(() => inputChecks.checkVerificationInput(input));
+  } catch (error) {
+    return [`could not be checked (${activityFailureType(error) ?? 'unknown failure'})`];
+  }
 }
 
 /** The main flow: create, wait for the outcome (continuing as new if needed), fetch results. */

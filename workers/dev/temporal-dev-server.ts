@@ -105,6 +105,11 @@ async function launch(options: DevServerOptions, port: number, uiPort: number | 
     stdio: ['ignore', 'ignore', 'pipe'],
   });
   let stderrTail = '';
+  // Once the child's output is all read (its reason to exit may be the last line).
+  const closed = once(child, 'close').then(
+    () => undefined,
+    () => undefined,
+  );
   child.stderr?.on('data', (chunk: Buffer) => {
     stderrTail = (stderrTail + chunk.toString('utf8')).slice(-4000);
   });
@@ -118,6 +123,7 @@ async function launch(options: DevServerOptions, port: number, uiPort: number | 
     await waitHealthy(child, address, namespace, options.startTimeoutMs ?? 60_000, () => stderrTail);
   } catch (error) {
     await stop();
+    await Promise.race([closed, new Promise((resolveWait) => setTimeout(resolveWait, 5_000).unref())]);
     throw takenPort(stderrTail, port, uiPort) ?? error;
   }
   return {

@@ -77,4 +77,18 @@ describe('verification input bounds', () => {
       'InvalidVerificationInput',
     );
   }, 30_000);
+
+  it('fails a workflow started without arguments (by hand) at once', async () => {
+    const error: unknown = await stack()
+      .client.workflow.execute('verificationSession', {
+        taskQueue: stack().taskQueue,
+        workflowId: `idv-no-arguments-${Date.now()}`,
+        args: [],
+      })
+      .catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(WorkflowFailedError);
+    expect(((error as WorkflowFailedError).cause as ApplicationFailure).type).toBe(
+      'InvalidVerificationInput',
+    );
+  }, 30_000);
 });

@@ -76,6 +76,9 @@ const CANCEL_GRACE_MS = 10 * 60_000;
  * events keep coming for up to 30 days, and the history stays bounded.
  */
 export async function onboarding(input: OnboardingInput): Promise<OnboardingSummary> {
+  // Read before the check: the time a local activity's answer comes back with differs between
+  // the run and its replay, so a deadline taken after it would change when a worker replays.
+  const firstTaskAt = Date.now();
   // Refused at once: bad settings would otherwise wait days before failing in the verification.
   // Histories of builds that checked in the workflow passed the check there (or ended at it).
   // Not cancellable: a cancel that comes meanwhile is seen once the onboarding runs.
@@ -92,7 +95,7 @@ export async function onboarding(input: OnboardingInput): Promise<OnboardingSumm
   const waitFor = input.waitFor ?? onboardingLimits.waitFor;
   const maxHistoryEvents = input.maxHistoryEvents ?? onboardingLimits.maxHistoryEvents.default;
   // Carried across runs: the deadline and the wait are the connection's, not one run's.
-  const startedAt = carried?.startedAt ?? Date.now();
+  const startedAt = carried?.startedAt ?? firstTaskAt;
   const deadline = carried?.deadline ?? startedAt + (input.timeoutMs ?? onboardingLimits.timeout.defaultMs);
   const events: OnboardingEventCounts = {
     total: carried?.events.total ?? 0,

@@ -13,6 +13,7 @@ describe('tracing a verification worker', () => {
       .filter((span) => span.attributes.temporalWorkflowId === handle.workflowId);
     expect(new Set(spans.map((span) => span.name))).toEqual(
       new Set([
+        'RunActivity:checkVerificationInput',
         'RunActivity:createSession',
         'RunActivity:pollSession',
         'RunActivity:fetchResults',

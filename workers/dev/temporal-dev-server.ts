@@ -38,6 +38,13 @@ export interface DevServer {
 /** Thrown when the dev server exits or stays unhealthy during start-up. */
 export class DevServerStartError extends Error {
   override readonly name = 'DevServerStartError';
+  constructor(
+    message: string,
+    /** The server exited (rather than staying unhealthy). */
+    readonly exited = false,
+  ) {
+    super(message);
+  }
 }
 
 const HOST = '127.0.0.1';
@@ -75,7 +82,10 @@ export async function startDevServer(
     } catch (error) {
       const picked =
         error instanceof PortTakenError && error.port !== options.port && error.port !== options.uiPort;
-      if (!picked || attempt >= PICK_ATTEMPTS) throw error;
+      // An exit during start-up with ports picked here may be over a port the CLI binds besides them.
+      const pickedAny = !options.port || options.uiPort === 0;
+      const retry = picked || (error instanceof DevServerStartError && error.exited && pickedAny);
+      if (!retry || attempt >= PICK_ATTEMPTS) throw error;
     }
   }
 }
@@ -124,7 +134,12 @@ async function launch(options: DevServerOptions, port: number, uiPort: number | 
   } catch (error) {
     await stop();
     await Promise.race([closed, new Promise((resolveWait) => setTimeout(resolveWait, 5_000).unref())]);
-    throw takenPort(stderrTail, port, uiPort) ?? error;
+    const taken = takenPort(stderrTail, port, uiPort);
+    if (taken) throw taken;
+    // Its output read to the end: the reason it exited is often the last line.
+    if (error instanceof DevServerStartError && error.exited)
+      throw new DevServerStartError(`temporal dev server exited during start-up: ${stderrTail.trim()}`, true);
+    throw error;
   }
   return {
     address,
@@ -169,7 +184,7 @@ async function waitHealthy(
   let lastError: unknown;
   while (Date.now() < deadline) {
     if (child.exitCode !== null || child.signalCode !== null) {
-      throw new DevServerStartError(`temporal dev server exited during start-up: ${stderr().trim()}`);
+      throw new DevServerStartError(`temporal dev server exited during start-up: ${stderr().trim()}`, true);
     }
     try {
       await probe(address, namespace);

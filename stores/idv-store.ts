@@ -1,4 +1,5 @@
 import { type BlobStore } from './blob-store';
+import { type CompletionTimesStore } from './completion-times-store';
 import { type DataKeyStore } from './data-key-store';
 import { type SessionVault } from './session-vault';
 import { type VerificationRecords } from './verification-records';
@@ -16,6 +17,8 @@ export interface IdvStore {
   readonly blobs: BlobStore;
   /** One record per verification, kept past Temporal's retention (never the person's data). */
   readonly records: VerificationRecords;
+  /** Every worker's counts of how long sessions take to complete, per provider (polls are placed by them). */
+  readonly completionTimes: CompletionTimesStore;
   /** Releases connections; the store is unusable afterwards. */
   close(): Promise<void>;
 }

@@ -9,6 +9,7 @@ import { type EncryptionKey, EncryptionKeysError, parseEncryptionKeys } from '..
 import { ambiguousTenants, tenantProblem } from '../agent-platform/domain/agent-tenants';
 import { durationProblem, parseDuration } from '../common/durations';
 import { DEFAULT_ORPHAN_HORIZON_MS } from '../verification/activities/orphan-settings';
+import { type PollPlacementMode, pollPlacementModes } from '../verification/activities/poll-learning';
 import { DEFAULT_KEY_ROTATION_MS } from '../keyring/activities';
 import { type WorkerDeployment, workerDeployment } from './deployment-settings';
 
@@ -45,6 +46,8 @@ export interface IdvConfig {
   apiCallsPerSecond: number;
   /** `IDV_WORKFLOW_CACHE`: workflows the worker keeps cached between their tasks. */
   workflowCacheSize: number;
+  /** `IDV_POLL_PLACEMENT`: polls placed by each provider's learned completion times, or by the fixed rule only. */
+  pollPlacement: PollPlacementMode;
   /** `IDV_ORPHAN_HORIZON`: how long after an unanswered create its session may still land (and is swept). */
   orphanHorizonMs: number;
   /** `IDV_DEPLOYMENT` and `IDV_BUILD_ID`: the worker's deployment and build (Worker Versioning). */
@@ -169,6 +172,9 @@ const variables = {
     range: '1s to 30 days',
     example: '1h',
   }),
+  IDV_POLL_PLACEMENT: z.enum(pollPlacementModes, {
+    message: `must be one of ${pollPlacementModes.join(', ')}`,
+  }),
   IDV_LOG_LEVEL: z
     .string()
     .transform((value) => value.toLowerCase())
@@ -227,6 +233,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): IdvConfig {
     logLevel: read(env, 'IDV_LOG_LEVEL') ?? 'info',
     apiCallsPerSecond: read(env, 'IDV_API_RATE') ?? DEFAULT_API_RATE,
     workflowCacheSize: read(env, 'IDV_WORKFLOW_CACHE') ?? DEFAULT_WORKFLOW_CACHE,
+    pollPlacement: read(env, 'IDV_POLL_PLACEMENT') ?? 'learned',
     orphanHorizonMs: read(env, 'IDV_ORPHAN_HORIZON') ?? DEFAULT_ORPHAN_HORIZON_MS,
     keyRotationMs: read(env, 'IDV_KEY_ROTATION') ?? DEFAULT_KEY_ROTATION_MS,
     recordRetentionMs: read(env, 'IDV_RECORD_RETENTION'),

@@ -6,6 +6,7 @@ import { DataKeys } from '../codec/data-keys';
 import { type IdvStore } from '../stores/idv-store';
 import { type ResultLimits } from '../verification/activities/result-limits';
 import { type OrphanSettings } from '../verification/activities/orphan-settings';
+import { PollLearning, type PollPlacementMode } from '../verification/activities/poll-learning';
 import { type KeyringSettings } from '../keyring/activities';
 import { TemporalKeyring } from '../keyring/client';
 import { type IdentityClient } from '../api/identity/identity-client';
@@ -39,6 +40,12 @@ export interface VerificationWorkerOptions {
    * of the store once the next rotation has run. @default 1 hour
    */
   keyring?: Partial<KeyringSettings>;
+  /**
+   * How polls are placed: `learned`, by each provider's completion times as the workers saw them
+   * (counted in the store, shared by every worker); `rule`, by the fixed rule only.
+   * @default 'learned'
+   */
+  pollPlacement?: PollPlacementMode;
   /** Payload encryption keys, newest first (every payload and failure text is encrypted). */
   encryptionKeys: readonly EncryptionKey[];
   /** The earlier agent platform (tenant keys, receiver URL) for the webhook registries; absent: their calls fail, saying so. */
@@ -96,6 +103,16 @@ export async function createVerificationWorker(options: VerificationWorkerOption
       // Read from activities, through the worker's own client.
       new TemporalKeyring({ client: () => Context.current().client, taskQueue: options.taskQueue }),
     ),
+    ...(options.pollPlacement !== 'rule'
+      ? {
+          pollLearning: new PollLearning({
+            store: options.store.completionTimes,
+            warn: (message) => {
+              Runtime.instance().logger.warn(message);
+            },
+          }),
+        }
+      : {}),
     ...(options.keyring ? { keyring: options.keyring } : {}),
     ...(options.resultLimits ? { resultLimits: options.resultLimits } : {}),
     ...(options.orphans ? { orphans: options.orphans } : {}),

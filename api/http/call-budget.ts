@@ -83,6 +83,37 @@ interface Counts {
   retryAfterMs: number;
 }
 
+/**
+ * Where a provider's completions are likely (`verification/domain/inspection-curve.ts`): polls
+ * are placed with a density proportional to its weight.
+ */
+export interface PlacementCurve {
+  /** The density's weight at an age (ms after the verification started). */
+  weight(ageMs: number): number;
+  /** The age after `ageMs` by which the integral of {@link weight} has grown by `step`. */
+  ageAfter(ageMs: number, step: number): number;
+}
+
+/** A session whose polls follow its provider's learned curve (see {@link CallBudget.pollDelayMs}). */
+export interface PollPlacement {
+  curve: PlacementCurve;
+  /** How long the verification has run, ms. */
+  ageMs: number;
+  /** The shortest delay to give. */
+  floorMs: number;
+}
+
+/** A polled session as the budget plans for it. */
+interface PolledSession {
+  /** When it said it would poll again (the budget's clock). */
+  returnsAt: number;
+  /** Its own interval, as it last said (the fixed rule stretches it by the budget). */
+  ownMs: number;
+  /** Its learned placement: the curve, and when its verification started (the budget's clock). */
+  curve?: PlacementCurve;
+  bornAt: number;
+}
+
 interface Waiter {
   priority: CallPriority;
   grant: (granted: boolean) => void;
@@ -123,8 +154,10 @@ export class CallBudget {
   readonly #recent: number[] = [];
   readonly #first: Waiter[] = [];
   readonly #polls: Waiter[] = [];
-  /** Each polled session and when it said it would poll again. */
-  readonly #sessions = new Map<string, number>();
+  /** Each polled session: when it said it would poll again, and how it is placed. */
+  readonly #sessions = new Map<string, PolledSession>();
+  /** Over the sessions placed by a curve, as last summed: their rule's polls per ms, and their weights now. */
+  #placed = { ruleRate: 0, weight: 0 };
   #limit: number;
   #pausedUntil = 0;
   /** Since when the limit grows back (the last halving, then each step of growth). */
@@ -246,30 +279,55 @@ export class CallBudget {
   }
 
   /**
-   * The delay before `sessionId` is polled again: its own interval, or longer (up to ten
-   * minutes) when the sessions polled through this process would otherwise need more than the
-   * budget's poll share of its configured rate. The
-   * session counts until a while after that return; {@link forget} it when it needs no more polls.
+   * The delay before `sessionId` is polled again. By the fixed rule: its own interval, or longer
+   * (up to ten minutes) when the sessions polled through this process would otherwise need more
+   * than the budget's poll share of its configured rate. With a `placement`, the polls the rule
+   * would make for all the placed sessions together are spread over them by their curves: each
+   * session's next poll comes when its curve's measure has grown by the sum of the placed
+   * sessions' weights over the sum of their rule's rates (so a flat curve gives the rule's
+   * delay, and the total stays the rule's), at least `floorMs` and at most ten minutes later.
+   * The session counts until a while after that return; {@link forget} it when it needs no more
+   * polls.
    */
-  pollDelayMs(sessionId: string, ownIntervalMs: number): number {
+  pollDelayMs(sessionId: string, ownIntervalMs: number, placement?: PollPlacement): number {
     const now = this.#now();
     this.#prune(now);
     const ended = this.#ended.has(sessionId);
     // From the configured rate, not the limit in force: a delay is held at the server long after
     // a 429's halving has grown back; the pause and the window enforce the limit meanwhile. The
     // window grants `rate` per 1.1 s: the share is of what it grants in a second.
+    const fair = this.#fairDelay(this.#sessions.size + (this.#sessions.has(sessionId) || ended ? 0 : 1));
+    const ruleDelay = Math.max(ownIntervalMs, fair);
+    const delay = Math.round(placement ? this.#placedDelay(sessionId, ruleDelay, placement) : ruleDelay);
+    // A session seen done (by a check or a cancel while this poll was under way) stays forgotten.
+    if (!ended)
+      this.#sessions.set(sessionId, {
+        returnsAt: now + delay,
+        ownMs: ownIntervalMs,
+        bornAt: now - (placement?.ageMs ?? 0),
+        ...(placement ? { curve: placement.curve } : {}),
+      });
+    return delay;
+  }
+
+  /** The delay that fits `polled` sessions (or all of them, when shared) in the poll share of the rate. */
+  #fairDelay(polled: number): number {
     const share = ((this.#rate * SECOND_MS) / WINDOW_MS) * this.#pollShare;
     // Shared by several processes, each sees only the sessions whose polls it ran lately: the
     // count across all of them plans for the whole rate.
-    const sessions = Math.max(
-      this.#sharedSessions,
-      this.#sessions.size + (this.#sessions.has(sessionId) || ended ? 0 : 1),
-    );
-    const fair = Math.min(MAX_POLL_DELAY_MS, (sessions / share) * SECOND_MS);
-    const delay = Math.round(Math.max(ownIntervalMs, fair));
-    // A session seen done (by a check or a cancel while this poll was under way) stays forgotten.
-    if (!ended) this.#sessions.set(sessionId, now + delay);
-    return delay;
+    const sessions = Math.max(this.#sharedSessions, polled);
+    return Math.min(MAX_POLL_DELAY_MS, (sessions / share) * SECOND_MS);
+  }
+
+  #placedDelay(sessionId: string, ruleDelay: number, placement: PollPlacement): number {
+    const { curve, ageMs, floorMs } = placement;
+    const counted = this.#sessions.get(sessionId)?.curve !== undefined;
+    // Sums as of the last prune (at most a window old); a session not in them yet adds its own.
+    const ruleRate = this.#placed.ruleRate + (counted ? 0 : 1 / ruleDelay);
+    const weight = this.#placed.weight + (counted ? 0 : curve.weight(ageMs));
+    const nextAge = curve.ageAfter(ageMs, weight / ruleRate);
+    const delay = Number.isFinite(nextAge) ? nextAge - ageMs : MAX_POLL_DELAY_MS;
+    return Math.min(MAX_POLL_DELAY_MS, Math.max(floorMs, delay));
   }
 
   /** The session needs no more polls (it ended): it no longer counts, nor will it again. */
@@ -424,13 +482,24 @@ export class CallBudget {
     this.#recoveringSince += periods * this.#recoverEveryMs;
   }
 
-  /** Drops sessions well past their announced return (they ended elsewhere or were forgotten). */
+  /**
+   * Drops sessions well past their announced return (they ended elsewhere or were forgotten), and
+   * sums the placed ones.
+   */
   #prune(now: number): void {
     if (now - this.#prunedAt < WINDOW_MS) return;
     this.#prunedAt = now;
     for (const [sessionId, endedAt] of this.#ended)
       if (endedAt + ENDED_MEMORY_MS < now) this.#ended.delete(sessionId);
-    for (const [sessionId, returnsAt] of this.#sessions)
-      if (returnsAt + RETURN_GRACE_MS < now) this.#sessions.delete(sessionId);
+    for (const [sessionId, session] of this.#sessions)
+      if (session.returnsAt + RETURN_GRACE_MS < now) this.#sessions.delete(sessionId);
+    const fair = this.#fairDelay(this.#sessions.size);
+    const placed = { ruleRate: 0, weight: 0 };
+    for (const session of this.#sessions.values())
+      if (session.curve) {
+        placed.ruleRate += 1 / Math.max(session.ownMs, fair);
+        placed.weight += session.curve.weight(now - session.bornAt);
+      }
+    this.#placed = placed;
   }
 }

@@ -63,6 +63,7 @@ export const workerCommand: Command = {
         store,
         encryptionKeys,
         tuning: { maxCachedWorkflows: config.workflowCacheSize },
+        pollPlacement: config.pollPlacement,
         orphans: { horizonMs: config.orphanHorizonMs },
         keyring: { rotateEveryMs: config.keyRotationMs },
         deployment: config.deployment,

@@ -1,6 +1,7 @@
 import { Pool } from 'pg';
 import { type IdvStore } from '../idv-store';
 import { PgBlobStore } from './pg-blob-store';
+import { PgCompletionTimes } from './pg-completion-times';
 import { PgDataKeyStore } from './pg-data-keys';
 import { PgVerificationRecords } from './pg-records';
 import { PgSessionVault } from './pg-session-vault';
@@ -41,6 +42,7 @@ export async function openPostgresStore(url: string): Promise<IdvStore> {
     dataKeys: new PgDataKeyStore(pool),
     blobs: new PgBlobStore(pool),
     records: new PgVerificationRecords(pool),
+    completionTimes: new PgCompletionTimes(pool),
     close: () => pool.end(),
   };
 }

@@ -1,7 +1,12 @@
 import { type Pool } from 'pg';
 import { inTransaction } from './transaction';
 
-/** Bump with every change below; a store refuses a database written by a newer version. */
+/**
+ * Bump with every change below that earlier versions cannot work with (a column changed, a
+ * meaning changed); a store refuses a database written by a newer version. A table added for
+ * a new feature leaves it: workers of the earlier build, still running their pinned
+ * verifications, must keep starting.
+ */
 export const SCHEMA_VERSION = 5;
 
 const TABLES = `
@@ -70,6 +75,13 @@ CREATE TABLE IF NOT EXISTS idv_records (
   redacted_at timestamptz
 );
 CREATE INDEX IF NOT EXISTS idv_records_started ON idv_records (started_at);
+CREATE TABLE IF NOT EXISTS idv_completion_times (
+  provider text NOT NULL,
+  bin integer NOT NULL,
+  events double precision NOT NULL,
+  exposure_ms double precision NOT NULL,
+  PRIMARY KEY (provider, bin)
+);
 CREATE TABLE IF NOT EXISTS idv_creation_slots (
   workflow_id text PRIMARY KEY,
   session_id uuid,

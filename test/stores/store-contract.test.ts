@@ -6,6 +6,7 @@ import { type IdvStore } from '../../stores/idv-store';
 import { openLocalStore } from '../../stores/local/local-store';
 import { openPostgresStore, redactedUrl } from '../../stores/postgres/postgres-store';
 import { SessionSecretMissingError } from '../../stores/session-vault';
+import { emptyCounts } from '../../verification/domain/completion-bins';
 import { harnessEnv, harnessValue } from '../harness/env';
 import { createTestDatabase } from '../harness/postgres';
 import { readAll } from '../harness/streams';
@@ -280,6 +281,29 @@ describe.each(backends)('store contract: %s', (_name, make) => {
       expect(
         (await store.dataKeys.wrappedElsewhere('kek-new', { limit: 1000 })).map((e) => e.keyId),
       ).not.toContain(keyId);
+    });
+  });
+
+  describe('completion times', () => {
+    const counts = (bin: number, events: number, exposureMs: number) => {
+      const each = emptyCounts();
+      each.events[bin] = events;
+      each.exposureMs[bin] = exposureMs;
+      return each;
+    };
+
+    it('adds every process’s counts into one total per provider', async () => {
+      const provider = `p-${randomUUID()}`;
+      await store.completionTimes.add(new Map([[provider, counts(3, 2, 1_000)]]));
+      await other.completionTimes.add(new Map([[provider, counts(3, 1, 500)]]));
+      await store.completionTimes.add(new Map([[provider, counts(40, 1, 0)], ['other', counts(1, 0, 10)]]));
+      for (const handle of [store, other]) {
+        const totals = await handle.completionTimes.read();
+        expect(totals.get(provider)?.events[3]).toBe(3);
+        expect(totals.get(provider)?.exposureMs[3]).toBe(1_500);
+        expect(totals.get(provider)?.events[40]).toBe(1);
+        expect(totals.get('other')?.exposureMs[1]).toBeGreaterThanOrEqual(10);
+      }
     });
   });
 

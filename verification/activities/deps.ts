@@ -4,6 +4,7 @@ import { type BlobStore } from '../../stores/blob-store';
 import { type SessionVault } from '../../stores/session-vault';
 import { type VerificationRecords } from '../../stores/verification-records';
 import { type OrphanSettings } from './orphan-settings';
+import { type PollLearning } from './poll-learning';
 import { type ResultLimits } from './result-limits';
 
 /** What the verification activities need; built once per worker. */
@@ -15,6 +16,8 @@ export interface VerificationDeps {
   records: VerificationRecords;
   /** The verifications' data keys: the person's data is sealed and opened with them. */
   dataKeys: DataKeys;
+  /** What polls learn of completion times, to place the next polls by (see `PollLearning`). @default polls by the fixed rule only */
+  pollLearning?: PollLearning;
   /** Bounds of results fetching. @default defaultResultLimits */
   resultLimits?: Partial<ResultLimits>;
   /** The orphan sweep's horizon. @default 24 hours */

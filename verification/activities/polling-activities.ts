@@ -1,5 +1,6 @@
 import { Context } from '@temporalio/activity';
 import { ApplicationFailure, ApplicationFailureCategory } from '@temporalio/common';
+import { type PollPlacement } from '../../api/http/call-budget';
 import { OverBudgetError, RateLimitedError } from '../../api/http/errors';
 import { pollIntervalMs, SESSION_RUNNING } from '../domain/polling';
 import { type NormalisedSessionState } from '../domain/session-status';
@@ -14,6 +15,12 @@ export interface PollingPlan {
   initialMs: number;
   /** The interval grows by half each idle poll up to this bound. */
   maxMs: number;
+  /** The session's provider: its learned completion times place the polls (absent: the fixed rule). */
+  provider?: string;
+  /** When the verification started (ms since the epoch): a session's age is counted from it. */
+  startedAtMs?: number;
+  /** The user came back and the session was still running: polls follow the fixed rule, from its first interval. */
+  afterReturn?: boolean;
 }
 
 /** What `pollSession` learned. */
@@ -27,13 +34,28 @@ export const POLL_BUDGET_WAIT_MS = 2_000;
 
 /** Polling: each GetSession is one attempt of `pollSession`, the next attempt the next poll. */
 export function pollingActivities(deps: VerificationDeps) {
-  const budget = deps.identity.budget;
+  const { pollLearning: learning, identity } = deps;
+  const budget = identity.budget;
+  /**
+   * The session's provider and age, when its polls learn and are placed by what was learned: not
+   * after the user came back (a completion is near then, whatever the provider's times).
+   */
+  const learned = (plan: PollingPlan) => {
+    const { provider, startedAtMs } = plan;
+    if (!learning || provider === undefined || startedAtMs === undefined || plan.afterReturn)
+      return undefined;
+    return { learning, provider, ageMs: Math.max(0, Date.now() - startedAtMs) };
+  };
   /** Ends this attempt; Temporal runs the next one (the next poll) after the delay, no slot held meanwhile. */
-  const pollAgain = (sessionId: string, ownMs: number, reason: string): never => {
+  const pollAgain = (plan: PollingPlan, ownMs: number, reason: string, placed = true): never => {
+    const session = placed ? learned(plan) : undefined;
+    const curve = session?.learning.curve(session.provider);
+    const placement: PollPlacement | undefined =
+      session && curve ? { curve, ageMs: session.ageMs, floorMs: plan.initialMs } : undefined;
     throw ApplicationFailure.create({
       type: SESSION_RUNNING,
       message: reason,
-      nextRetryDelay: budget ? budget.pollDelayMs(sessionId, ownMs) : ownMs,
+      nextRetryDelay: budget ? budget.pollDelayMs(plan.sessionId, ownMs, placement) : ownMs,
       category: ApplicationFailureCategory.BENIGN,
     });
   };
@@ -50,7 +72,11 @@ export function pollingActivities(deps: VerificationDeps) {
     async pollSession(plan: PollingPlan): Promise<PolledOutcome> {
       const context = Context.current();
       const polls = context.info.attempt - 1;
-      if (polls === 0) return pollAgain(plan.sessionId, plan.initialMs, 'first poll after one interval');
+      const session = learned(plan);
+      if (polls === 0) {
+        session?.learning.running(plan.sessionId, session.provider, session.ageMs);
+        return pollAgain(plan, plan.initialMs, 'first poll after one interval');
+      }
       const state = await classified(async () => {
         try {
           return stateOf(
@@ -70,15 +96,18 @@ export function pollingActivities(deps: VerificationDeps) {
       });
       if ('notPolled' in state)
         return pollAgain(
-          plan.sessionId,
+          plan,
           Math.max(pollIntervalMs(plan, polls - 1), Math.min(state.notPolled, MAX_RETRY_AFTER_MS)),
           'not polled: over budget or refused',
+          false,
         );
       if (state.done) {
+        session?.learning.completed(plan.sessionId, session.provider, session.ageMs);
         budget?.forget(plan.sessionId);
         return { state, polls };
       }
-      return pollAgain(plan.sessionId, pollIntervalMs(plan, polls), 'session running');
+      session?.learning.running(plan.sessionId, session.provider, session.ageMs);
+      return pollAgain(plan, pollIntervalMs(plan, polls), 'session running');
     },
   };
 }

@@ -93,6 +93,16 @@ export async function awaitOutcome(
   // A poll whose retries ran out of their bound is not started again: the deadline (or a
   // redirect, which restarts it) decides instead.
   let pollRanOut = false;
+  // Once the user came back, polls follow the fixed rule: a completion is near, whatever the
+  // provider's learned times say.
+  let afterReturn = false;
+  const plan = (): PollingPlan => ({
+    sessionId,
+    ...polling,
+    provider: input.provider,
+    startedAtMs: Date.parse(state.progress.startedAt),
+    ...(afterReturn ? { afterReturn } : {}),
+  });
   try {
     for (;;) {
       if (state.done) return 'ended';
@@ -106,6 +116,7 @@ export async function awaitOutcome(
         state.redirectChecked();
         await poll.stop(); // restarted afterwards at its initial interval: the user is active
         pollRanOut = false;
+        afterReturn = true;
         await checkNow(state, sessionId);
         continue;
       }
@@ -120,8 +131,7 @@ export async function awaitOutcome(
         continue;
       }
       if (historyFull()) return 'continue';
-      if (holdsPoll && !poll.active && !pollRanOut)
-        startPoll(poll, { sessionId, ...polling }, state.deadlineMs);
+      if (holdsPoll && !poll.active && !pollRanOut) startPoll(poll, plan(), state.deadlineMs);
       const step = state.progress.nextStep;
       const wakeAt = Math.min(state.deadlineMs, refreshAt ?? Number.POSITIVE_INFINITY, checkAtMs);
       await condition(

@@ -1,3 +1,4 @@
+import { type PollPlacementMode } from '../../verification/activities/poll-learning';
 import { CallBudget, DEFAULT_API_RATE } from '../../api/http/call-budget';
 import { DEFAULT_TASK_QUEUE, DEFAULT_WORKFLOW_CACHE } from '../config';
 import { randomInt } from 'node:crypto';
@@ -57,6 +58,8 @@ export interface EmbeddedStackOptions {
   apiCallsPerSecond?: number;
   /** Workflows the worker keeps cached (`IDV_WORKFLOW_CACHE`). @default DEFAULT_WORKFLOW_CACHE */
   workflowCacheSize?: number;
+  /** How polls are placed (`IDV_POLL_PLACEMENT`). @default 'learned' */
+  pollPlacement?: PollPlacementMode;
   /** The orphan sweep's horizon (`IDV_ORPHAN_HORIZON`). @default 24 hours */
   orphanHorizonMs?: number;
   /** How often the keyring rotates (`IDV_KEY_ROTATION`). @default 1 hour */
@@ -191,6 +194,7 @@ export async function startEmbeddedStack(options: EmbeddedStackOptions = {}): Pr
         store,
         encryptionKeys,
         tuning: { maxCachedWorkflows: options.workflowCacheSize ?? DEFAULT_WORKFLOW_CACHE },
+        ...(options.pollPlacement ? { pollPlacement: options.pollPlacement } : {}),
         ...(options.orphanHorizonMs ? { orphans: { horizonMs: options.orphanHorizonMs } } : {}),
         ...(options.keyRotationMs ? { keyring: { rotateEveryMs: options.keyRotationMs } } : {}),
         ...(options.deployment ? { deployment: options.deployment } : {}),

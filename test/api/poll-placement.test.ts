@@ -1,0 +1,77 @@
+import { BUDGET_WINDOW_MS, CallBudget, MAX_POLL_DELAY_MS } from '../../api/http/call-budget';
+import { BIN_STARTS_MS, binOf, emptyCounts } from '../../verification/domain/completion-bins';
+import { InspectionCurve } from '../../verification/domain/inspection-curve';
+
+/** A provider whose sessions complete at one rate whatever their age. */
+function flatCurve(): InspectionCurve {
+  const counts = emptyCounts();
+  counts.events.fill(10);
+  counts.exposureMs = BIN_STARTS_MS.map(() => 1_000_000);
+  return InspectionCurve.from(counts) as InspectionCurve;
+}
+
+/** A provider whose sessions complete near 90 s, rarely before 30 s, a few much later. */
+function peakedCurve(): InspectionCurve {
+  const counts = emptyCounts();
+  counts.exposureMs = BIN_STARTS_MS.map(() => 10_000_000);
+  for (const [ageMs, completions] of [
+    [60_000, 100],
+    [90_000, 300],
+    [120_000, 100],
+    [600_000, 5],
+  ] as const)
+    counts.events[binOf(ageMs)] = completions;
+  return InspectionCurve.from(counts) as InspectionCurve;
+}
+
+// Polls placed by a provider's learned curve, within what the fixed rule would spend.
+describe('polls placed by a learned curve', () => {
+  beforeEach(() => jest.useFakeTimers({ now: 1_000_000 }));
+  afterEach(() => jest.useRealTimers());
+
+  it('gives the fixed rule’s delay when completions are as likely at every age', () => {
+    const budget = new CallBudget({ callsPerSecond: 10, pollShare: 0.5 });
+    const curve = flatCurve();
+    for (let i = 1; i <= 100; i += 1)
+      budget.pollDelayMs(`s-${i}`, 2_000, { curve, ageMs: 5_000, floorMs: 1_000 });
+    jest.advanceTimersByTime(BUDGET_WINDOW_MS);
+    // 100 sessions at 5 polls per 1.1 s (the window): 22 s each, as the rule says.
+    expect(budget.pollDelayMs('s-1', 2_000, { curve, ageMs: 30_000, floorMs: 1_000 })).toBe(22_000);
+  });
+
+  it('polls sessions near the likely completions sooner, the others later, for the same calls in all', () => {
+    const budget = new CallBudget({ callsPerSecond: 10, pollShare: 0.5 });
+    const curve = peakedCurve();
+    const ages = Array.from({ length: 100 }, (_, i) => (i % 2 === 0 ? 85_000 : 1_800_000));
+    ages.forEach((ageMs, i) => budget.pollDelayMs(`s-${i}`, 2_000, { curve, ageMs, floorMs: 1_000 }));
+    jest.advanceTimersByTime(BUDGET_WINDOW_MS);
+    const delays = ages.map((ageMs, i) =>
+      budget.pollDelayMs(`s-${i}`, 2_000, { curve, ageMs, floorMs: 1_000 }),
+    );
+    const near = delays[0] as number;
+    const late = delays[1] as number;
+    // Half of them near the peak take nearly all the polls: twice the rule's, the rest far fewer.
+    expect(near).toBeLessThan(22_000 * 0.6);
+    expect(late).toBeGreaterThan(22_000 * 10);
+    // The polls per second of all of them stay what the rule gives (100 sessions every 22 s).
+    const rate = delays.reduce((total, delay) => total + 1 / delay, 0);
+    expect(rate).toBeGreaterThan((100 / 22_000) * 0.8);
+    expect(rate).toBeLessThan((100 / 22_000) * 1.25);
+  });
+
+  it('keeps each delay between the floor and ten minutes', () => {
+    const budget = new CallBudget({ callsPerSecond: 100 });
+    const curve = peakedCurve();
+    // Alone, near its peak: the rule's own 2 s is all it would spend, the curve asks for less.
+    expect(
+      budget.pollDelayMs('near', 2_000, { curve, ageMs: 90_000, floorMs: 1_500 }),
+    ).toBeGreaterThanOrEqual(1_500);
+    const crowded = new CallBudget({ callsPerSecond: 1, pollShare: 0.5 });
+    for (let i = 0; i < 1_000; i += 1)
+      crowded.pollDelayMs(`s-${i}`, 1_000, { curve, ageMs: 90_000, floorMs: 1_000 });
+    jest.advanceTimersByTime(BUDGET_WINDOW_MS);
+    expect(crowded.pollDelayMs('late', 1_000, { curve, ageMs: 7_200_000, floorMs: 1_000 })).toBe(
+      MAX_POLL_DELAY_MS,
+    );
+  });
+});

@@ -1,0 +1,105 @@
+import { type CompletionTimesStore } from '../../stores/completion-times-store';
+import { PollLearning } from '../../verification/activities/poll-learning';
+import {
+  addCounts,
+  binOf,
+  type CompletionCounts,
+  emptyCounts,
+} from '../../verification/domain/completion-bins';
+import { MIN_COMPLETIONS } from '../../verification/domain/inspection-curve';
+
+/** A store in memory, as every worker would share one; `failing` makes it refuse. */
+class MemoryCompletionTimes implements CompletionTimesStore {
+  readonly totals = new Map<string, CompletionCounts>();
+  failing = false;
+
+  add(counts: ReadonlyMap<string, CompletionCounts>): Promise<void> {
+    if (this.failing) return Promise.reject(new Error('store away'));
+    for (const [provider, each] of counts) {
+      let total = this.totals.get(provider);
+      if (!total) this.totals.set(provider, (total = emptyCounts()));
+      addCounts(total, each);
+    }
+    return Promise.resolve();
+  }
+
+  read(): Promise<Map<string, CompletionCounts>> {
+    if (this.failing) return Promise.reject(new Error('store away'));
+    return Promise.resolve(new Map(this.totals));
+  }
+}
+
+describe('what polls learn of completion times', () => {
+  let now = 0;
+  const clock = () => now;
+  const flush = () => new Promise((resolve) => setImmediate(resolve));
+
+  /** `count` sessions polled at 10 s and found done at 30 s. */
+  const pollAll = (learning: PollLearning, count: number, provider = 'p') => {
+    for (let i = 0; i < count; i += 1) learning.running(`s-${i}`, provider, 10_000);
+    for (let i = 0; i < count; i += 1) learning.completed(`s-${i}`, provider, 30_000);
+  };
+
+  it('counts a completion halfway between the poll that saw it running and the one that saw it done', async () => {
+    const store = new MemoryCompletionTimes();
+    const learning = new PollLearning({ store, syncEveryMs: 1_000, now: clock });
+    pollAll(learning, MIN_COMPLETIONS);
+    expect(learning.curve('p')).toBeDefined();
+    await flush(); // the first poll's sync, of nothing yet
+    now += 1_000;
+    learning.running('another', 'p', 0);
+    await flush();
+    expect(store.totals.get('p')?.events[binOf(20_000)]).toBe(MIN_COMPLETIONS);
+    expect(store.totals.get('p')?.exposureMs.reduce((a, b) => a + b)).toBeCloseTo(
+      MIN_COMPLETIONS * 10_000,
+      3,
+    );
+  });
+
+  it('counts no completion for a session whose previous poll it did not see', () => {
+    const learning = new PollLearning({ store: new MemoryCompletionTimes(), now: clock });
+    for (let i = 0; i < MIN_COMPLETIONS; i += 1) learning.completed(`s-${i}`, 'p', 30_000);
+    expect(learning.curve('p')).toBeUndefined();
+  });
+
+  it('places polls from what every worker saw, through the store', async () => {
+    const store = new MemoryCompletionTimes();
+    const first = new PollLearning({ store, syncEveryMs: 1_000, now: clock });
+    const second = new PollLearning({ store, syncEveryMs: 1_000, now: clock });
+    pollAll(first, MIN_COMPLETIONS);
+    await flush();
+    now += 1_000;
+    first.running('x', 'p', 0);
+    await flush();
+    expect(second.curve('p')).toBeUndefined();
+    second.running('y', 'p', 0);
+    await flush();
+    expect(second.curve('p')).toBeDefined();
+  });
+
+  it('keeps its counts while the store is away, says so once, and hands them over when it is back', async () => {
+    const store = new MemoryCompletionTimes();
+    const warnings: string[] = [];
+    const learning = new PollLearning({
+      store,
+      syncEveryMs: 1_000,
+      now: clock,
+      warn: (m) => warnings.push(m),
+    });
+    store.failing = true;
+    pollAll(learning, MIN_COMPLETIONS);
+    for (let i = 0; i < 3; i += 1) {
+      now += 1_000;
+      learning.running('x', 'p', 0);
+      await flush();
+    }
+    expect(warnings).toHaveLength(1);
+    expect(warnings[0]).toContain('could not share completion times');
+    expect(learning.curve('p')).toBeDefined();
+    store.failing = false;
+    now += 1_000;
+    learning.running('x', 'p', 0);
+    await flush();
+    expect(store.totals.get('p')?.events[binOf(20_000)]).toBe(MIN_COMPLETIONS);
+  });
+});

@@ -1,0 +1,122 @@
+import { type CompletionTimesStore } from '../../stores/completion-times-store';
+import { CompletionTimes } from '../domain/completion-times';
+import { type InspectionCurve } from '../domain/inspection-curve';
+
+/**
+ * How a worker places polls: `learned`, by each provider's completion times as its workers saw
+ * them (a provider with too few seen, and a session whose user came back, by the fixed rule);
+ * `rule`, by the fixed rule only (the first interval growing by half to the longest).
+ */
+export const pollPlacementModes = ['learned', 'rule'] as const;
+export type PollPlacementMode = (typeof pollPlacementModes)[number];
+
+/** Options of {@link PollLearning}. */
+export interface PollLearningOptions {
+  /** Where every worker's counts meet (`IdvStore.completionTimes`). */
+  store: CompletionTimesStore;
+  /** How often this process hands its counts to the store and reads everyone's. @default 30_000 */
+  syncEveryMs?: number;
+  /** Told once when the store cannot be reached (until it can again); polls keep their placement meanwhile. @default nothing */
+  warn?: (message: string) => void;
+  /** @default Date.now */
+  now?: () => number;
+}
+
+/** A session seen running here, and when: its next poll's exposure starts there. */
+interface Seen {
+  provider: string;
+  ageMs: number;
+  at: number;
+}
+
+/** A session not polled here for this long is forgotten (its polls moved to another worker, or it ended otherwise). */
+const FORGET_AFTER_MS = 15 * 60_000;
+
+/**
+ * What this worker's polls learn of each provider's completion times (see `CompletionTimes`):
+ * each poll that finds a session running counts the time since the previous one as running; the
+ * poll that finds it done counts a completion halfway between the two. The counts go to the
+ * store every {@link PollLearningOptions.syncEveryMs}, and the store's totals (every worker's)
+ * come back, so that every worker places polls from what all of them saw.
+ */
+export class PollLearning {
+  readonly #times = new CompletionTimes();
+  readonly #seen = new Map<string, Seen>();
+  readonly #store: CompletionTimesStore;
+  readonly #syncEveryMs: number;
+  readonly #warn: (message: string) => void;
+  readonly #now: () => number;
+  #syncedAt = Number.NEGATIVE_INFINITY;
+  #syncing = false;
+  #warned = false;
+
+  constructor(options: PollLearningOptions) {
+    this.#store = options.store;
+    this.#syncEveryMs = options.syncEveryMs ?? 30_000;
+    this.#warn = options.warn ?? (() => undefined);
+    this.#now = options.now ?? Date.now;
+  }
+
+  /** A poll found the session running `ageMs` after its verification started. */
+  running(sessionId: string, provider: string, ageMs: number): void {
+    const now = this.#now();
+    const last = this.#seen.get(sessionId);
+    if (last && last.provider === provider) this.#times.observe(provider, last.ageMs, ageMs, false);
+    this.#seen.set(sessionId, { provider, ageMs, at: now });
+    this.#tend(now);
+  }
+
+  /**
+   * A poll found the session done `ageMs` after its verification started. Counted only when this
+   * worker saw its previous poll (the completion lies between the two); otherwise when it
+   * completed is not known well enough.
+   */
+  completed(sessionId: string, provider: string, ageMs: number): void {
+    const last = this.#seen.get(sessionId);
+    this.#seen.delete(sessionId);
+    if (last && last.provider === provider && ageMs >= last.ageMs)
+      this.#times.observe(provider, last.ageMs, (last.ageMs + ageMs) / 2, true);
+    this.#tend(this.#now());
+  }
+
+  /** The provider's learned curve, or undefined while too few of its completions were seen. */
+  curve(provider: string): InspectionCurve | undefined {
+    return this.#times.curve(provider);
+  }
+
+  /** Forgets stale sessions and syncs with the store when due (in the background, one at a time). */
+  #tend(now: number): void {
+    if (this.#syncing || now - this.#syncedAt < this.#syncEveryMs) return;
+    this.#syncing = true;
+    this.#syncedAt = now;
+    for (const [sessionId, seen] of this.#seen)
+      if (now - seen.at > FORGET_AFTER_MS) this.#seen.delete(sessionId);
+    void this.#sync().finally(() => {
+      this.#syncing = false;
+    });
+  }
+
+  async #sync(): Promise<void> {
+    const taken = this.#times.takePending();
+    try {
+      if (taken.size > 0) await this.#store.add(taken);
+    } catch (error) {
+      this.#times.putBack(taken);
+      return this.#failed(error);
+    }
+    try {
+      this.#times.shared(await this.#store.read());
+      this.#warned = false;
+    } catch (error) {
+      this.#failed(error);
+    }
+  }
+
+  #failed(error: unknown): void {
+    if (this.#warned) return;
+    this.#warned = true;
+    this.#warn(
+      `could not share completion times through the store (polls are placed from what this worker knows until it can): ${error instanceof Error ? error.message : String(error)}`,
+    );
+  }
+}

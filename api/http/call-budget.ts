@@ -101,6 +101,8 @@ export interface PollPlacement {
   ageMs: number;
   /** The shortest delay to give. */
   floorMs: number;
+  /** The session's own interval by the fixed rule at an age (before the budget stretches it). */
+  ruleMs: (ageMs: number) => number;
 }
 
 /** A polled session as the budget plans for it. */
@@ -109,9 +111,11 @@ interface PolledSession {
   returnsAt: number;
   /** Its own interval, as it last said (the fixed rule stretches it by the budget). */
   ownMs: number;
-  /** Its learned placement: the curve, and when its verification started (the budget's clock). */
-  curve?: PlacementCurve;
+  /** Its learned placement, and when its verification started (the budget's clock). */
+  placement?: Pick<PollPlacement, 'curve' | 'ruleMs'>;
   bornAt: number;
+  /** Counted in the sums of the placed sessions (see {@link CallBudget.pollDelayMs}) since the last prune. */
+  summed: boolean;
 }
 
 interface Waiter {
@@ -156,8 +160,11 @@ export class CallBudget {
   readonly #polls: Waiter[] = [];
   /** Each polled session: when it said it would poll again, and how it is placed. */
   readonly #sessions = new Map<string, PolledSession>();
-  /** Over the sessions placed by a curve, as last summed: their rule's polls per ms, and their weights now. */
-  #placed = { ruleRate: 0, weight: 0 };
+  /**
+   * Over the sessions placed by a curve, as last summed: their polls per ms by the fixed rule
+   * (r), and the sum of r × their curve's weight at their age (w).
+   */
+  #placed = { ruleRate: 0, weighted: 0 };
   #limit: number;
   #pausedUntil = 0;
   /** Since when the limit grows back (the last halving, then each step of growth). */
@@ -282,32 +289,44 @@ export class CallBudget {
    * The delay before `sessionId` is polled again. By the fixed rule: its own interval, or longer
    * (up to ten minutes) when the sessions polled through this process would otherwise need more
    * than the budget's poll share of its configured rate. With a `placement`, the polls the rule
-   * would make for all the placed sessions together are spread over them by their curves: each
-   * session's next poll comes when its curve's measure has grown by the sum of the placed
-   * sessions' weights over the sum of their rule's rates (so a flat curve gives the rule's
-   * delay, and the total stays the rule's), at least `floorMs` and at most ten minutes later.
-   * The session counts until a while after that return; {@link forget} it when it needs no more
-   * polls.
+   * would make for the placed sessions together (R, the sum of their rule rates r) are spread
+   * over them with a density proportional to r × the curve's weight w: a session's next poll
+   * comes when the integral of its curve's weight from its age has grown by Σ r·w / (R · r).
+   * A flat curve gives each session its rule delay, and the total stays the rule's; each delay
+   * is at least `floorMs` and at most ten minutes. The session counts until a while after that
+   * return; {@link forget} it when it needs no more polls.
    */
   pollDelayMs(sessionId: string, ownIntervalMs: number, placement?: PollPlacement): number {
     const now = this.#now();
     this.#prune(now);
     const ended = this.#ended.has(sessionId);
-    // From the configured rate, not the limit in force: a delay is held at the server long after
-    // a 429's halving has grown back; the pause and the window enforce the limit meanwhile. The
-    // window grants `rate` per 1.1 s: the share is of what it grants in a second.
     const fair = this.#fairDelay(this.#sessions.size + (this.#sessions.has(sessionId) || ended ? 0 : 1));
-    const ruleDelay = Math.max(ownIntervalMs, fair);
+    const own = placement ? placement.ruleMs(placement.ageMs) : ownIntervalMs;
+    const ruleDelay = Math.max(own, fair);
     const delay = Math.round(placement ? this.#placedDelay(sessionId, ruleDelay, placement) : ruleDelay);
     // A session seen done (by a check or a cancel while this poll was under way) stays forgotten.
     if (!ended)
       this.#sessions.set(sessionId, {
         returnsAt: now + delay,
-        ownMs: ownIntervalMs,
+        ownMs: own,
         bornAt: now - (placement?.ageMs ?? 0),
-        ...(placement ? { curve: placement.curve } : {}),
+        summed: this.#sessions.get(sessionId)?.summed ?? false,
+        ...(placement ? { placement: { curve: placement.curve, ruleMs: placement.ruleMs } } : {}),
       });
     return delay;
+  }
+
+  #placedDelay(sessionId: string, ruleDelay: number, placement: PollPlacement): number {
+    const { curve, ageMs, floorMs } = placement;
+    const rate = 1 / ruleDelay;
+    // Sums as of the last prune (at most a window old); a session not in them adds its own.
+    const summed = this.#sessions.get(sessionId)?.summed === true;
+    const ruleRate = this.#placed.ruleRate + (summed ? 0 : rate);
+    const weighted = this.#placed.weighted + (summed ? 0 : rate * curve.weight(ageMs));
+    const step = weighted / (ruleRate * rate);
+    const nextAge = Number.isFinite(step) && step > 0 ? curve.ageAfter(ageMs, step) : Number.NaN;
+    const delay = Number.isFinite(nextAge) ? nextAge - ageMs : ruleDelay;
+    return Math.min(MAX_POLL_DELAY_MS, Math.max(floorMs, delay));
   }
 
   /** The delay that fits `polled` sessions (or all of them, when shared) in the poll share of the rate. */
@@ -317,17 +336,6 @@ export class CallBudget {
     // count across all of them plans for the whole rate.
     const sessions = Math.max(this.#sharedSessions, polled);
     return Math.min(MAX_POLL_DELAY_MS, (sessions / share) * SECOND_MS);
-  }
-
-  #placedDelay(sessionId: string, ruleDelay: number, placement: PollPlacement): number {
-    const { curve, ageMs, floorMs } = placement;
-    const counted = this.#sessions.get(sessionId)?.curve !== undefined;
-    // Sums as of the last prune (at most a window old); a session not in them yet adds its own.
-    const ruleRate = this.#placed.ruleRate + (counted ? 0 : 1 / ruleDelay);
-    const weight = this.#placed.weight + (counted ? 0 : curve.weight(ageMs));
-    const nextAge = curve.ageAfter(ageMs, weight / ruleRate);
-    const delay = Number.isFinite(nextAge) ? nextAge - ageMs : MAX_POLL_DELAY_MS;
-    return Math.min(MAX_POLL_DELAY_MS, Math.max(floorMs, delay));
   }
 
   /** The session needs no more polls (it ended): it no longer counts, nor will it again. */
@@ -494,12 +502,15 @@ export class CallBudget {
     for (const [sessionId, session] of this.#sessions)
       if (session.returnsAt + RETURN_GRACE_MS < now) this.#sessions.delete(sessionId);
     const fair = this.#fairDelay(this.#sessions.size);
-    const placed = { ruleRate: 0, weight: 0 };
-    for (const session of this.#sessions.values())
-      if (session.curve) {
-        placed.ruleRate += 1 / Math.max(session.ownMs, fair);
-        placed.weight += session.curve.weight(now - session.bornAt);
-      }
+    const placed = { ruleRate: 0, weighted: 0 };
+    for (const session of this.#sessions.values()) {
+      session.summed = session.placement !== undefined;
+      if (!session.placement) continue;
+      const age = now - session.bornAt;
+      const rate = 1 / Math.max(session.placement.ruleMs(age), fair);
+      placed.ruleRate += rate;
+      placed.weighted += rate * session.placement.curve.weight(age);
+    }
     this.#placed = placed;
   }
 }

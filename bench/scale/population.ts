@@ -30,6 +30,9 @@ export type FlowKind = 'redirect' | 'poll-only';
 export interface Flow {
   kind: FlowKind;
   reference: string;
+  sessionId: string;
+  /** When its user finished, ms after the verification started. */
+  userMs: number;
   /** User finished (session completed at the service) → the workflow closed with the outcome (server's close time), ms. */
   delayMs: number;
   ok: boolean;
@@ -42,6 +45,10 @@ export interface PopulationRun {
   calls: Record<string, number>;
   /** Most requests the emulator received in one wall-clock second. */
   busiestSecond: number;
+  /** The first errors of failed flows (at most three). */
+  errors: string[];
+  /** Requests the emulator received, by session and operation. */
+  bySession: Record<string, Record<string, number>>;
 }
 
 const FINAL_URL = 'https://shop.example/done';
@@ -60,6 +67,8 @@ export async function runPopulation(options: {
   redirectEvery: number;
   polling?: { initialMs: number; maxMs: number };
   startLanes?: number;
+  /** Starts spread evenly over this long (users arriving one after another); 0: all at once. */
+  arrivalMs?: number;
 }): Promise<PopulationRun> {
   const { emulator } = options;
   await emulator.control('PUT', '/script', { outcome: 'manual' });
@@ -67,7 +76,11 @@ export async function runPopulation(options: {
   const stamp = Date.now();
   const flows: Flow[] = [];
   const running: Array<Promise<void>> = [];
+  // A flow that fails is counted as failed (and its error kept), never left to reject on its own.
+  const errors: string[] = [];
+  const spacingMs = (options.arrivalMs ?? 0) / options.userMs.length;
   await inLanes(options.userMs.length, options.startLanes ?? 50, async (i) => {
+    if (spacingMs > 0) await sleep(Math.max(0, stamp + i * spacingMs - Date.now()));
     const kind: FlowKind = i % options.redirectEvery === 0 ? 'redirect' : 'poll-only';
     const reference = `bench-${options.name}-${stamp}-${i}`;
     const returnUrl = options.returnUrl(reference);
@@ -77,7 +90,25 @@ export async function runPopulation(options: {
       ...(kind === 'redirect' ? { redirectUrl: returnUrl, finalUrl: FINAL_URL } : {}),
       ...(options.polling ? { polling: options.polling } : {}),
     });
-    const { handle, nextStep } = await options.idv.startVerification(draft);
+    const failed = (sessionId: string, error: unknown) => {
+      flows.push({
+        kind,
+        reference,
+        sessionId,
+        userMs: options.userMs[i] ?? 0,
+        delayMs: Number.NaN,
+        ok: false,
+      });
+      if (errors.length < 3)
+        errors.push(error instanceof Error ? `${error.name}: ${error.message}` : String(error));
+    };
+    let started: Awaited<ReturnType<IdvClient['startVerification']>>;
+    try {
+      started = await options.idv.startVerification(draft);
+    } catch (error) {
+      return failed('', error);
+    }
+    const { handle, nextStep } = started;
     running.push(
       (async () => {
         await sleep(options.userMs[i] ?? 0);
@@ -94,8 +125,15 @@ export async function runPopulation(options: {
         // calls share one connection and would add their own queueing to the figure.
         const { closeTime } = await handle.workflow.describe();
         const delayMs = (closeTime?.getTime() ?? Number.NaN) - finishedAt;
-        flows.push({ kind, reference, delayMs, ok: returned && status === 'succeeded' });
-      })(),
+        flows.push({
+          kind,
+          reference,
+          sessionId: nextStep.sessionId,
+          userMs: options.userMs[i] ?? 0,
+          delayMs,
+          ok: returned && status === 'succeeded',
+        });
+      })().catch((error: unknown) => failed(nextStep.sessionId, error)),
     );
   });
   await Promise.all(running);
@@ -106,5 +144,7 @@ export async function runPopulation(options: {
     wallSeconds,
     calls: counters.byOperation as Record<string, number>,
     busiestSecond: Number(counters.busiestSecond),
+    bySession: (counters.bySession ?? {}) as Record<string, Record<string, number>>,
+    errors,
   };
 }

@@ -15,7 +15,7 @@ const fileSchema = z.record(z.string(), completionCountsSchema);
  * nothing.
  */
 export class FileCompletionTimes implements CompletionTimesStore {
-  readonly #own = new Map<string, CompletionCounts>();
+  #own = new Map<string, CompletionCounts>();
   readonly #file: string;
   /** One write at a time: each writes the whole of {@link #own}. */
   #writing: Promise<void> = Promise.resolve();
@@ -25,14 +25,17 @@ export class FileCompletionTimes implements CompletionTimesStore {
   }
 
   add(counts: ReadonlyMap<string, CompletionCounts>): Promise<void> {
-    for (const [provider, more] of counts) {
-      let own = this.#own.get(provider);
-      if (!own) this.#own.set(provider, (own = emptyCounts()));
-      addCounts(own, more);
-    }
-    const write = this.#writing.then(() =>
-      writeFileAtomic(this.#file, JSON.stringify(Object.fromEntries(this.#own))),
-    );
+    const write = this.#writing.then(async () => {
+      // Kept only once written: counts a failed write handed back are not counted twice.
+      const next = new Map([...this.#own].map(([provider, own]) => [provider, copyOf(own)]));
+      for (const [provider, more] of counts) {
+        let own = next.get(provider);
+        if (!own) next.set(provider, (own = emptyCounts()));
+        addCounts(own, more);
+      }
+      await writeFileAtomic(this.#file, JSON.stringify(Object.fromEntries(next)));
+      this.#own = next;
+    });
     this.#writing = write.catch(() => undefined);
     return write;
   }
@@ -59,4 +62,10 @@ export class FileCompletionTimes implements CompletionTimesStore {
     }
     return totals;
   }
+}
+
+function copyOf(counts: CompletionCounts): CompletionCounts {
+  const copy = emptyCounts();
+  addCounts(copy, counts);
+  return copy;
 }

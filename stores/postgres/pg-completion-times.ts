@@ -15,7 +15,8 @@ export class PgCompletionTimes implements CompletionTimesStore {
     const bins: number[] = [];
     const events: number[] = [];
     const exposures: number[] = [];
-    for (const [provider, each] of counts)
+    // Rows in one order for every worker: two upserts never wait for each other's rows crosswise.
+    for (const [provider, each] of [...counts].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
       for (let bin = 0; bin < COMPLETION_BINS; bin += 1) {
         const completed = each.events[bin] ?? 0;
         const exposureMs = each.exposureMs[bin] ?? 0;

@@ -1,6 +1,10 @@
 import { BUDGET_WINDOW_MS, CallBudget, MAX_POLL_DELAY_MS } from '../../api/http/call-budget';
 import { BIN_STARTS_MS, binOf, emptyCounts } from '../../verification/domain/completion-bins';
 import { InspectionCurve } from '../../verification/domain/inspection-curve';
+import { ruleIntervalAtAgeMs } from '../../verification/domain/polling';
+
+/** The fixed rule of these sessions: 2 s, whatever their age. */
+const ruleMs = () => 2_000;
 
 /** A provider whose sessions complete at one rate whatever their age. */
 function flatCurve(): InspectionCurve {
@@ -33,20 +37,20 @@ describe('polls placed by a learned curve', () => {
     const budget = new CallBudget({ callsPerSecond: 10, pollShare: 0.5 });
     const curve = flatCurve();
     for (let i = 1; i <= 100; i += 1)
-      budget.pollDelayMs(`s-${i}`, 2_000, { curve, ageMs: 5_000, floorMs: 1_000 });
+      budget.pollDelayMs(`s-${i}`, 2_000, { curve, ageMs: 5_000, floorMs: 1_000, ruleMs });
     jest.advanceTimersByTime(BUDGET_WINDOW_MS);
     // 100 sessions at 5 polls per 1.1 s (the window): 22 s each, as the rule says.
-    expect(budget.pollDelayMs('s-1', 2_000, { curve, ageMs: 30_000, floorMs: 1_000 })).toBe(22_000);
+    expect(budget.pollDelayMs('s-1', 2_000, { curve, ageMs: 30_000, floorMs: 1_000, ruleMs })).toBe(22_000);
   });
 
   it('polls sessions near the likely completions sooner, the others later, for the same calls in all', () => {
     const budget = new CallBudget({ callsPerSecond: 10, pollShare: 0.5 });
     const curve = peakedCurve();
     const ages = Array.from({ length: 100 }, (_, i) => (i % 2 === 0 ? 85_000 : 1_800_000));
-    ages.forEach((ageMs, i) => budget.pollDelayMs(`s-${i}`, 2_000, { curve, ageMs, floorMs: 1_000 }));
+    ages.forEach((ageMs, i) => budget.pollDelayMs(`s-${i}`, 2_000, { curve, ageMs, floorMs: 1_000, ruleMs }));
     jest.advanceTimersByTime(BUDGET_WINDOW_MS);
     const delays = ages.map((ageMs, i) =>
-      budget.pollDelayMs(`s-${i}`, 2_000, { curve, ageMs, floorMs: 1_000 }),
+      budget.pollDelayMs(`s-${i}`, 2_000, { curve, ageMs, floorMs: 1_000, ruleMs }),
     );
     const near = delays[0] as number;
     const late = delays[1] as number;
@@ -59,19 +63,49 @@ describe('polls placed by a learned curve', () => {
     expect(rate).toBeLessThan((100 / 22_000) * 1.25);
   });
 
+  it('places a lone session’s next poll by its own rule, not ten minutes on, before the sums include it', () => {
+    const budget = new CallBudget({ callsPerSecond: 25 });
+    const curve = peakedCurve();
+    const first = budget.pollDelayMs('alone', 1_000, { curve, ageMs: 50, floorMs: 1_000, ruleMs });
+    jest.advanceTimersByTime(first);
+    const second = budget.pollDelayMs('alone', 1_500, { curve, ageMs: 50 + first, floorMs: 1_000, ruleMs });
+    expect(second).toBeLessThan(60_000);
+  });
+
+  it('keeps each session’s own rule where the curve is flat, whatever the others ask for', () => {
+    const budget = new CallBudget({ callsPerSecond: 100 });
+    const curve = flatCurve();
+    const own = { fast: () => 2_000, slow: () => 120_000 };
+    for (const round of [1, 2])
+      for (const [id, rule] of Object.entries(own)) {
+        const delay = budget.pollDelayMs(id, rule(), { curve, ageMs: 5_000, floorMs: 1_000, ruleMs: rule });
+        if (round === 2) expect(delay).toBe(rule());
+        jest.advanceTimersByTime(BUDGET_WINDOW_MS);
+      }
+  });
+
   it('keeps each delay between the floor and ten minutes', () => {
     const budget = new CallBudget({ callsPerSecond: 100 });
     const curve = peakedCurve();
     // Alone, near its peak: the rule's own 2 s is all it would spend, the curve asks for less.
     expect(
-      budget.pollDelayMs('near', 2_000, { curve, ageMs: 90_000, floorMs: 1_500 }),
+      budget.pollDelayMs('near', 2_000, { curve, ageMs: 90_000, floorMs: 1_500, ruleMs }),
     ).toBeGreaterThanOrEqual(1_500);
     const crowded = new CallBudget({ callsPerSecond: 1, pollShare: 0.5 });
     for (let i = 0; i < 1_000; i += 1)
-      crowded.pollDelayMs(`s-${i}`, 1_000, { curve, ageMs: 90_000, floorMs: 1_000 });
+      crowded.pollDelayMs(`s-${i}`, 1_000, { curve, ageMs: 90_000, floorMs: 1_000, ruleMs });
     jest.advanceTimersByTime(BUDGET_WINDOW_MS);
-    expect(crowded.pollDelayMs('late', 1_000, { curve, ageMs: 7_200_000, floorMs: 1_000 })).toBe(
+    expect(crowded.pollDelayMs('late', 1_000, { curve, ageMs: 7_200_000, floorMs: 1_000, ruleMs })).toBe(
       MAX_POLL_DELAY_MS,
     );
+  });
+
+  it('knows the fixed rule’s interval at an age: as many polls as fit, each half as long again', () => {
+    const plan = { initialMs: 1_000, maxMs: 10_000 };
+    expect(ruleIntervalAtAgeMs(plan, 0)).toBe(1_000);
+    expect(ruleIntervalAtAgeMs(plan, 999)).toBe(1_000);
+    expect(ruleIntervalAtAgeMs(plan, 1_000)).toBe(1_500);
+    expect(ruleIntervalAtAgeMs(plan, 2_500)).toBe(2_250);
+    expect(ruleIntervalAtAgeMs(plan, 3_600_000)).toBe(10_000);
   });
 });

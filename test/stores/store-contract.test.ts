@@ -296,7 +296,12 @@ describe.each(backends)('store contract: %s', (_name, make) => {
       const provider = `p-${randomUUID()}`;
       await store.completionTimes.add(new Map([[provider, counts(3, 2, 1_000)]]));
       await other.completionTimes.add(new Map([[provider, counts(3, 1, 500)]]));
-      await store.completionTimes.add(new Map([[provider, counts(40, 1, 0)], ['other', counts(1, 0, 10)]]));
+      await store.completionTimes.add(
+        new Map([
+          [provider, counts(40, 1, 0)],
+          ['other', counts(1, 0, 10)],
+        ]),
+      );
       for (const handle of [store, other]) {
         const totals = await handle.completionTimes.read();
         expect(totals.get(provider)?.events[3]).toBe(3);

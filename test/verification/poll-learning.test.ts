@@ -102,4 +102,33 @@ describe('what polls learn of completion times', () => {
     await flush();
     expect(store.totals.get('p')?.events[binOf(20_000)]).toBe(MIN_COMPLETIONS);
   });
+
+  it('gives up on a store that does not answer, says so, and syncs again later', async () => {
+    jest.useFakeTimers();
+    try {
+      const store = new MemoryCompletionTimes();
+      const hung = new Promise<never>(() => undefined);
+      let calls = 0;
+      const hanging: CompletionTimesStore = {
+        add: () => ((calls += 1), hung),
+        read: () => ((calls += 1), hung),
+      };
+      const warnings: string[] = [];
+      const learning = new PollLearning({
+        store: hanging,
+        syncEveryMs: 1_000,
+        now: clock,
+        warn: (m) => warnings.push(m),
+      });
+      learning.running('x', 'p', 0);
+      await jest.advanceTimersByTimeAsync(10_000);
+      expect(warnings).toEqual([expect.stringContaining('no answer')]);
+      now += 1_000;
+      learning.running('x', 'p', 1_000);
+      expect(calls).toBe(2);
+      expect(store.totals.size).toBe(0);
+    } finally {
+      jest.useRealTimers();
+    }
+  });
 });

@@ -1,4 +1,6 @@
 import { temporal } from '@temporalio/proto';
+import { decodeArrayFromPayloads } from '@temporalio/common/lib/internal-non-workflow';
+import { type PollingPlan } from '../../verification/activities/polling-activities';
 import { POLL_PRIORITY_KEY } from '../../verification/domain/polling';
 import { eventually } from '../harness/eventually';
 import { useVerificationStack } from '../harness/verification-stack';
@@ -86,6 +88,43 @@ describe('polling open verifications', () => {
     expect(Date.now() - returned).toBeLessThan(10_000);
     // The first attempt only armed the interval: the redirect check was the one GetSession.
     expect(await callsOf(nextStep.sessionId)).toBe(1);
+  });
+
+  it('gives its polls the provider and the start to learn and place by, until the user came back', async () => {
+    const { handle, nextStep } = await stack().idv.startVerification(
+      stack().request({ polling: { initialMs: 100, maxMs: 100 } }),
+    );
+    await eventually(async () => ((await callsOf(nextStep.sessionId)) >= 2 ? true : undefined), 'two polls');
+    await handle.redirectCaptured();
+    await eventually(
+      async () => ((await callsOf(nextStep.sessionId)) >= 5 ? true : undefined),
+      'polls after the return',
+    );
+    await stack().control('POST', `/sessions/${nextStep.sessionId}/complete`);
+    expect((await handle.result()).status).toBe('succeeded');
+    const { events } = await handle.workflow.fetchHistory();
+    const plans = await Promise.all(
+      (events ?? [])
+        .map((event) => event.activityTaskScheduledEventAttributes)
+        .filter((scheduled) => scheduled?.activityType?.name === 'pollSession')
+        .map(async (scheduled) => {
+          const [plan] = await decodeArrayFromPayloads(
+            stack().client.options.loadedDataConverter,
+            scheduled?.input?.payloads,
+          );
+          return plan as PollingPlan;
+        }),
+    );
+    const { startedAt } = await handle.progress();
+    const placed = { provider: stack().request().provider, startedAtMs: expect.any(Number) as number };
+    expect(plans).toEqual([
+      expect.objectContaining({ ...placed, sessionId: nextStep.sessionId }),
+      expect.objectContaining({ ...placed, afterReturn: true }),
+    ]);
+    // The workflow's time of its first task (a replay may read that task's time a little apart).
+    for (const plan of plans)
+      expect(Math.abs((plan.startedAtMs ?? 0) - Date.parse(startedAt))).toBeLessThan(1_000);
+    expect(plans[0]).not.toHaveProperty('afterReturn');
   });
 
   it('never sends more calls in a second than the worker’s budget, and spreads the polls', async () => {

@@ -29,6 +29,13 @@ interface Seen {
   at: number;
 }
 
+/**
+ * A store call taking longer than this counts as failed: the sync ends, so a hung store cannot
+ * stop later ones. Counts it was adding are then neither kept nor handed back (a late success
+ * must not count them twice).
+ */
+const STORE_CALL_MS = 10_000;
+
 /** A session not polled here for this long is forgotten (its polls moved to another worker, or it ended otherwise). */
 const FORGET_AFTER_MS = 15 * 60_000;
 
@@ -99,13 +106,13 @@ export class PollLearning {
   async #sync(): Promise<void> {
     const taken = this.#times.takePending();
     try {
-      if (taken.size > 0) await this.#store.add(taken);
+      if (taken.size > 0) await bounded(this.#store.add(taken));
     } catch (error) {
-      this.#times.putBack(taken);
+      if (!(error instanceof StoreTimeoutError)) this.#times.putBack(taken);
       return this.#failed(error);
     }
     try {
-      this.#times.shared(await this.#store.read());
+      this.#times.shared(await bounded(this.#store.read()));
       this.#warned = false;
     } catch (error) {
       this.#failed(error);
@@ -118,5 +125,26 @@ export class PollLearning {
     this.#warn(
       `could not share completion times through the store (polls are placed from what this worker knows until it can): ${error instanceof Error ? error.message : String(error)}`,
     );
+  }
+}
+
+/** Thrown when a store call took longer than {@link STORE_CALL_MS}. */
+class StoreTimeoutError extends Error {
+  override readonly name = 'StoreTimeoutError';
+}
+
+/** `call`, or a {@link StoreTimeoutError} after {@link STORE_CALL_MS}. */
+async function bounded<T>(call: Promise<T>): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(
+      () => reject(new StoreTimeoutError(`no answer in ${STORE_CALL_MS} ms`)),
+      STORE_CALL_MS,
+    );
+  });
+  try {
+    return await Promise.race([call, timeout]);
+  } finally {
+    clearTimeout(timer);
   }
 }

@@ -2,7 +2,7 @@ import { Context } from '@temporalio/activity';
 import { ApplicationFailure, ApplicationFailureCategory } from '@temporalio/common';
 import { type PollPlacement } from '../../api/http/call-budget';
 import { OverBudgetError, RateLimitedError } from '../../api/http/errors';
-import { pollIntervalMs, SESSION_RUNNING } from '../domain/polling';
+import { pollIntervalMs, ruleIntervalAtAgeMs, SESSION_RUNNING } from '../domain/polling';
 import { type NormalisedSessionState } from '../domain/session-status';
 import { type VerificationDeps } from './deps';
 import { classified, MAX_RETRY_AFTER_MS } from './failures';
@@ -51,7 +51,14 @@ export function pollingActivities(deps: VerificationDeps) {
     const session = placed ? learned(plan) : undefined;
     const curve = session?.learning.curve(session.provider);
     const placement: PollPlacement | undefined =
-      session && curve ? { curve, ageMs: session.ageMs, floorMs: plan.initialMs } : undefined;
+      session && curve
+        ? {
+            curve,
+            ageMs: session.ageMs,
+            floorMs: plan.initialMs,
+            ruleMs: (ageMs: number) => ruleIntervalAtAgeMs(plan, ageMs),
+          }
+        : undefined;
     throw ApplicationFailure.create({
       type: SESSION_RUNNING,
       message: reason,

@@ -15,3 +15,14 @@ export const POLL_PRIORITY_KEY = 4;
 export function pollIntervalMs(plan: { initialMs: number; maxMs: number }, polls: number): number {
   return Math.min(plan.maxMs, Math.round(plan.initialMs * 1.5 ** Math.max(0, polls)));
 }
+
+/**
+ * The interval the fixed rule has reached `ageMs` after polling started: as many polls as fit in
+ * that time, each interval half as long again as the one before (`initialMs` first), then
+ * {@link pollIntervalMs} after them.
+ */
+export function ruleIntervalAtAgeMs(plan: { initialMs: number; maxMs: number }, ageMs: number): number {
+  // The first n intervals add up to 2 · initialMs · (1.5^n − 1) while below the bound.
+  const polls = Math.floor(Math.log(Math.max(0, ageMs) / (2 * plan.initialMs) + 1) / Math.log(1.5));
+  return pollIntervalMs(plan, Number.isFinite(polls) ? polls : 0);
+}

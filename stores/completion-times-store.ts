@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { COMPLETION_BINS, type CompletionCounts } from '../verification/domain/completion-bins';
+import { COMPLETION_BINS, type CompletionCounts } from '../common/completion-bins';
 
 /**
  * Where every worker's counts of completion times meet (see `CompletionCounts`), so that each

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { z } from 'zod';
-import { addCounts, type CompletionCounts, emptyCounts } from '../../verification/domain/completion-bins';
+import { addCounts, type CompletionCounts, emptyCounts } from '../../common/completion-bins';
 import { completionCountsSchema, type CompletionTimesStore } from '../completion-times-store';
 import { readJsonFile, writeFileAtomic } from './atomic-file';
 

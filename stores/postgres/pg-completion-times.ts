@@ -1,9 +1,5 @@
 import { type Pool } from 'pg';
-import {
-  COMPLETION_BINS,
-  type CompletionCounts,
-  emptyCounts,
-} from '../../verification/domain/completion-bins';
+import { COMPLETION_BINS, type CompletionCounts, emptyCounts } from '../../common/completion-bins';
 import { type CompletionTimesStore } from '../completion-times-store';
 
 /** {@link CompletionTimesStore} in PostgreSQL: one row per provider and bin, added to in place. */

@@ -1,5 +1,5 @@
 import { BUDGET_WINDOW_MS, CallBudget, MAX_POLL_DELAY_MS } from '../../api/http/call-budget';
-import { BIN_STARTS_MS, binOf, emptyCounts } from '../../verification/domain/completion-bins';
+import { BIN_STARTS_MS, binOf, emptyCounts } from '../../common/completion-bins';
 import { InspectionCurve } from '../../verification/domain/inspection-curve';
 import { ruleIntervalAtAgeMs } from '../../verification/domain/polling';
 

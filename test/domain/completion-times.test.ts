@@ -1,24 +1,13 @@
+import { seededRandom } from '../../bench/support/seeded-random';
 import {
   BIN_STARTS_MS,
   binOf,
   COMPLETION_BINS,
   type CompletionCounts,
   emptyCounts,
-} from '../../verification/domain/completion-bins';
+} from '../../common/completion-bins';
 import { CompletionTimes } from '../../verification/domain/completion-times';
 import { InspectionCurve, MIN_COMPLETIONS } from '../../verification/domain/inspection-curve';
-
-/** A small seeded generator (mulberry32), so that the samples below are the same on every run. */
-function seeded(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
-  };
-}
 
 const sum = (values: readonly number[]) => values.reduce((total, value) => total + value, 0);
 
@@ -56,7 +45,7 @@ describe('completion times', () => {
   it('learns where completions are likely, though most sessions leave before completing', () => {
     // Log-normal times (median 90 s); two sessions in three leave unseen (a redirect, a cancel)
     // at a uniform time of their own: their running time counts, no completion.
-    const random = seeded(7);
+    const random = seededRandom(7);
     const times = new CompletionTimes();
     for (let i = 0; i < 3_000; i += 1) {
       const z = Math.sqrt(-2 * Math.log(1 - random())) * Math.cos(2 * Math.PI * random());

@@ -6,7 +6,7 @@ import { type IdvStore } from '../../stores/idv-store';
 import { openLocalStore } from '../../stores/local/local-store';
 import { openPostgresStore, redactedUrl } from '../../stores/postgres/postgres-store';
 import { SessionSecretMissingError } from '../../stores/session-vault';
-import { emptyCounts } from '../../verification/domain/completion-bins';
+import { emptyCounts } from '../../common/completion-bins';
 import { harnessEnv, harnessValue } from '../harness/env';
 import { createTestDatabase } from '../harness/postgres';
 import { readAll } from '../harness/streams';

@@ -1,11 +1,6 @@
 import { type CompletionTimesStore } from '../../stores/completion-times-store';
 import { PollLearning } from '../../verification/activities/poll-learning';
-import {
-  addCounts,
-  binOf,
-  type CompletionCounts,
-  emptyCounts,
-} from '../../verification/domain/completion-bins';
+import { addCounts, binOf, type CompletionCounts, emptyCounts } from '../../common/completion-bins';
 import { MIN_COMPLETIONS } from '../../verification/domain/inspection-curve';
 
 /** A store in memory, as every worker would share one; `failing` makes it refuse. */

@@ -6,7 +6,7 @@ import {
   type CompletionCounts,
   emptyCounts,
   finite,
-} from './completion-bins';
+} from '../../common/completion-bins';
 import { InspectionCurve } from './inspection-curve';
 
 /** Completions per provider: the counts, and their curve once enough were seen. */

@@ -1,4 +1,4 @@
-import { BIN_STARTS_MS, binOf, COMPLETION_BINS, type CompletionCounts } from './completion-bins';
+import { BIN_STARTS_MS, binOf, COMPLETION_BINS, type CompletionCounts } from '../../common/completion-bins';
 
 /** A provider's polls are placed by its curve once this many of its completions were seen. */
 export const MIN_COMPLETIONS = 20;

@@ -31,6 +31,14 @@ const PLACEMENTS = ['learned', 'rule'] as const;
 
 const mean = (values: readonly number[]) => values.reduce((total, value) => total + value, 0) / values.length;
 
+/** For each poll-only user of a run: the user finished → the first GetSession that found it done, ms. */
+function foundDelays(run: PopulationRun): number[] {
+  return run.flows
+    .filter((flow) => flow.kind === 'poll-only' && flow.ok)
+    .map((flow) => (run.seenDone[flow.sessionId] ?? Number.NaN) - (flow.finishedAt ?? Number.NaN))
+    .filter((delay) => Number.isFinite(delay));
+}
+
 async function main(): Promise<void> {
   Runtime.install(runtimeOptions('ERROR'));
   const stack = await startScaleStack();
@@ -74,6 +82,8 @@ async function main(): Promise<void> {
     // The distribution known in advance: another sample of it, not the times measured.
     const fit = logNormalTimes(POPULATION, { seed: 2, medianMs: MEDIAN_MS, sigma: 0.84, maxMs: TAIL_MS });
     const rows: string[] = [];
+    const means: Partial<Record<(typeof PLACEMENTS)[number], number>> = {};
+    const bestMeans: Partial<Record<(typeof PLACEMENTS)[number], number>> = {};
     const series = [];
     const colors = { learned: '#1f77b4', rule: '#d62728', best: '#2ca02c' };
     for (const [index, placement] of PLACEMENTS.entries()) {
@@ -83,18 +93,23 @@ async function main(): Promise<void> {
       const redirects = run.flows.filter((flow) => flow.kind === 'redirect');
       const polls = mean(pollOnly.map((flow) => run.bySession[flow.sessionId]?.GetSession ?? 0));
       const delays = pollOnly.map((flow) => flow.delayMs);
+      // Completion → the GetSession that found it done: what the placement decides (the close
+      // adds the workflow's own steps, the same for both placements).
+      const found = foundDelays(run);
       const best = bestFixedSchedule({
         fitMs: fit,
         scoreMs: pollOnly.map((flow) => flow.userMs),
         pollsPerUser: polls,
       });
-      const ours = summarise(delays);
+      const ours = summarise(found);
+      means[placement] = mean(found);
+      bestMeans[placement] = best.meanDelayMs;
       const redirect = summarise(redirects.map((flow) => flow.delayMs));
       const failures = run.flows.filter((flow) => !flow.ok).length;
       rows.push(
-        `| ${placement} | ${pollOnly.length} | ${failures} | ${round(polls)} | **${round(mean(delays))}** | ${round(ours.p50)} | ${round(ours.p99)} | ${round(best.meanDelayMs)} | **${round(mean(delays) / best.meanDelayMs)}x** | ${round(redirect.p50)} | ${round(redirect.p99)} | ${run.busiestSecond} |`,
+        `| ${placement} | ${pollOnly.length} | ${failures} | ${round(polls)} | **${round(mean(found))}** | ${round(ours.p50)} | ${round(ours.p99)} | ${round(best.meanDelayMs)} | **${round(mean(found) / best.meanDelayMs)}x** | ${round(mean(delays))} | ${round(redirect.p50)} | ${round(redirect.p99)} | ${run.busiestSecond} |`,
       );
-      series.push({ name: `${placement}: poll-only users`, delaysMs: delays, color: colors[placement] });
+      series.push({ name: `${placement}: poll-only users`, delaysMs: found, color: colors[placement] });
       if (placement === 'learned')
         series.push({
           name: `best fixed schedule at the learned run's ${round(best.schedule.pollsPerUser)} polls`,
@@ -102,27 +117,22 @@ async function main(): Promise<void> {
           color: colors.best,
         });
     }
-    const [learned, rule] = PLACEMENTS.map((_, index) => {
-      const run = runs[index] as PopulationRun;
-      return mean(
-        run.flows.filter((flow) => flow.kind === 'poll-only' && flow.ok).map((flow) => flow.delayMs),
-      );
-    }) as [number, number];
+    const { learned = Number.NaN, rule = Number.NaN } = means;
     writeDelayPlot(
       join(__dirname, '..', '..', 'docs', 'bench-polls.svg'),
-      'Poll-only users: completion → outcome known',
+      'Poll-only users: completion → the poll that found it',
       series,
     );
     const lines = [
       '## npm run bench:polls: polls placed by learned completion times',
       '',
-      `Run: \`npm run bench:polls\`, ${new Date().toISOString().slice(0, 10)}, Node ${process.version}, ${cpus().length} cores, ${round(totalmem() / 2 ** 30, 0)} GiB. ${POPULATION} verifications arriving one after another over ${ARRIVAL_MS / 60_000} min, twice at the same time, each on its own emulator and one \`idv worker\` at ${RATE} calls/s: user times log-normal (median ${MEDIAN_MS / 1000} s, σ 0.84, none over ${TAIL_MS / 60_000} min, seeded; the same for both), every other user returning through the receiver; ${round(wallSeconds)} s. \`learned\` starts from nothing and learns as it runs. Delay = the user finished → the workflow closed with the outcome (the server's close time; the redirect columns show what a check at once costs). The best fixed schedule: the poll times after each start, the same for every user, with the least mean delay for the distribution known in advance (fitted on another sample of it, 0.5 s grid: the classic optimal inspection schedule, solved exactly) at the run's polls per poll-only user, scored on the run's poll-only users; it ignores the per-second budget. Plot: [bench-polls.svg](bench-polls.svg).`,
+      `Run: \`npm run bench:polls\`, ${new Date().toISOString().slice(0, 10)}, Node ${process.version}, ${cpus().length} cores, ${round(totalmem() / 2 ** 30, 0)} GiB. ${POPULATION} verifications arriving one after another over ${ARRIVAL_MS / 60_000} min, twice at the same time, each on its own emulator and one \`idv worker\` at ${RATE} calls/s: user times log-normal (median ${MEDIAN_MS / 1000} s, σ 0.84, none over ${TAIL_MS / 60_000} min, seeded; the same for both), every other user returning through the receiver; ${round(wallSeconds)} s. \`learned\` starts from nothing and learns as it runs. Delay = the user finished → the first GetSession that answered done (the emulator's clock); beside it the mean to the workflow's close with the outcome (the server's close time), and for the returning users, whose check comes at once, the same to the close. The best fixed schedule: the poll times after each start, the same for every user, with the least mean delay for the distribution known in advance (fitted on another sample of it, 0.5 s grid: the classic optimal inspection schedule, solved exactly) at the run's polls per poll-only user, scored on the run's poll-only users; it ignores the per-second budget. Plot: [bench-polls.svg](bench-polls.svg).`,
       '',
-      '| placement | poll-only users | failures (all) | polls per poll-only user | mean delay ms | p50 ms | p99 ms | best fixed schedule, same polls: mean ms | ours / best | redirect p50 ms | redirect p99 ms | busiest second (calls) |',
-      '|---|---|---|---|---|---|---|---|---|---|---|---|',
+      '| placement | poll-only users | failures (all) | polls per poll-only user | found: mean ms | found: p50 ms | found: p99 ms | best fixed schedule, same polls: mean ms | ours / best | to the close: mean ms | redirect to the close: p50 ms | p99 ms | busiest second (calls) |',
+      '|---|---|---|---|---|---|---|---|---|---|---|---|---|',
       ...rows,
       '',
-      `Learned against the fixed rule: mean delay of the poll-only users **${round(rule / learned)}x** shorter.`,
+      `Learned against the fixed rule: mean delay of the poll-only users **${round(rule / learned)}x** shorter. The best fixed schedule at the rule's polls is ${round(rule / (bestMeans.rule ?? Number.NaN))}x shorter than the rule: the most any placement of these polls could gain here.`,
     ];
     const markdown = lines.join('\n');
     recordSection('polls', markdown);

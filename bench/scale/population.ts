@@ -33,6 +33,8 @@ export interface Flow {
   sessionId: string;
   /** When its user finished, ms after the verification started. */
   userMs: number;
+  /** When its user finished (epoch ms). */
+  finishedAt?: number;
   /** User finished (session completed at the service) → the workflow closed with the outcome (server's close time), ms. */
   delayMs: number;
   ok: boolean;
@@ -49,6 +51,8 @@ export interface PopulationRun {
   errors: string[];
   /** Requests the emulator received, by session and operation. */
   bySession: Record<string, Record<string, number>>;
+  /** When a GetSession first found each session done (epoch ms). */
+  seenDone: Record<string, number>;
 }
 
 const FINAL_URL = 'https://shop.example/done';
@@ -130,6 +134,7 @@ export async function runPopulation(options: {
           reference,
           sessionId: nextStep.sessionId,
           userMs: options.userMs[i] ?? 0,
+          finishedAt,
           delayMs,
           ok: returned && status === 'succeeded',
         });
@@ -145,6 +150,7 @@ export async function runPopulation(options: {
     calls: counters.byOperation as Record<string, number>,
     busiestSecond: Number(counters.busiestSecond),
     bySession: (counters.bySession ?? {}) as Record<string, Record<string, number>>,
+    seenDone: (counters.seenDone ?? {}) as Record<string, number>,
     errors,
   };
 }

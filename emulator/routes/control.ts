@@ -162,6 +162,7 @@ export function controlRoutes(faults: FaultInjector): Route[] {
       context.store.counters.byOperation.clear();
       context.store.counters.bySession.clear();
       context.store.counters.bySecond.clear();
+      context.store.counters.seenDone.clear();
       return { status: 204 };
     }),
     route('GET', '/sessions/:sessionId', 'ControlGetSession', (context) =>

@@ -21,7 +21,12 @@ export const sessionRoutes: Route[] = [
     pattern: '/api/v1/sessions/:sessionId',
     operation: 'GetSession',
     scope: 'identity',
-    handle: (context) => ok({ session: sessionToWire(sessionOf(context)) }),
+    handle(context) {
+      const record = sessionOf(context);
+      const session = sessionToWire(record);
+      if (session.done) context.store.seenDone(record.id);
+      return ok({ session });
+    },
   },
   {
     method: 'GET',

@@ -37,6 +37,8 @@ export class EmulatorStore {
     bySession: new Map<string, Map<string, number>>(),
     /** Requests by the wall-clock second they arrived in (epoch seconds), the last hour's. */
     bySecond: new Map<number, number>(),
+    /** When a GetSession first answered that a session is done (epoch ms): how late a poll found it. */
+    seenDone: new Map<string, number>(),
   };
   script: SessionScript = { outcome: 'by-input', latencyMs: 2_000, stepTtlSeconds: 300 };
 
@@ -83,17 +85,24 @@ export class EmulatorStore {
     this.counters.bySession.set(sessionId, perSession);
   }
 
+  /** A GetSession answered that the session is done; the first time is kept. */
+  seenDone(sessionId: string): void {
+    if (!this.counters.seenDone.has(sessionId)) this.counters.seenDone.set(sessionId, Date.now());
+  }
+
   /** Counters as plain JSON. */
   countersJson(): {
     byOperation: Record<string, number>;
     bySession: Record<string, Record<string, number>>;
     bySecond: Record<string, number>;
     busiestSecond: number;
+    seenDone: Record<string, number>;
   } {
     return {
       byOperation: Object.fromEntries(this.counters.byOperation),
       bySecond: Object.fromEntries(this.counters.bySecond),
       busiestSecond: Math.max(0, ...this.counters.bySecond.values()),
+      seenDone: Object.fromEntries(this.counters.seenDone),
       bySession: Object.fromEntries(
         [...this.counters.bySession].map(([id, counts]) => [id, Object.fromEntries(counts)]),
       ),

@@ -271,5 +271,18 @@ describe('emulator session lifecycle', () => {
     const counters = (await call(emulator, 'GET', '/_emulator/counters', { key: null })).json;
     expect(counters.byOperation).toMatchObject({ CreateDirectProviderSession: 1, GetSession: 2 });
     expect(counters.bySession[id]).toEqual({ GetSession: 2 });
+    expect(counters.seenDone).not.toHaveProperty(id);
+  });
+
+  it('keeps when a GetSession first found a session done', async () => {
+    const { id } = await create();
+    await control(`/sessions/${id}/complete`);
+    const before = Date.now();
+    await getSession(id);
+    const first = (await call(emulator, 'GET', '/_emulator/counters', { key: null })).json.seenDone[id];
+    await getSession(id);
+    const counters = (await call(emulator, 'GET', '/_emulator/counters', { key: null })).json;
+    expect(first).toBeGreaterThanOrEqual(before);
+    expect(counters.seenDone[id]).toBe(first);
   });
 });

@@ -45,7 +45,8 @@ export class FileCompletionTimes implements CompletionTimesStore {
     try {
       names = await readdir(this.directory);
     } catch (error) {
-      if (error instanceof Error && 'code' in error && error.code === 'ENOENT') return new Map();
+      // Nothing written yet (the folder comes with the first write).
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return new Map();
       throw error;
     }
     const totals = new Map<string, CompletionCounts>();

@@ -292,6 +292,10 @@ describe.each(backends)('store contract: %s', (_name, make) => {
       return each;
     };
 
+    it('reads no counts before any were written', async () => {
+      expect((await store.completionTimes.read()).size).toBe(0);
+    });
+
     it('adds every process’s counts into one total per provider', async () => {
       const provider = `p-${randomUUID()}`;
       await store.completionTimes.add(new Map([[provider, counts(3, 2, 1_000)]]));

@@ -90,5 +90,7 @@ describe('platformMigration: the worker killed mid-migration', () => {
     expect(uris).toEqual([redirectUri.replace('{policy}', 'employee-check')]);
     await identity.close();
     await platform.close();
-  });
+    // Two worker processes start one after the other, each waiting to join the call budget: about a
+    // minute on a loaded CI machine, so the bound is the test's own.
+  }, 180_000);
 });

@@ -50,3 +50,10 @@ export function addCounts(into: CompletionCounts, more: CompletionCounts): void 
 export function finite(value: number | undefined): number {
   return value !== undefined && Number.isFinite(value) && value > 0 ? value : 0;
 }
+
+/** A copy of `counts`, to add to without changing them. */
+export function copyCounts(counts: CompletionCounts): CompletionCounts {
+  const copy = emptyCounts();
+  addCounts(copy, counts);
+  return copy;
+}

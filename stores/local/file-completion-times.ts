@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { z } from 'zod';
-import { addCounts, type CompletionCounts, emptyCounts } from '../../common/completion-bins';
+import { addCounts, type CompletionCounts, emptyCounts, copyCounts } from '../../common/completion-bins';
 import { completionCountsSchema, type CompletionTimesStore } from '../completion-times-store';
 import { readJsonFile, writeFileAtomic } from './atomic-file';
 
@@ -27,7 +27,7 @@ export class FileCompletionTimes implements CompletionTimesStore {
   add(counts: ReadonlyMap<string, CompletionCounts>): Promise<void> {
     const write = this.#writing.then(async () => {
       // Kept only once written: counts a failed write handed back are not counted twice.
-      const next = new Map([...this.#own].map(([provider, own]) => [provider, copyOf(own)]));
+      const next = new Map([...this.#own].map(([provider, own]) => [provider, copyCounts(own)]));
       for (const [provider, more] of counts) {
         let own = next.get(provider);
         if (!own) next.set(provider, (own = emptyCounts()));
@@ -63,10 +63,4 @@ export class FileCompletionTimes implements CompletionTimesStore {
     }
     return totals;
   }
-}
-
-function copyOf(counts: CompletionCounts): CompletionCounts {
-  const copy = emptyCounts();
-  addCounts(copy, counts);
-  return copy;
 }

@@ -6,6 +6,7 @@ import {
   type CompletionCounts,
   emptyCounts,
   finite,
+  copyCounts,
 } from '../../common/completion-bins';
 import { InspectionCurve } from './inspection-curve';
 
@@ -75,7 +76,7 @@ export class CompletionTimes {
 
   /** The store's totals (every worker's, this one's handed counts included). */
   shared(totals: ReadonlyMap<string, CompletionCounts>): void {
-    this.#shared = new Map([...totals].map(([provider, counts]) => [provider, copyOf(counts)]));
+    this.#shared = new Map([...totals].map(([provider, counts]) => [provider, copyCounts(counts)]));
     this.#curves.clear();
   }
 
@@ -90,10 +91,4 @@ export class CompletionTimes {
     if (!counts) this.#shared.set(provider, (counts = emptyCounts()));
     return counts;
   }
-}
-
-function copyOf(counts: CompletionCounts): CompletionCounts {
-  const copy = emptyCounts();
-  addCounts(copy, counts);
-  return copy;
 }

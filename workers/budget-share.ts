@@ -4,7 +4,9 @@ import { type Client } from '@temporalio/client';
 import { temporal } from '@temporalio/proto';
 import { Runtime, type Worker } from '@temporalio/worker';
 import { BUDGET_WINDOW_MS, type BudgetShare, type CallBudget } from '../api/http/call-budget';
+import { IdvStatus } from '../common/search-attributes';
 import { queryValue } from '../common/visibility-query';
+import { type SessionStatus } from '../verification/domain/session-status';
 import { verificationWorkflowTypes } from '../verification/shared/workflows';
 
 /** How often each process asks Temporal which workers poll its task queue (also each question's deadline). */
@@ -33,8 +35,6 @@ export const POLLER_LIVE_MS = 120_000;
  * the worker hosts and Temporal's.
  */
 export const SELF_LIVE_MARGIN_MS = 10_000 + SHARE_STALE_MS + BUDGET_WINDOW_MS;
-/** How often the running verifications are counted (a visibility query; polls are planned from it). */
-export const SESSION_COUNT_EVERY_MS = 30_000;
 /** A hold this long is logged (Temporal out of reach, a clock far ahead, more workers than calls). */
 const LONG_HOLD_MS = 30_000;
 /** Partitions asked for their pollers: Temporal's default number of partitions of a task queue. */
@@ -54,7 +54,7 @@ export interface ShareAnswer {
   /** The wall clock then (ms since the epoch), to age the pollers' last polls. */
   wallNow: number;
   pollers: readonly Poller[];
-  /** Verifications running on the task queue (last counted). */
+  /** Verifications of the task queue whose sessions are polled (last counted). */
   openVerifications: number;
 }
 
@@ -132,9 +132,9 @@ export function uniqueWorkerIdentity(): string {
 /**
  * Shares `budget` (its `callsPerSecond` is the service's limit for all of them) with every worker
  * polling the same task queue, as Temporal lists them (see {@link ShareKeeper}): every 2 s each
- * process asks, and calls at most its part; polls are planned over every verification running on
- * the task queue. The worker holds its calls until Temporal lists it (about {@link SHARE_JOIN_MS}
- * after it starts polling). Returns the function that stops sharing; the budget then holds
+ * process asks, and calls at most its part; polls are planned over every verification of the
+ * task queue whose session is polled. The worker holds its calls until Temporal lists it (about
+ * {@link SHARE_JOIN_MS} after it starts polling). Returns the function that stops sharing; the budget then holds
  * every call once its last part runs out.
  */
 export function shareCallBudget(options: ShareCallBudgetOptions): () => void {
@@ -149,31 +149,37 @@ export function shareCallBudget(options: ShareCallBudgetOptions): () => void {
   let stopped = false;
   let timer: NodeJS.Timeout | undefined;
   let openVerifications = 0;
-  let countedAt = Number.NEGATIVE_INFINITY;
   let heldSince: number | undefined;
   let warned = false;
   const deadline = () => Date.now() + SHARE_REFRESH_MS;
-  const countSessions = async (at: number) => {
-    if (at - countedAt < SESSION_COUNT_EVERY_MS) return;
-    countedAt = at;
-    // Polls are planned from it; a failed count keeps the last one and never holds a call.
-    try {
-      openVerifications = await client.connection.withDeadline(deadline(), () =>
-        runningVerifications(client, taskQueue),
-      );
-    } catch {
-      countedAt = Number.NEGATIVE_INFINITY;
-    }
+  // Polls are planned from it, so it is asked every time a part is: a count even 30 s old still
+  // held the sessions finished since, and every poll came that much later. A part never waits
+  // for it (a slow count would let the part run out); a failed count keeps the last one.
+  let counting = false;
+  const countSessions = () => {
+    if (counting) return;
+    counting = true;
+    client.connection
+      .withDeadline(deadline(), () => polledVerifications(client, taskQueue))
+      .then(
+        (count) => {
+          openVerifications = count;
+        },
+        () => undefined,
+      )
+      .finally(() => {
+        counting = false;
+      });
   };
   const refresh = async () => {
     const askedAt = budget.now();
     const wallNow = Date.now();
     let workers = 0;
     try {
-      const [pollers] = await Promise.all([
-        client.connection.withDeadline(deadline(), () => taskQueuePollers(client, { namespace, taskQueue })),
-        countSessions(askedAt),
-      ]);
+      countSessions();
+      const pollers = await client.connection.withDeadline(deadline(), () =>
+        taskQueuePollers(client, { namespace, taskQueue }),
+      );
       if (stopped) return;
       const share = keeper.heard({ askedAt, wallNow, pollers, openVerifications });
       workers = share.workers;
@@ -250,10 +256,15 @@ async function taskQueuePollers(
   );
 }
 
-/** Verifications running on the task queue: the sessions the polls are spread over. */
-async function runningVerifications(client: Client, taskQueue: string): Promise<number> {
+const PENDING: SessionStatus = 'pending';
+
+/**
+ * Verifications running on the task queue whose sessions are polled (`IdvStatus` pending): the
+ * sessions the polls are spread over. One starting, or past its outcome, needs no poll.
+ */
+export async function polledVerifications(client: Client, taskQueue: string): Promise<number> {
   const { count } = await client.workflow.count(
-    `TaskQueue = ${queryValue(taskQueue)} AND WorkflowType = ${queryValue(verificationWorkflowTypes.session)} AND ExecutionStatus = 'Running'`,
+    `TaskQueue = ${queryValue(taskQueue)} AND WorkflowType = ${queryValue(verificationWorkflowTypes.session)} AND ExecutionStatus = 'Running' AND ${IdvStatus.name} = ${queryValue(PENDING)}`,
   );
   return count;
 }

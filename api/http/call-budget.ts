@@ -74,6 +74,8 @@ export interface BudgetShare {
   polledSessions: number;
   /** The part holds until then (the budget's clock, {@link CallBudget.now}); every call is held after it until the next share. @default forever */
   validUntil?: number;
+  /** Processes sharing the rate (see {@link CallBudget.turnLostDelayMs}). @default 1 */
+  workers?: number;
 }
 
 /** Calls granted and 429s in a stretch of time, and the longest `Retry-After` of those 429s. */
@@ -149,6 +151,8 @@ export class CallBudget {
   #share: number;
   /** Sessions polled through every process sharing the rate, as last told. */
   #sharedSessions = 0;
+  /** Processes sharing the rate, as last told. */
+  #workers = 1;
   /** The share holds until then; after it every call is held until the next share. */
   #shareValidUntil = Number.POSITIVE_INFINITY;
   readonly #pollShare: number;
@@ -299,13 +303,37 @@ export class CallBudget {
   pollDelayMs(sessionId: string, ownIntervalMs: number, placement?: PollPlacement): number {
     const now = this.#now();
     this.#prune(now);
-    const ended = this.#ended.has(sessionId);
-    const fair = this.#fairDelay(this.#sessions.size + (this.#sessions.has(sessionId) || ended ? 0 : 1));
     const own = placement ? placement.ruleMs(placement.ageMs) : ownIntervalMs;
-    const ruleDelay = Math.max(own, fair);
+    const ruleDelay = Math.max(own, this.#fairDelayOf(sessionId));
     const delay = Math.round(placement ? this.#placedDelay(sessionId, ruleDelay, placement) : ruleDelay);
+    this.#plan(sessionId, now, delay, own, placement);
+    return delay;
+  }
+
+  /**
+   * The delay before a poll that was given no turn here tries again. Alone, the budget was full:
+   * the session's fair delay (as {@link pollDelayMs} by the rule). Shared by several processes,
+   * only this process's part was full, and Temporal may hand the next attempt to any of them:
+   * the fair delay divided by their number, so the polls a part could not take are not lost to
+   * the others for a whole fair delay. Each retry is one task, never a call beyond the budget.
+   */
+  turnLostDelayMs(sessionId: string, ownIntervalMs: number): number {
+    const now = this.#now();
+    this.#prune(now);
+    const delay = Math.round(Math.max(ownIntervalMs, this.#fairDelayOf(sessionId) / this.#workers));
+    this.#plan(sessionId, now, delay, ownIntervalMs);
+    return delay;
+  }
+
+  #fairDelayOf(sessionId: string): number {
+    const counted = this.#sessions.has(sessionId) || this.#ended.has(sessionId);
+    return this.#fairDelay(this.#sessions.size + (counted ? 0 : 1));
+  }
+
+  /** Counts `sessionId` as polled again after `delay`. */
+  #plan(sessionId: string, now: number, delay: number, own: number, placement?: PollPlacement): void {
     // A session seen done (by a check or a cancel while this poll was under way) stays forgotten.
-    if (!ended)
+    if (!this.#ended.has(sessionId))
       this.#sessions.set(sessionId, {
         returnsAt: now + delay,
         ownMs: own,
@@ -313,7 +341,6 @@ export class CallBudget {
         summed: this.#sessions.get(sessionId)?.summed ?? false,
         ...(placement ? { placement: { curve: placement.curve, ruleMs: placement.ruleMs } } : {}),
       });
-    return delay;
   }
 
   #placedDelay(sessionId: string, ruleDelay: number, placement: PollPlacement): number {
@@ -332,9 +359,10 @@ export class CallBudget {
   /** The delay that fits `polled` sessions (or all of them, when shared) in the poll share of the rate. */
   #fairDelay(polled: number): number {
     const share = ((this.#rate * SECOND_MS) / WINDOW_MS) * this.#pollShare;
-    // Shared by several processes, each sees only the sessions whose polls it ran lately: the
-    // count across all of them plans for the whole rate.
-    const sessions = Math.max(this.#sharedSessions, polled);
+    // Shared by several processes, the count across all of them plans for the whole rate. What
+    // this process saw is no guide then: it misses sessions polled only elsewhere, and keeps those
+    // another process found done until their announced return.
+    const sessions = this.#sharedSessions > 0 ? this.#sharedSessions : polled;
     return Math.min(MAX_POLL_DELAY_MS, (sessions / share) * SECOND_MS);
   }
 
@@ -379,6 +407,7 @@ export class CallBudget {
     this.#share = callsPerSecond;
     this.#shareValidUntil = share.validUntil ?? Number.POSITIVE_INFINITY;
     this.#sharedSessions = Math.max(0, Math.floor(share.polledSessions));
+    this.#workers = Math.max(1, Math.floor(share.workers ?? 1));
     this.#ceiling = Math.max(floor, Math.floor(callsPerSecond * ceilingRatio));
     this.#limit = Math.max(floor, Math.min(this.#ceiling, Math.floor(callsPerSecond * limitRatio)));
     this.#drain();

@@ -18,7 +18,7 @@ import { runBench } from '../support/run-bench';
 import { round, summarise } from '../support/stats';
 import { bestFixedSchedule } from './inspection-schedule';
 import { writeDelayPlot } from './plot';
-import { logNormalTimes, type PopulationRun, runPopulation } from './population';
+import { foundDelays, logNormalTimes, type PopulationRun, runPopulation } from './population';
 import { startScaleStack } from './stack';
 
 const numberFrom = (name: string, fallback: number) => Number(process.env[name] ?? fallback);
@@ -30,14 +30,6 @@ const RATE = numberFrom('IDV_API_RATE', DEFAULT_API_RATE);
 const PLACEMENTS = ['learned', 'rule'] as const;
 
 const mean = (values: readonly number[]) => values.reduce((total, value) => total + value, 0) / values.length;
-
-/** For each poll-only user of a run: the user finished → the first GetSession that found it done, ms. */
-function foundDelays(run: PopulationRun): number[] {
-  return run.flows
-    .filter((flow) => flow.kind === 'poll-only' && flow.ok)
-    .map((flow) => (run.seenDone[flow.sessionId] ?? Number.NaN) - (flow.finishedAt ?? Number.NaN))
-    .filter((delay) => Number.isFinite(delay));
-}
 
 async function main(): Promise<void> {
   Runtime.install(runtimeOptions('ERROR'));

@@ -154,3 +154,11 @@ export async function runPopulation(options: {
     errors,
   };
 }
+
+/** For each poll-only user of a run: the user finished → the first GetSession that found it done, ms. */
+export function foundDelays(run: PopulationRun): number[] {
+  return run.flows
+    .filter((flow) => flow.kind === 'poll-only' && flow.ok)
+    .map((flow) => (run.seenDone[flow.sessionId] ?? Number.NaN) - (flow.finishedAt ?? Number.NaN))
+    .filter((delay) => Number.isFinite(delay));
+}

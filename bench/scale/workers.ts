@@ -12,7 +12,7 @@ import { runtimeOptions } from '../../workers/logging';
 import { recordSection } from '../support/record';
 import { runBench } from '../support/run-bench';
 import { round, summarise } from '../support/stats';
-import { type Flow, logNormalTimes, runPopulation } from './population';
+import { type Flow, foundDelays, logNormalTimes, runPopulation } from './population';
 import { processUsage, startScaleStack } from './stack';
 
 const numberFrom = (name: string, fallback: number) => Number(process.env[name] ?? fallback);
@@ -30,6 +30,7 @@ const delays = (flows: readonly Flow[], kind: Flow['kind']) =>
 async function main(): Promise<void> {
   Runtime.install(runtimeOptions('ERROR'));
   const stack = await startScaleStack();
+  const serverPid = stack.server.pid as number;
   const rows: string[] = [];
   try {
     for (const count of COUNTS) {
@@ -42,6 +43,7 @@ async function main(): Promise<void> {
       // Every worker past its join wait: the figures are of the workers sharing, not of joining.
       await sleep(SHARE_JOIN_MS + 2 * SHARE_REFRESH_MS);
       const cpuBefore = workers.map((worker) => processUsage(worker.pid).cpuSeconds);
+      const serverCpuBefore = processUsage(serverPid).cpuSeconds;
       const run = await runPopulation({
         name: `workers-${count}`,
         idv: stack.idv(taskQueue),
@@ -54,12 +56,14 @@ async function main(): Promise<void> {
         (sum, worker, i) => sum + processUsage(worker.pid).cpuSeconds - (cpuBefore[i] ?? 0),
         0,
       );
+      const serverCpu = processUsage(serverPid).cpuSeconds - serverCpuBefore;
       for (const worker of workers) await worker.stop();
       const pollOnly = delays(run.flows, 'poll-only');
+      const found = summarise(foundDelays(run));
       const redirect = delays(run.flows, 'redirect');
       const calls = Object.values(run.calls).reduce((sum, n) => sum + n, 0);
       rows.push(
-        `| ${count} | ${run.flows.length} | ${run.flows.filter((flow) => !flow.ok).length} | ${cell(run.wallSeconds)} | ${run.busiestSecond} | ${RATE} | ${cell(calls / run.flows.length)} | ${cell(cpu)} | ${cell(pollOnly.p50)} | ${cell(pollOnly.p99)} | ${cell(redirect.p50)} | ${cell(redirect.p99)} |`,
+        `| ${count} | ${run.flows.length} | ${run.flows.filter((flow) => !flow.ok).length} | ${cell(run.wallSeconds)} | ${run.busiestSecond} | ${RATE} | ${cell(calls / run.flows.length)} | ${cell(cpu)} | ${cell(serverCpu)} | ${cell(found.p50)} | ${cell(found.p99)} | ${cell(pollOnly.p50)} | ${cell(pollOnly.p99)} | ${cell(redirect.p50)} | ${cell(redirect.p99)} |`,
       );
     }
   } finally {
@@ -68,10 +72,10 @@ async function main(): Promise<void> {
   const markdown = [
     '## npm run bench:workers: one call budget across 1, 2 and 4 workers',
     '',
-    `Run: \`npm run bench:workers\`, ${new Date().toISOString().slice(0, 10)}, Node ${process.version}, ${cpus().length} cores, ${round(totalmem() / 2 ** 30, 0)} GiB. For each count, that many \`idv worker\` processes on one task queue, each with \`IDV_API_RATE=${RATE}\` (the service's limit for all of them together), run ${POPULATION} verifications started at once against a fresh emulator, once every worker has joined (${(SHARE_JOIN_MS + 2 * SHARE_REFRESH_MS) / 1000} s after the last one starts): users log-normal (median ${MEDIAN_MS / 1000} s, σ 0.84, none over ${TAIL_MS / 1000} s), every other one returning through the receiver. The busiest second is the emulator's count of requests in one wall-clock second; delays are the user finishing → the workflow closed with the outcome.`,
+    `Run: \`npm run bench:workers\`, ${new Date().toISOString().slice(0, 10)}, Node ${process.version}, ${cpus().length} cores, ${round(totalmem() / 2 ** 30, 0)} GiB. For each count, that many \`idv worker\` processes on one task queue, each with \`IDV_API_RATE=${RATE}\` (the service's limit for all of them together), run ${POPULATION} verifications started at once against a fresh emulator, once every worker has joined (${(SHARE_JOIN_MS + 2 * SHARE_REFRESH_MS) / 1000} s after the last one starts): users log-normal (median ${MEDIAN_MS / 1000} s, σ 0.84, none over ${TAIL_MS / 1000} s), every other one returning through the receiver. The busiest second is the emulator's count of requests in one wall-clock second; poll-only users' delays are the user finishing → the first GetSession that found it done (the emulator's clock: what the budget's polls decide), and → the workflow closed with the outcome (the server's close time), as are the returning users'.`,
     '',
-    '| workers | verifications | failures | wall s | busiest second (calls) | budget (calls/s) | API calls/verification | worker CPU s (all) | poll-only p50 ms | poll-only p99 ms | redirect p50 ms | redirect p99 ms |',
-    '|---|---|---|---|---|---|---|---|---|---|---|---|',
+    '| workers | verifications | failures | wall s | busiest second (calls) | budget (calls/s) | API calls/verification | worker CPU s (all) | Temporal server CPU s | poll-only found p50 ms | found p99 ms | poll-only to the close p50 ms | p99 ms | redirect to the close p50 ms | p99 ms |',
+    '|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|',
     ...rows,
     '',
     'The busiest second counts arrivals at the emulator: each process grants its calls over a sliding window of 1.1 s, so arrivals bunch only when a process or the emulator stalls on these 2 shared cores.',

@@ -337,6 +337,28 @@ describe('the call budget', () => {
     expect(budget.pollDelayMs('s-1', 2_000)).toBe(2_000);
   });
 
+  it('plans shared polls from the count of every process, not from sessions it polled that another found done', () => {
+    const budget = new CallBudget({ callsPerSecond: 10, pollShare: 0.5 });
+    // 200 sessions polled here lately; since then other processes found most of them done.
+    for (let i = 1; i <= 200; i += 1) budget.pollDelayMs(`s-${i}`, 2_000);
+    budget.share({ callsPerSecond: 5, polledSessions: 50 });
+    // 50 still polled, at half of 10 calls per 1.1 s: each every 11 s (not 44 s for 200).
+    expect(budget.pollDelayMs('s-1', 2_000)).toBe(11_000);
+  });
+
+  it('brings a poll that lost its turn back after the fair delay alone, and sooner by the workers sharing the rate', () => {
+    const budget = new CallBudget({ callsPerSecond: 10, pollShare: 0.5 });
+    budget.share({ callsPerSecond: 10, polledSessions: 100 });
+    // Alone, the whole budget was full: the fair delay (22 s, as above).
+    expect(budget.turnLostDelayMs('s-1', 2_000)).toBe(22_000);
+    // One of four: only this part was full; the next attempt may go to any of the four.
+    budget.share({ callsPerSecond: 3, polledSessions: 100, workers: 4 });
+    expect(budget.turnLostDelayMs('s-1', 2_000)).toBe(5_500);
+    // The session's own interval (or a Retry-After in it) still holds, and its next poll stays fair.
+    expect(budget.turnLostDelayMs('s-1', 8_000)).toBe(8_000);
+    expect(budget.pollDelayMs('s-1', 2_000)).toBe(22_000);
+  });
+
   it('refuses a budget below one call per second', () => {
     expect(() => new CallBudget({ callsPerSecond: 0 })).toThrow(RangeError);
     expect(() => new CallBudget({ callsPerSecond: Number.NaN })).toThrow(RangeError);

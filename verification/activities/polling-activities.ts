@@ -46,9 +46,19 @@ export function pollingActivities(deps: VerificationDeps) {
       return undefined;
     return { learning, provider, ageMs: Math.max(0, Date.now() - startedAtMs) };
   };
-  /** Ends this attempt; Temporal runs the next one (the next poll) after the delay, no slot held meanwhile. */
-  const pollAgain = (plan: PollingPlan, ownMs: number, reason: string, placed = true): never => {
-    const session = placed ? learned(plan) : undefined;
+  /** Ends this attempt; Temporal runs the next one (the next poll) after `delayMs`, no slot held meanwhile. */
+  const pollAgainAfter = (delayMs: number, reason: string): never => {
+    throw ApplicationFailure.create({
+      type: SESSION_RUNNING,
+      message: reason,
+      nextRetryDelay: delayMs,
+      category: ApplicationFailureCategory.BENIGN,
+    });
+  };
+  /** The delay before the next poll: the session's own interval, placed and stretched by the budget. */
+  const nextPollMs = (plan: PollingPlan, ownMs: number): number => {
+    if (!budget) return ownMs;
+    const session = learned(plan);
     const curve = session?.learning.curve(session.provider);
     const placement: PollPlacement | undefined =
       session && curve
@@ -59,12 +69,7 @@ export function pollingActivities(deps: VerificationDeps) {
             ruleMs: (ageMs: number) => ruleIntervalAtAgeMs(plan, ageMs),
           }
         : undefined;
-    throw ApplicationFailure.create({
-      type: SESSION_RUNNING,
-      message: reason,
-      nextRetryDelay: budget ? budget.pollDelayMs(plan.sessionId, ownMs, placement) : ownMs,
-      category: ApplicationFailureCategory.BENIGN,
-    });
+    return budget.pollDelayMs(plan.sessionId, ownMs, placement);
   };
   return {
     /**
@@ -82,7 +87,7 @@ export function pollingActivities(deps: VerificationDeps) {
       const session = learned(plan);
       if (polls === 0) {
         session?.learning.running(plan.sessionId, session.provider, session.ageMs);
-        return pollAgain(plan, plan.initialMs, 'first poll after one interval');
+        return pollAgainAfter(nextPollMs(plan, plan.initialMs), 'first poll after one interval');
       }
       const state = await classified(async () => {
         try {
@@ -94,27 +99,33 @@ export function pollingActivities(deps: VerificationDeps) {
             }),
           );
         } catch (error) {
-          // Not polled (no turn, or the service's 429): the next poll comes after the session's
-          // fair delay or the service's Retry-After, whichever is later.
+          // Not polled: no turn under this process's part of the budget, or the service's 429.
+          // The next poll comes after the session's fair delay (a lost turn: see
+          // turnLostDelayMs) or the Retry-After, whichever is later.
           if (error instanceof OverBudgetError || error instanceof RateLimitedError)
-            return { notPolled: error.retryAfterMs ?? 0 };
+            return { notPolled: error.retryAfterMs ?? 0, turnLost: error instanceof OverBudgetError };
           throw error;
         }
       });
-      if ('notPolled' in state)
-        return pollAgain(
-          plan,
-          Math.max(pollIntervalMs(plan, polls - 1), Math.min(state.notPolled, MAX_RETRY_AFTER_MS)),
-          'not polled: over budget or refused',
-          false,
+      if ('notPolled' in state) {
+        const ownMs = Math.max(
+          pollIntervalMs(plan, polls - 1),
+          Math.min(state.notPolled, MAX_RETRY_AFTER_MS),
         );
+        const delayMs = !budget
+          ? ownMs
+          : state.turnLost
+            ? budget.turnLostDelayMs(plan.sessionId, ownMs)
+            : budget.pollDelayMs(plan.sessionId, ownMs);
+        return pollAgainAfter(delayMs, 'not polled: over budget or refused');
+      }
       if (state.done) {
         session?.learning.completed(plan.sessionId, session.provider, session.ageMs);
         budget?.forget(plan.sessionId);
         return { state, polls };
       }
       session?.learning.running(plan.sessionId, session.provider, session.ageMs);
-      return pollAgain(plan, pollIntervalMs(plan, polls), 'session running');
+      return pollAgainAfter(nextPollMs(plan, pollIntervalMs(plan, polls)), 'session running');
     },
   };
 }

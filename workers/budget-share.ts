@@ -35,6 +35,8 @@ export const POLLER_LIVE_MS = 120_000;
  * the worker hosts and Temporal's.
  */
 export const SELF_LIVE_MARGIN_MS = 10_000 + SHARE_STALE_MS + BUDGET_WINDOW_MS;
+/** Failed counts of the polled verifications in a row after which the last count is dropped. */
+export const COUNT_FAILURES_KEPT = 3;
 /** A hold this long is logged (Temporal out of reach, a clock far ahead, more workers than calls). */
 const LONG_HOLD_MS = 30_000;
 /** Partitions asked for their pollers: Temporal's default number of partitions of a task queue. */
@@ -154,8 +156,11 @@ export function shareCallBudget(options: ShareCallBudgetOptions): () => void {
   const deadline = () => Date.now() + SHARE_REFRESH_MS;
   // Polls are planned from it, so it is asked every time a part is: a count even 30 s old still
   // held the sessions finished since, and every poll came that much later. A part never waits
-  // for it (a slow count would let the part run out); a failed count keeps the last one.
+  // for it (a slow count would let the part run out). A failed count keeps the last one a while;
+  // past COUNT_FAILURES_KEPT in a row the process plans from the sessions it polls itself (said
+  // once in the log), never from a count that ages without end.
   let counting = false;
+  let countFailures = 0;
   const countSessions = () => {
     if (counting) return;
     counting = true;
@@ -164,8 +169,16 @@ export function shareCallBudget(options: ShareCallBudgetOptions): () => void {
       .then(
         (count) => {
           openVerifications = count;
+          countFailures = 0;
         },
-        () => undefined,
+        (error: unknown) => {
+          countFailures += 1;
+          if (countFailures !== COUNT_FAILURES_KEPT) return;
+          openVerifications = 0;
+          logger.warn(
+            `could not count the polled verifications of task queue ${taskQueue} (a visibility query on IdvStatus): polls are planned from this worker's own sessions until a count comes (${String(error)})`,
+          );
+        },
       )
       .finally(() => {
         counting = false;

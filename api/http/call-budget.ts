@@ -70,7 +70,7 @@ export interface CallBudgetStats {
 export interface BudgetShare {
   /** Calls per second this process may make (a whole number up to the budget's rate); 0 holds every call until the next share. */
   callsPerSecond: number;
-  /** Verifications open across every process of the budget (the polls are spread over all of them); 0: count this process's own. */
+  /** Sessions polled across every process of the budget (the polls are spread over all of them; never fewer than this process awaits); 0: count this process's own. */
   polledSessions: number;
   /** The part holds until then (the budget's clock, {@link CallBudget.now}); every call is held after it until the next share. @default forever */
   validUntil?: number;
@@ -153,6 +153,8 @@ export class CallBudget {
   #sharedSessions = 0;
   /** Processes sharing the rate, as last told. */
   #workers = 1;
+  /** Sessions whose announced return has not come yet, as of the last prune: polls certainly still due. */
+  #awaited = 0;
   /** The share holds until then; after it every call is held until the next share. */
   #shareValidUntil = Number.POSITIVE_INFINITY;
   readonly #pollShare: number;
@@ -314,13 +316,18 @@ export class CallBudget {
    * The delay before a poll that was given no turn here tries again. Alone, the budget was full:
    * the session's fair delay (as {@link pollDelayMs} by the rule). Shared by several processes,
    * only this process's part was full, and Temporal may hand the next attempt to any of them:
-   * the fair delay divided by their number, so the polls a part could not take are not lost to
-   * the others for a whole fair delay. Each retry is one task, never a call beyond the budget.
+   * the fair delay divided by their number (at most the rate), so the polls a part could not
+   * take are not lost to the others for a whole fair delay; not while 429s tightened the limit or
+   * pause every call (the service was full). Each retry is one task, never a call beyond the budget.
    */
   turnLostDelayMs(sessionId: string, ownIntervalMs: number): number {
     const now = this.#now();
     this.#prune(now);
-    const delay = Math.round(Math.max(ownIntervalMs, this.#fairDelayOf(sessionId) / this.#workers));
+    // Whole parts only (more workers than calls: some have none), and none while 429s tightened
+    // the limit or paused every call: then the service, not this part, was full.
+    const tightened = this.#limit < this.#share || this.pausedForMs() > 0;
+    const parts = tightened ? 1 : Math.max(1, Math.min(this.#workers, this.#rate));
+    const delay = Math.round(Math.max(ownIntervalMs, this.#fairDelayOf(sessionId) / parts));
     this.#plan(sessionId, now, delay, ownIntervalMs);
     return delay;
   }
@@ -362,7 +369,9 @@ export class CallBudget {
     // Shared by several processes, the count across all of them plans for the whole rate. What
     // this process saw is no guide then: it misses sessions polled only elsewhere, and keeps those
     // another process found done until their announced return.
-    const sessions = this.#sharedSessions > 0 ? this.#sharedSessions : polled;
+    // A count lower than the sessions whose next poll this process announced lags (visibility is
+    // eventually consistent): those are polled still.
+    const sessions = this.#sharedSessions > 0 ? Math.max(this.#sharedSessions, this.#awaited) : polled;
     return Math.min(MAX_POLL_DELAY_MS, (sessions / share) * SECOND_MS);
   }
 
@@ -528,8 +537,12 @@ export class CallBudget {
     this.#prunedAt = now;
     for (const [sessionId, endedAt] of this.#ended)
       if (endedAt + ENDED_MEMORY_MS < now) this.#ended.delete(sessionId);
-    for (const [sessionId, session] of this.#sessions)
+    let awaited = 0;
+    for (const [sessionId, session] of this.#sessions) {
       if (session.returnsAt + RETURN_GRACE_MS < now) this.#sessions.delete(sessionId);
+      else if (session.returnsAt > now) awaited += 1;
+    }
+    this.#awaited = awaited;
     const fair = this.#fairDelay(this.#sessions.size);
     const placed = { ruleRate: 0, weighted: 0 };
     for (const session of this.#sessions.values()) {

@@ -339,11 +339,22 @@ describe('the call budget', () => {
 
   it('plans shared polls from the count of every process, not from sessions it polled that another found done', () => {
     const budget = new CallBudget({ callsPerSecond: 10, pollShare: 0.5 });
-    // 200 sessions polled here lately; since then other processes found most of them done.
+    // 200 sessions polled here, each announced 44 s out; past that, other processes found most
+    // of them done (this one still remembers them a while).
     for (let i = 1; i <= 200; i += 1) budget.pollDelayMs(`s-${i}`, 2_000);
+    jest.advanceTimersByTime(50_000);
     budget.share({ callsPerSecond: 5, polledSessions: 50 });
     // 50 still polled, at half of 10 calls per 1.1 s: each every 11 s (not 44 s for 200).
     expect(budget.pollDelayMs('s-1', 2_000)).toBe(11_000);
+  });
+
+  it('never plans shared polls over fewer sessions than it awaits itself (a count that lags)', () => {
+    const budget = new CallBudget({ callsPerSecond: 10, pollShare: 0.5 });
+    for (let i = 1; i <= 200; i += 1) budget.pollDelayMs(`s-${i}`, 2_000);
+    jest.advanceTimersByTime(BUDGET_WINDOW_MS);
+    // Visibility counted 5 while this process alone awaits the polls of 200.
+    budget.share({ callsPerSecond: 5, polledSessions: 5, workers: 2 });
+    expect(budget.pollDelayMs('s-1', 2_000)).toBe(44_000);
   });
 
   it('brings a poll that lost its turn back after the fair delay alone, and sooner by the workers sharing the rate', () => {
@@ -357,6 +368,20 @@ describe('the call budget', () => {
     // The session's own interval (or a Retry-After in it) still holds, and its next poll stays fair.
     expect(budget.turnLostDelayMs('s-1', 8_000)).toBe(8_000);
     expect(budget.pollDelayMs('s-1', 2_000)).toBe(22_000);
+    // More workers than calls per second: only as many parts as calls.
+    budget.share({ callsPerSecond: 0, polledSessions: 100, workers: 40 });
+    expect(budget.turnLostDelayMs('s-1', 1_000)).toBe(2_200);
+  });
+
+  it('brings a lost turn back after the whole fair delay while 429s say the service is full', () => {
+    const budget = new CallBudget({ callsPerSecond: 10, pollShare: 0.5 });
+    budget.share({ callsPerSecond: 3, polledSessions: 100, workers: 4 });
+    overload(budget, 1_000);
+    expect(budget.turnLostDelayMs('s-1', 2_000)).toBe(22_000);
+    jest.advanceTimersByTime(2_000);
+    // No longer paused, the limit still below the part.
+    expect(budget.pausedForMs()).toBe(0);
+    expect(budget.turnLostDelayMs('s-1', 2_000)).toBe(22_000);
   });
 
   it('refuses a budget below one call per second', () => {

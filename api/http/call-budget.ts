@@ -366,11 +366,10 @@ export class CallBudget {
   /** The delay that fits `polled` sessions (or all of them, when shared) in the poll share of the rate. */
   #fairDelay(polled: number): number {
     const share = ((this.#rate * SECOND_MS) / WINDOW_MS) * this.#pollShare;
-    // Shared by several processes, the count across all of them plans for the whole rate. What
-    // this process saw is no guide then: it misses sessions polled only elsewhere, and keeps those
-    // another process found done until their announced return.
-    // A count lower than the sessions whose next poll this process announced lags (visibility is
-    // eventually consistent): those are polled still.
+    // Shared by several processes, the count across all of them plans for the whole rate: what
+    // this process saw misses sessions polled only elsewhere, and keeps those another process
+    // found done until their announced return. Only a count below the sessions whose next poll
+    // this process announced is taken as lagging (visibility is eventually consistent).
     const sessions = this.#sharedSessions > 0 ? Math.max(this.#sharedSessions, this.#awaited) : polled;
     return Math.min(MAX_POLL_DELAY_MS, (sessions / share) * SECOND_MS);
   }

@@ -56,9 +56,8 @@ export function pollingActivities(deps: VerificationDeps) {
     });
   };
   /** The delay before the next poll: the session's own interval, placed and stretched by the budget. */
-  const nextPollMs = (plan: PollingPlan, ownMs: number): number => {
+  const nextPollMs = (plan: PollingPlan, ownMs: number, session: ReturnType<typeof learned>): number => {
     if (!budget) return ownMs;
-    const session = learned(plan);
     const curve = session?.learning.curve(session.provider);
     const placement: PollPlacement | undefined =
       session && curve
@@ -87,7 +86,7 @@ export function pollingActivities(deps: VerificationDeps) {
       const session = learned(plan);
       if (polls === 0) {
         session?.learning.running(plan.sessionId, session.provider, session.ageMs);
-        return pollAgainAfter(nextPollMs(plan, plan.initialMs), 'first poll after one interval');
+        return pollAgainAfter(nextPollMs(plan, plan.initialMs, session), 'first poll after one interval');
       }
       const state = await classified(async () => {
         try {
@@ -125,7 +124,7 @@ export function pollingActivities(deps: VerificationDeps) {
         return { state, polls };
       }
       session?.learning.running(plan.sessionId, session.provider, session.ageMs);
-      return pollAgainAfter(nextPollMs(plan, pollIntervalMs(plan, polls)), 'session running');
+      return pollAgainAfter(nextPollMs(plan, pollIntervalMs(plan, polls), session), 'session running');
     },
   };
 }

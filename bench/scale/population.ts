@@ -43,6 +43,8 @@ export interface Flow {
 export interface PopulationRun {
   flows: Flow[];
   wallSeconds: number;
+  /** When the last verification had started (epoch ms). */
+  startsEndedAt: number;
   /** Requests the emulator received, by operation. */
   calls: Record<string, number>;
   /** Most requests the emulator received in one wall-clock second. */
@@ -141,12 +143,14 @@ export async function runPopulation(options: {
       })().catch((error: unknown) => failed(nextStep.sessionId, error)),
     );
   });
+  const startsEndedAt = Date.now();
   await Promise.all(running);
   const wallSeconds = (Date.now() - stamp) / 1000;
   const counters = await emulator.control('GET', '/counters');
   return {
     flows,
     wallSeconds,
+    startsEndedAt,
     calls: counters.byOperation as Record<string, number>,
     busiestSecond: Number(counters.busiestSecond),
     bySession: (counters.bySession ?? {}) as Record<string, Record<string, number>>,

@@ -11,6 +11,12 @@ export const MAX_PAUSE_MS = 60_000;
 /** The longest delay between two polls of a session the budget asks for. */
 export const MAX_POLL_DELAY_MS = 10 * 60_000;
 /**
+ * A placed poll comes at most this many times the fixed rule's delay after the last: where the
+ * curve says completions are unlikely (often where it saw few), a completion still waits at most
+ * a few of the rule's delays.
+ */
+export const MAX_PLACED_STRETCH = 3;
+/**
  * How 429s tighten the budget, from the 429s and the calls granted in the last
  * {@link REFUSAL_WINDOW_MS} (at least {@link MIN_REFUSALS} 429s, or nothing changes: its call
  * waits out its own `Retry-After`):
@@ -299,7 +305,8 @@ export class CallBudget {
    * over them with a density proportional to r × the curve's weight w: a session's next poll
    * comes when the integral of its curve's weight from its age has grown by Σ r·w / (R · r).
    * A flat curve gives each session its rule delay, and the total stays the rule's; each delay
-   * is at least `floorMs` and at most ten minutes. The session counts until a while after that
+   * is at least `floorMs` and at most {@link MAX_PLACED_STRETCH} times its rule delay (and ten
+   * minutes). The session counts until a while after that
    * return; {@link forget} it when it needs no more polls.
    */
   pollDelayMs(sessionId: string, ownIntervalMs: number, placement?: PollPlacement): number {
@@ -360,7 +367,7 @@ export class CallBudget {
     const step = weighted / (ruleRate * rate);
     const nextAge = Number.isFinite(step) && step > 0 ? curve.ageAfter(ageMs, step) : Number.NaN;
     const delay = Number.isFinite(nextAge) ? nextAge - ageMs : ruleDelay;
-    return Math.min(MAX_POLL_DELAY_MS, Math.max(floorMs, delay));
+    return Math.min(MAX_POLL_DELAY_MS, MAX_PLACED_STRETCH * ruleDelay, Math.max(floorMs, delay));
   }
 
   /** The delay that fits `polled` sessions (or all of them, when shared) in the poll share of the rate. */

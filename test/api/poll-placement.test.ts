@@ -1,4 +1,9 @@
-import { BUDGET_WINDOW_MS, CallBudget, MAX_POLL_DELAY_MS } from '../../api/http/call-budget';
+import {
+  BUDGET_WINDOW_MS,
+  CallBudget,
+  MAX_PLACED_STRETCH,
+  MAX_POLL_DELAY_MS,
+} from '../../api/http/call-budget';
 import { BIN_STARTS_MS, binOf, emptyCounts } from '../../common/completion-bins';
 import { InspectionCurve } from '../../verification/domain/inspection-curve';
 import { ruleIntervalAtAgeMs } from '../../verification/domain/polling';
@@ -54,13 +59,32 @@ describe('polls placed by a learned curve', () => {
     );
     const near = delays[0] as number;
     const late = delays[1] as number;
-    // Half of them near the peak take nearly all the polls: twice the rule's, the rest far fewer.
+    // Half of them near the peak take nearly all the polls: twice the rule's, the rest far fewer,
+    // though never further apart than a few times the rule's delay.
     expect(near).toBeLessThan(22_000 * 0.6);
-    expect(late).toBeGreaterThan(22_000 * 10);
+    expect(late).toBe(22_000 * MAX_PLACED_STRETCH);
     // The polls per second of all of them stay what the rule gives (100 sessions every 22 s).
     const rate = delays.reduce((total, delay) => total + 1 / delay, 0);
     expect(rate).toBeGreaterThan((100 / 22_000) * 0.8);
     expect(rate).toBeLessThan((100 / 22_000) * 1.25);
+  });
+
+  it('never places a session’s next poll further than a few times the rule’s delay, however unlikely its completion', () => {
+    // A tail the curve knows from few completions: polled rarely, but never so rarely that a
+    // completion there (the curve may be wrong) waits far longer than under the rule.
+    const budget = new CallBudget({ callsPerSecond: 10, pollShare: 0.5 });
+    const curve = peakedCurve();
+    for (let i = 0; i < 100; i += 1)
+      budget.pollDelayMs(`s-${i}`, 2_000, {
+        curve,
+        ageMs: i === 0 ? 400_000 : 90_000,
+        floorMs: 1_000,
+        ruleMs,
+      });
+    jest.advanceTimersByTime(BUDGET_WINDOW_MS);
+    const tail = budget.pollDelayMs('s-0', 2_000, { curve, ageMs: 400_000, floorMs: 1_000, ruleMs });
+    expect(tail).toBeLessThanOrEqual(22_000 * MAX_PLACED_STRETCH);
+    expect(tail).toBeGreaterThan(22_000);
   });
 
   it('places a lone session’s next poll by its own rule, not ten minutes on, before the sums include it', () => {

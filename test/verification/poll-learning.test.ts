@@ -29,10 +29,10 @@ describe('what polls learn of completion times', () => {
   const clock = () => now;
   const flush = () => new Promise((resolve) => setImmediate(resolve));
 
-  /** `count` sessions polled at 10 s and found done at 30 s. */
+  /** `count` sessions polled at 10 s and found done by the next poll, at 30 s. */
   const pollAll = (learning: PollLearning, count: number, provider = 'p') => {
-    for (let i = 0; i < count; i += 1) learning.running(`s-${i}`, provider, 10_000);
-    for (let i = 0; i < count; i += 1) learning.completed(`s-${i}`, provider, 30_000);
+    for (let i = 0; i < count; i += 1) learning.running(`s-${i}`, provider, 10_000, 1);
+    for (let i = 0; i < count; i += 1) learning.completed(`s-${i}`, provider, 30_000, 2);
   };
 
   it('counts a completion halfway between the poll that saw it running and the one that saw it done', async () => {
@@ -42,7 +42,7 @@ describe('what polls learn of completion times', () => {
     expect(learning.curve('p')).toBeDefined();
     await flush(); // the first poll's sync, of nothing yet
     now += 1_000;
-    learning.running('another', 'p', 0);
+    learning.running('another', 'p', 0, 0);
     await flush();
     expect(store.totals.get('p')?.events[binOf(20_000)]).toBe(MIN_COMPLETIONS);
     expect(store.totals.get('p')?.exposureMs.reduce((a, b) => a + b)).toBeCloseTo(
@@ -53,8 +53,33 @@ describe('what polls learn of completion times', () => {
 
   it('counts no completion for a session whose previous poll it did not see', () => {
     const learning = new PollLearning({ store: new MemoryCompletionTimes(), now: clock });
-    for (let i = 0; i < MIN_COMPLETIONS; i += 1) learning.completed(`s-${i}`, 'p', 30_000);
+    for (let i = 0; i < MIN_COMPLETIONS; i += 1) learning.completed(`s-${i}`, 'p', 30_000, 2);
     expect(learning.curve('p')).toBeUndefined();
+  });
+
+  it('counts a running time once when the polls of a session go to different workers', async () => {
+    const store = new MemoryCompletionTimes();
+    const workers = [0, 1].map(() => new PollLearning({ store, syncEveryMs: 1_000, now: clock }));
+    // One session polled every 10 s, its polls going to the two workers in turn, done at 40 s.
+    for (let poll = 0; poll < 4; poll += 1) workers[poll % 2]?.running('s', 'p', poll * 10_000, poll);
+    workers[0]?.completed('s', 'p', 40_000, 4);
+    await flush();
+    now += 1_000;
+    for (const worker of workers) worker.running('other', 'p', 0, 0);
+    await flush();
+    const exposure = store.totals.get('p')?.exposureMs.reduce((a, b) => a + b) ?? 0;
+    expect(exposure).toBeLessThanOrEqual(40_000);
+  });
+
+  it('counts across a poll that found no turn, when both polls around it ran here', () => {
+    const store = new MemoryCompletionTimes();
+    const learning = new PollLearning({ store, syncEveryMs: 1_000, now: clock });
+    for (let i = 0; i < MIN_COMPLETIONS; i += 1) {
+      learning.running(`s-${i}`, 'p', 10_000, 1);
+      learning.notPolled(`s-${i}`, 2);
+      learning.completed(`s-${i}`, 'p', 30_000, 3);
+    }
+    expect(learning.curve('p')).toBeDefined();
   });
 
   it('places polls from what every worker saw, through the store', async () => {
@@ -64,10 +89,10 @@ describe('what polls learn of completion times', () => {
     pollAll(first, MIN_COMPLETIONS);
     await flush();
     now += 1_000;
-    first.running('x', 'p', 0);
+    first.running('x', 'p', 0, 0);
     await flush();
     expect(second.curve('p')).toBeUndefined();
-    second.running('y', 'p', 0);
+    second.running('y', 'p', 0, 0);
     await flush();
     expect(second.curve('p')).toBeDefined();
   });
@@ -85,7 +110,7 @@ describe('what polls learn of completion times', () => {
     pollAll(learning, MIN_COMPLETIONS);
     for (let i = 0; i < 3; i += 1) {
       now += 1_000;
-      learning.running('x', 'p', 0);
+      learning.running('x', 'p', 0, 0);
       await flush();
     }
     expect(warnings).toHaveLength(1);
@@ -93,7 +118,7 @@ describe('what polls learn of completion times', () => {
     expect(learning.curve('p')).toBeDefined();
     store.failing = false;
     now += 1_000;
-    learning.running('x', 'p', 0);
+    learning.running('x', 'p', 0, 0);
     await flush();
     expect(store.totals.get('p')?.events[binOf(20_000)]).toBe(MIN_COMPLETIONS);
   });
@@ -115,11 +140,11 @@ describe('what polls learn of completion times', () => {
         now: clock,
         warn: (m) => warnings.push(m),
       });
-      learning.running('x', 'p', 0);
+      learning.running('x', 'p', 0, 0);
       await jest.advanceTimersByTimeAsync(10_000);
       expect(warnings).toEqual([expect.stringContaining('no answer')]);
       now += 1_000;
-      learning.running('x', 'p', 1_000);
+      learning.running('x', 'p', 1_000, 1);
       expect(calls).toBe(2);
       expect(store.totals.size).toBe(0);
     } finally {

@@ -9,10 +9,13 @@ import { createIdentityClient, type IdentityClient } from '../../api/identity/id
 import { type Emulator, startEmulator } from '../../emulator/emulator';
 import { SESSION_RUNNING } from '../../verification/domain/polling';
 import { localActivityDeps } from '../harness/activity-deps';
+import { PollLearning } from '../../verification/activities/poll-learning';
+import { MIN_COMPLETIONS } from '../../verification/domain/inspection-curve';
+import { openLocalStore } from '../../stores/local/local-store';
 
 // A poll attempt waiting on a slow GetSession ends with the HTTP client's typed TimeoutError
 // (retried by Temporal as the next poll), within the attempt's own bound.
-describe('the polling activity and its timeouts', () => {
+describe('the polling activity: timeouts, refusals, learning', () => {
   let emulator: Emulator;
   let identity: IdentityClient;
   let dataDir: string;
@@ -98,5 +101,29 @@ describe('the polling activity and its timeouts', () => {
     const short = await refusedPoll(0);
     expect(short.nextRetryDelay).toBe(2_000);
     await control('DELETE', '/faults');
+  });
+
+  it("learns a provider's completion times from consecutive attempts of the poll activity", async () => {
+    const pollLearning = new PollLearning({ store: (await openLocalStore(dataDir)).completionTimes });
+    const learning = createActivities(await localActivityDeps(dataDir, identity, { pollLearning }));
+    const startedAtMs = Date.now() - 60_000;
+    const poll = (attempt: number, sessionId: string) =>
+      new MockActivityEnvironment({ attempt })
+        .run((plan: Parameters<typeof learning.pollSession>[0]) => learning.pollSession(plan), {
+          sessionId,
+          initialMs: 100,
+          maxMs: 100,
+          provider: 'yoti',
+          startedAtMs,
+        })
+        .catch((e: unknown) => e);
+    for (let i = 0; i < MIN_COMPLETIONS; i += 1) {
+      const { created } = await runningSession();
+      expect(await poll(1, created.sessionId)).toBeInstanceOf(ApplicationFailure);
+      expect(await poll(2, created.sessionId)).toBeInstanceOf(ApplicationFailure);
+      await control('POST', `/sessions/${created.sessionId}/complete`);
+      expect(await poll(3, created.sessionId)).toMatchObject({ polls: 2 });
+    }
+    expect(pollLearning.curve('yoti')).toBeDefined();
   });
 });

@@ -26,6 +26,8 @@ export interface PollLearningOptions {
 interface Seen {
   provider: string;
   ageMs: number;
+  /** Which of the session's polls saw it (see {@link PollLearning.running}). */
+  poll: number;
   at: number;
 }
 
@@ -42,7 +44,12 @@ const FORGET_AFTER_MS = 15 * 60_000;
 /**
  * What this worker's polls learn of each provider's completion times (see `CompletionTimes`):
  * each poll that finds a session running counts the time since the previous one as running; the
- * poll that finds it done counts a completion halfway between the two. The counts go to the
+ * poll that finds it done counts a completion halfway between the two. Only a pair of polls that
+ * both ran here counts: with several workers a session's polls go to any of them, and a worker
+ * counting from the last poll it saw would count again what another worker counted between, so
+ * that running time would be counted up to once per worker against one completion. The pairs
+ * that count are a sample of all pairs independent of when sessions complete, so the curve stays
+ * true; it is learned from 1/W of the polls with W workers. The counts go to the
  * store every {@link PollLearningOptions.syncEveryMs}, and the store's totals (every worker's)
  * come back, so that every worker places polls from what all of them saw.
  */
@@ -64,31 +71,49 @@ export class PollLearning {
     this.#now = options.now ?? Date.now;
   }
 
-  /** A poll found the session running `ageMs` after its verification started. */
-  running(sessionId: string, provider: string, ageMs: number): void {
+  /**
+   * The session's poll number `poll` (0 when its polling starts, then 1, 2, …, each attempt of
+   * the poll activity) found it running `ageMs` after its verification started.
+   */
+  running(sessionId: string, provider: string, ageMs: number, poll: number): void {
     const now = this.#now();
-    const last = this.#seen.get(sessionId);
-    if (last && last.provider === provider) this.#times.observe(provider, last.ageMs, ageMs, false);
-    this.#seen.set(sessionId, { provider, ageMs, at: now });
+    const last = this.#previous(sessionId, provider, ageMs, poll);
+    if (last) this.#times.observe(provider, last.ageMs, ageMs, false);
+    this.#seen.set(sessionId, { provider, ageMs, poll, at: now });
     this.#tend(now);
   }
 
   /**
-   * A poll found the session done `ageMs` after its verification started. Counted only when this
-   * worker saw its previous poll (the completion lies between the two); otherwise when it
-   * completed is not known well enough.
+   * The session's poll number `poll` found it done `ageMs` after its verification started.
+   * Counted only when the poll before it ran here (the completion lies between the two).
    */
-  completed(sessionId: string, provider: string, ageMs: number): void {
-    const last = this.#seen.get(sessionId);
+  completed(sessionId: string, provider: string, ageMs: number, poll: number): void {
+    const last = this.#previous(sessionId, provider, ageMs, poll);
     this.#seen.delete(sessionId);
-    if (last && last.provider === provider && ageMs >= last.ageMs)
-      this.#times.observe(provider, last.ageMs, (last.ageMs + ageMs) / 2, true);
+    if (last) this.#times.observe(provider, last.ageMs, (last.ageMs + ageMs) / 2, true);
     this.#tend(this.#now());
   }
 
   /** The provider's learned curve, or undefined while too few of its completions were seen. */
   curve(provider: string): InspectionCurve | undefined {
     return this.#times.curve(provider);
+  }
+
+  /**
+   * The session's poll number `poll` did not reach the service (no turn under the budget, or a
+   * 429): the last poll seen here stays the previous one for the next poll's count.
+   */
+  notPolled(sessionId: string, poll: number): void {
+    const last = this.#seen.get(sessionId);
+    if (last?.poll === poll - 1) last.poll = poll;
+  }
+
+  /** What this worker saw at the session's poll right before `poll`, if that poll ran here. */
+  #previous(sessionId: string, provider: string, ageMs: number, poll: number): Seen | undefined {
+    const last = this.#seen.get(sessionId);
+    if (!last || last.provider !== provider || last.poll !== poll - 1 || ageMs < last.ageMs)
+      return undefined;
+    return last;
   }
 
   /** Forgets stale sessions and syncs with the store when due (in the background, one at a time). */

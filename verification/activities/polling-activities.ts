@@ -85,7 +85,7 @@ export function pollingActivities(deps: VerificationDeps) {
       const polls = context.info.attempt - 1;
       const session = learned(plan);
       if (polls === 0) {
-        session?.learning.running(plan.sessionId, session.provider, session.ageMs);
+        session?.learning.running(plan.sessionId, session.provider, session.ageMs, polls);
         return pollAgainAfter(nextPollMs(plan, plan.initialMs, session), 'first poll after one interval');
       }
       const state = await classified(async () => {
@@ -107,6 +107,7 @@ export function pollingActivities(deps: VerificationDeps) {
         }
       });
       if ('notPolled' in state) {
+        session?.learning.notPolled(plan.sessionId, polls);
         const ownMs = Math.max(
           pollIntervalMs(plan, polls - 1),
           Math.min(state.notPolled, MAX_RETRY_AFTER_MS),
@@ -119,11 +120,11 @@ export function pollingActivities(deps: VerificationDeps) {
         return pollAgainAfter(delayMs, 'not polled: over budget or refused');
       }
       if (state.done) {
-        session?.learning.completed(plan.sessionId, session.provider, session.ageMs);
+        session?.learning.completed(plan.sessionId, session.provider, session.ageMs, polls);
         budget?.forget(plan.sessionId);
         return { state, polls };
       }
-      session?.learning.running(plan.sessionId, session.provider, session.ageMs);
+      session?.learning.running(plan.sessionId, session.provider, session.ageMs, polls);
       return pollAgainAfter(nextPollMs(plan, pollIntervalMs(plan, polls), session), 'session running');
     },
   };

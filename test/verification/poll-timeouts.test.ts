@@ -35,7 +35,7 @@ describe('the polling activity: timeouts, refusals, learning', () => {
     await rm(dataDir, { recursive: true, force: true });
   });
 
-  const control = async (method: 'PUT' | 'DELETE', path: string, body?: unknown) => {
+  const control = async (method: 'PUT' | 'POST' | 'DELETE', path: string, body?: unknown) => {
     const response = await request(`${emulator.controlUrl}${path}`, {
       method,
       headers: { 'content-type': 'application/json' },

@@ -111,8 +111,7 @@ export class PollLearning {
   /** What this worker saw at the session's poll right before `poll`, if that poll ran here. */
   #previous(sessionId: string, provider: string, ageMs: number, poll: number): Seen | undefined {
     const last = this.#seen.get(sessionId);
-    if (!last || last.provider !== provider || last.poll !== poll - 1 || ageMs < last.ageMs)
-      return undefined;
+    if (!last || last.provider !== provider || last.poll !== poll - 1 || ageMs < last.ageMs) return undefined;
     return last;
   }
 

@@ -367,7 +367,9 @@ export class CallBudget {
     const step = weighted / (ruleRate * rate);
     const nextAge = Number.isFinite(step) && step > 0 ? curve.ageAfter(ageMs, step) : Number.NaN;
     const delay = Number.isFinite(nextAge) ? nextAge - ageMs : ruleDelay;
-    return Math.min(MAX_POLL_DELAY_MS, MAX_PLACED_STRETCH * ruleDelay, Math.max(floorMs, delay));
+    // The floor wins over the stretch: a rule faster than the floor (a longest interval under the
+    // first) must not pull a placed delay under it.
+    return Math.min(MAX_POLL_DELAY_MS, Math.max(floorMs, Math.min(MAX_PLACED_STRETCH * ruleDelay, delay)));
   }
 
   /** The delay that fits `polled` sessions (or all of them, when shared) in the poll share of the rate. */

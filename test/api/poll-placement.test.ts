@@ -115,6 +115,11 @@ describe('polls placed by a learned curve', () => {
     expect(
       budget.pollDelayMs('near', 2_000, { curve, ageMs: 90_000, floorMs: 1_500, ruleMs }),
     ).toBeGreaterThanOrEqual(1_500);
+    // A rule faster than the floor (its longest interval under its first): the floor still holds,
+    // where the curve says a completion is unlikely and three rule delays are under it.
+    expect(
+      budget.pollDelayMs('tail', 200, { curve, ageMs: 400_000, floorMs: 1_000, ruleMs: () => 200 }),
+    ).toBeGreaterThanOrEqual(1_000);
     const crowded = new CallBudget({ callsPerSecond: 1, pollShare: 0.5 });
     for (let i = 0; i < 1_000; i += 1)
       crowded.pollDelayMs(`s-${i}`, 1_000, { curve, ageMs: 90_000, floorMs: 1_000, ruleMs });

@@ -76,7 +76,7 @@ export interface CallBudgetStats {
 export interface BudgetShare {
   /** Calls per second this process may make (a whole number up to the budget's rate); 0 holds every call until the next share. */
   callsPerSecond: number;
-  /** Sessions polled across every process of the budget (the polls are spread over all of them; never fewer than this process awaits); 0: count this process's own. */
+  /** Sessions polled across every process of the budget (the polls are spread over all of them; never fewer than this process awaits); 0: this process's own times `workers`. */
   polledSessions: number;
   /** The part holds until then (the budget's clock, {@link CallBudget.now}); every call is held after it until the next share. @default forever */
   validUntil?: number;
@@ -378,8 +378,11 @@ export class CallBudget {
     // Shared by several processes, the count across all of them plans for the whole rate: what
     // this process saw misses sessions polled only elsewhere, and keeps those another process
     // found done until their announced return. Only a count below the sessions whose next poll
-    // this process announced is taken as lagging (visibility is eventually consistent).
-    const sessions = this.#sharedSessions > 0 ? Math.max(this.#sharedSessions, this.#awaited) : polled;
+    // this process announced is taken as lagging (visibility is eventually consistent). Without a
+    // count, the sessions polled here stand for their part: Temporal hands each poll to any of
+    // the workers, so this one sees about 1/W of them.
+    const sessions =
+      this.#sharedSessions > 0 ? Math.max(this.#sharedSessions, this.#awaited) : polled * this.#workers;
     return Math.min(MAX_POLL_DELAY_MS, (sessions / share) * SECOND_MS);
   }
 

@@ -357,6 +357,17 @@ describe('the call budget', () => {
     expect(budget.pollDelayMs('s-1', 2_000)).toBe(44_000);
   });
 
+  it('plans shared polls from its own sessions times the workers while no count comes', () => {
+    const budget = new CallBudget({ callsPerSecond: 10, pollShare: 0.5 });
+    // One of four workers, the count of every process failed: the 50 sessions this one polls
+    // stand for about 200 in all (Temporal spreads the polls over the workers).
+    for (let i = 1; i <= 50; i += 1) budget.pollDelayMs(`s-${i}`, 2_000);
+    budget.share({ callsPerSecond: 3, polledSessions: 0, workers: 4 });
+    expect(budget.pollDelayMs('s-1', 2_000)).toBe(44_000);
+    // And a lost turn comes back a quarter of that later, as with a count.
+    expect(budget.turnLostDelayMs('s-1', 2_000)).toBe(11_000);
+  });
+
   it('brings a poll that lost its turn back after the fair delay alone, and sooner by the workers sharing the rate', () => {
     const budget = new CallBudget({ callsPerSecond: 10, pollShare: 0.5 });
     budget.share({ callsPerSecond: 10, polledSessions: 100 });

@@ -329,6 +329,7 @@ export class CallBudget {
    */
   turnLostDelayMs(sessionId: string, ownIntervalMs: number): number {
     const now = this.#now();
+    this.#recover(now);
     this.#prune(now);
     // Whole parts only (more workers than calls: some have none), and none while 429s tightened
     // the limit or paused every call: then the service, not this part, was full.

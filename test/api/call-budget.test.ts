@@ -393,6 +393,10 @@ describe('the call budget', () => {
     // No longer paused, the limit still below the part.
     expect(budget.pausedForMs()).toBe(0);
     expect(budget.turnLostDelayMs('s-1', 2_000)).toBe(22_000);
+    // Once the limit has grown back to the part (nothing else asked the budget meanwhile), only
+    // the part was full again.
+    jest.advanceTimersByTime(120_000);
+    expect(budget.turnLostDelayMs('s-1', 2_000)).toBe(5_500);
   });
 
   it('refuses a budget below one call per second', () => {

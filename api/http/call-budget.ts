@@ -142,6 +142,12 @@ const WINDOW_MS = BUDGET_WINDOW_MS;
 const SECOND_MS = 1_000;
 /** A session's poll registration outlives its announced return by this much. */
 const RETURN_GRACE_MS = 30_000;
+/**
+ * A placed session this late for its announced poll no longer counts in the placement's sums:
+ * with several workers its poll went to another. Longer than a poll's wait for its turn (2 s)
+ * and a task's dispatch under load.
+ */
+export const PLACED_LATE_MS = 5_000;
 
 /**
  * A limit on calls per second to a service, shared by every caller in the process: at most
@@ -556,10 +562,14 @@ export class CallBudget {
     }
     this.#awaited = awaited;
     const fair = this.#fairDelay(this.#sessions.size);
+    // Only the sessions whose next poll is still to come, or late by a little (its turn, its
+    // task): one long past its announced return was polled since by another worker (or found
+    // done there), and counting it on, at the ages it would have reached, would weigh the sums
+    // toward the sessions polled often.
     const placed = { ruleRate: 0, weighted: 0 };
     for (const session of this.#sessions.values()) {
-      session.summed = session.placement !== undefined;
-      if (!session.placement) continue;
+      session.summed = session.placement !== undefined && session.returnsAt + PLACED_LATE_MS > now;
+      if (!session.summed || !session.placement) continue;
       const age = now - session.bornAt;
       const rate = 1 / Math.max(session.placement.ruleMs(age), fair);
       placed.ruleRate += rate;

@@ -3,6 +3,7 @@ import {
   CallBudget,
   MAX_PLACED_STRETCH,
   MAX_POLL_DELAY_MS,
+  PLACED_LATE_MS,
 } from '../../api/http/call-budget';
 import { BIN_STARTS_MS, binOf, emptyCounts } from '../../common/completion-bins';
 import { InspectionCurve } from '../../verification/domain/inspection-curve';
@@ -85,6 +86,25 @@ describe('polls placed by a learned curve', () => {
     const tail = budget.pollDelayMs('s-0', 2_000, { curve, ageMs: 400_000, floorMs: 1_000, ruleMs });
     expect(tail).toBeLessThanOrEqual(22_000 * MAX_PLACED_STRETCH);
     expect(tail).toBeGreaterThan(22_000);
+  });
+
+  it('weighs only the sessions whose next poll it awaits, not those polled since by another worker', () => {
+    // One of two workers: sessions it polled near their peak have since been polled (or found
+    // done) by the other; counting them on would make its own late sessions look unlikely.
+    const budget = new CallBudget({ callsPerSecond: 10, pollShare: 0.5 });
+    budget.share({ callsPerSecond: 5, polledSessions: 100, workers: 2 });
+    const curve = peakedCurve();
+    const near = Array.from({ length: 100 }, (_, i) =>
+      budget.pollDelayMs(`near-${i}`, 2_000, { curve, ageMs: 85_000, floorMs: 1_000, ruleMs }),
+    );
+    jest.advanceTimersByTime(Math.max(...near) + PLACED_LATE_MS + BUDGET_WINDOW_MS);
+    for (let i = 0; i < 100; i += 1)
+      budget.pollDelayMs(`late-${i}`, 2_000, { curve, ageMs: 1_800_000, floorMs: 1_000, ruleMs });
+    jest.advanceTimersByTime(BUDGET_WINDOW_MS);
+    const late = budget.pollDelayMs('late-0', 2_000, { curve, ageMs: 1_801_100, floorMs: 1_000, ruleMs });
+    // Alike, the late sessions share the rule's polls evenly: 100 sessions every 22 s.
+    expect(late).toBeGreaterThan(22_000 * 0.8);
+    expect(late).toBeLessThan(22_000 * 1.25);
   });
 
   it('places a lone session’s next poll by its own rule, not ten minutes on, before the sums include it', () => {

@@ -137,4 +137,25 @@ describe('verification outcomes, end to end on the dev server against the emulat
       status: 403,
     });
   });
+
+  it('starts the redaction and closes the creation in one workflow task once the outcome is known', async () => {
+    // Each workflow task in series waits behind every other verification's under load: the
+    // returning user's outcome comes one task sooner.
+    const { idv, client } = stack();
+    const { handle } = await idv.startVerification(stack().request({ redactAfter: 0 }));
+    await handle.result();
+    const events = (await client.workflow.getHandle(handle.workflowId).fetchHistory()).events ?? [];
+    const redaction = events.find(
+      (event) =>
+        event.startChildWorkflowExecutionInitiatedEventAttributes?.workflowType?.name === 'sessionRedaction',
+    );
+    const close = events.find(
+      (event) => event.activityTaskScheduledEventAttributes?.activityType?.name === 'closeCreation',
+    );
+    const task = (attributes: { workflowTaskCompletedEventId?: unknown } | null | undefined) =>
+      String(attributes?.workflowTaskCompletedEventId);
+    expect(task(close?.activityTaskScheduledEventAttributes)).toBe(
+      task(redaction?.startChildWorkflowExecutionInitiatedEventAttributes),
+    );
+  });
 });

@@ -14,6 +14,14 @@ export const retry = { initialInterval: '1 second', backoffCoefficient: 2, maxim
 export const INPUT_CHECKED_BY_ACTIVITY = 'input-checked-by-activity';
 
 /**
+ * The patch under which the clean-up starts the redaction and closes the creation in one workflow
+ * task: each task in series waits its turn behind every other verification's tasks, so under load
+ * each one removed is what a returning user gains. (On a redirect, the poll's cancel and the
+ * check already go out in one task: the poll is cancelled without waiting for the worker.)
+ */
+export const CLOSE_WHILE_REDACTION_STARTS = 'close-while-redaction-starts';
+
+/**
  * Input checks: pure, in the worker's own process (a local activity, one marker in history and no
  * task of its own), three attempts at most.
  */

@@ -5,6 +5,7 @@ import {
   isCancellation,
   log,
   ParentClosePolicy,
+  patched,
   startChild,
   upsertSearchAttributes,
   workflowInfo,
@@ -13,7 +14,7 @@ import {
 import { WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
 import type { VerificationInput } from '../domain/verification';
 
-import { creationCalls } from './activity-proxies';
+import { CLOSE_WHILE_REDACTION_STARTS, creationCalls } from './activity-proxies';
 import { describeFailure } from '../../common/bounded-step';
 import { endAtService } from './end-at-service';
 import {
@@ -190,11 +191,33 @@ export async function cleanUp(
   await endAtService(state, unfinished);
   upsertSearchAttributes([{ key: IdvStatus, value: state.progress.status }]);
   recordVerificationEnd(state.progress);
+  const redaction = redactionArgs(input, state);
+  if (patched(CLOSE_WHILE_REDACTION_STARTS)) {
+    // Independent steps, both awaited to their end whatever the other does.
+    const ended = await Promise.allSettled([
+      redaction ? startRedaction(redaction) : Promise.resolve(),
+      closeCreation(input, state),
+    ]);
+    for (const step of ended) if (step.status === 'rejected') throw step.reason;
+  } else {
+    if (redaction) await startRedaction(redaction);
+    await closeCreation(input, state);
+  }
+  await report(input, state);
+  await condition(allHandlersFinished);
+}
+
+/**
+ * The redaction to start: the person's data when it is ever redacted, and a session not known
+ * to be done (ended by a redaction of its own); without a session only the data key (sealing
+ * the start input's providerInput) is left to destroy. None with `redactAfter: 'never'` and
+ * nothing live.
+ */
+function redactionArgs(input: VerificationInput, state: SessionState): RedactionArgs | undefined {
   const sessionId = state.sessionId;
   const redact = input.redactAfter !== 'never';
-  // Without a session only the data key (sealing the start input's providerInput) is left to destroy.
   if (redact || (sessionId && !state.sessionDone)) {
-    const args: RedactionArgs = {
+    return {
       reference: input.reference,
       ...(sessionId ? { sessionId } : {}),
       dataKeyId: input.dataKeyId,
@@ -203,9 +226,6 @@ export async function cleanUp(
       ...(redact ? {} : { redact: false }),
       ...(state.sessionDone ? { sessionDone: true } : {}),
     };
-    await startRedaction(args);
   }
-  await closeCreation(input, state);
-  await report(input, state);
-  await condition(allHandlersFinished);
+  return undefined;
 }

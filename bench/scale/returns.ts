@@ -47,6 +47,9 @@ export function returnSpans(
     // span until it completes counts as that completion's.
     if (event.activityTaskStartedEventAttributes) continue;
     const t = ms(event);
+    // Stamped before the event written ahead of it (a poll that found the session done while the
+    // return was handled, a retried attempt): not a step of the return.
+    if (t < last) continue;
     const scheduledId =
       event.activityTaskCompletedEventAttributes?.scheduledEventId ??
       event.activityTaskFailedEventAttributes?.scheduledEventId ??

@@ -331,16 +331,18 @@ export class CallBudget {
    * only this process's part was full, and Temporal may hand the next attempt to any of them:
    * the fair delay divided by their number (at most the rate), so the polls a part could not
    * take are not lost to the others for a whole fair delay; not while 429s tightened the limit or
-   * pause every call (the service was full). Each retry is one task, never a call beyond the budget.
+   * pause every call (the service was full), nor while first calls wait for this part (starts
+   * fill every part alike). Each retry is one task, never a call beyond the budget.
    */
   turnLostDelayMs(sessionId: string, ownIntervalMs: number): number {
     const now = this.#now();
     this.#recover(now);
     this.#prune(now);
     // Whole parts only (more workers than calls: some have none), and none while 429s tightened
-    // the limit or paused every call: then the service, not this part, was full.
+    // the limit or paused every call (then the service, not this part, was full), nor while
+    // first calls wait here (a burst of starts fills every worker's part alike).
     const tightened = this.#limit < this.#share || this.pausedForMs() > 0;
-    const parts = tightened ? 1 : Math.max(1, Math.min(this.#workers, this.#rate));
+    const parts = tightened || this.#first.length > 0 ? 1 : Math.max(1, Math.min(this.#workers, this.#rate));
     const delay = Math.round(Math.max(ownIntervalMs, this.#fairDelayOf(sessionId) / parts));
     this.#plan(sessionId, now, delay, ownIntervalMs);
     return delay;

@@ -384,6 +384,19 @@ describe('the call budget', () => {
     expect(budget.turnLostDelayMs('s-1', 1_000)).toBe(2_200);
   });
 
+  it('brings a lost turn back after the whole fair delay while first calls wait for its part', async () => {
+    // A burst of starts fills this part, and as likely every other worker's: a poll sent back to
+    // any of them sooner would only lose its turn again.
+    const budget = new CallBudget({ callsPerSecond: 10, pollShare: 0.5 });
+    budget.share({ callsPerSecond: 3, polledSessions: 100, workers: 4 });
+    const firsts = ask(budget, 'first', 10, []);
+    expect(budget.stats().waiting).toBe(7);
+    expect(budget.turnLostDelayMs('s-1', 2_000)).toBe(22_000);
+    budget.close();
+    await Promise.all(firsts);
+    expect(budget.turnLostDelayMs('s-2', 2_000)).toBe(5_500);
+  });
+
   it('brings a lost turn back after the whole fair delay while 429s say the service is full', () => {
     const budget = new CallBudget({ callsPerSecond: 10, pollShare: 0.5 });
     budget.share({ callsPerSecond: 3, polledSessions: 100, workers: 4 });

@@ -157,8 +157,8 @@ export function shareCallBudget(options: ShareCallBudgetOptions): () => void {
   // Polls are planned from it, so it is asked every time a part is: a count even 30 s old still
   // held the sessions finished since, and every poll came that much later. A part never waits
   // for it (a slow count would let the part run out). A failed count keeps the last one a while;
-  // past COUNT_FAILURES_KEPT in a row the process plans from the sessions it polls itself times
-  // the workers (said once in the log), never from a count that ages without end.
+  // past COUNT_FAILURES_KEPT in a row the process plans from the sessions whose next poll it
+  // awaits, times the workers (said once in the log), never from a count that ages without end.
   let counting = false;
   let countFailures = 0;
   const countSessions = () => {
@@ -176,7 +176,7 @@ export function shareCallBudget(options: ShareCallBudgetOptions): () => void {
           if (countFailures !== COUNT_FAILURES_KEPT) return;
           openVerifications = 0;
           logger.warn(
-            `could not count the polled verifications of task queue ${taskQueue} (a visibility query on IdvStatus): polls are planned from this worker's own sessions times the workers until a count comes (${String(error)})`,
+            `could not count the polled verifications of task queue ${taskQueue} (a visibility query on IdvStatus): polls are planned from the sessions this worker awaits, times the workers, until a count comes (${String(error)})`,
           );
         },
       )

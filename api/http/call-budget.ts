@@ -76,7 +76,7 @@ export interface CallBudgetStats {
 export interface BudgetShare {
   /** Calls per second this process may make (a whole number up to the budget's rate); 0 holds every call until the next share. */
   callsPerSecond: number;
-  /** Sessions polled across every process of the budget (the polls are spread over all of them; never fewer than this process awaits); 0: this process's own times `workers`. */
+  /** Sessions polled across every process of the budget (the polls are spread over all of them; never fewer than this process awaits); 0: those whose next poll this process awaits, times `workers`. */
   polledSessions: number;
   /** The part holds until then (the budget's clock, {@link CallBudget.now}); every call is held after it until the next share. @default forever */
   validUntil?: number;
@@ -350,7 +350,7 @@ export class CallBudget {
 
   #fairDelayOf(sessionId: string): number {
     const counted = this.#sessions.has(sessionId) || this.#ended.has(sessionId);
-    return this.#fairDelay(this.#sessions.size + (counted ? 0 : 1));
+    return this.#fairDelay(counted ? 0 : 1);
   }
 
   /** Counts `sessionId` as polled again after `delay`. */
@@ -381,17 +381,25 @@ export class CallBudget {
     return Math.min(MAX_POLL_DELAY_MS, Math.max(floorMs, Math.min(MAX_PLACED_STRETCH * ruleDelay, delay)));
   }
 
-  /** The delay that fits `polled` sessions (or all of them, when shared) in the poll share of the rate. */
-  #fairDelay(polled: number): number {
+  /**
+   * The delay that fits the sessions polled (all of them, when shared) in the poll share of the
+   * rate; `newSession`: one more, not counted yet.
+   */
+  #fairDelay(newSession: 0 | 1): number {
     const share = ((this.#rate * SECOND_MS) / WINDOW_MS) * this.#pollShare;
     // Shared by several processes, the count across all of them plans for the whole rate: what
     // this process saw misses sessions polled only elsewhere, and keeps those another process
     // found done until their announced return. Only a count below the sessions whose next poll
     // this process announced is taken as lagging (visibility is eventually consistent). Without a
-    // count, the sessions polled here stand for their part: Temporal hands each poll to any of
-    // the workers, so this one sees about 1/W of them.
+    // count, the sessions whose next poll this process awaits stand for their part: Temporal
+    // hands each poll to any of the workers, so about 1/W of them are awaited here (those it
+    // merely remembers were mostly polled since by another).
     const sessions =
-      this.#sharedSessions > 0 ? Math.max(this.#sharedSessions, this.#awaited) : polled * this.#workers;
+      this.#sharedSessions > 0
+        ? Math.max(this.#sharedSessions, this.#awaited)
+        : this.#workers > 1
+          ? (this.#awaited + newSession) * this.#workers
+          : this.#sessions.size + newSession;
     return Math.min(MAX_POLL_DELAY_MS, (sessions / share) * SECOND_MS);
   }
 
@@ -426,6 +434,8 @@ export class CallBudget {
     const callsPerSecond = Math.floor(share.callsPerSecond);
     if (!(callsPerSecond >= 0 && callsPerSecond <= this.#rate))
       throw new RangeError(`a share must be from 0 to the rate (${this.#rate}) calls per second`);
+    if (share.workers !== undefined && !Number.isFinite(share.workers))
+      throw new RangeError('a share’s workers must be a number (0 counts as 1)');
     const now = this.#now();
     this.#recover(now);
     // What 429s took stays taken in proportion: the ceiling and the limit keep their ratio to the
@@ -563,7 +573,7 @@ export class CallBudget {
       else if (session.returnsAt > now) awaited += 1;
     }
     this.#awaited = awaited;
-    const fair = this.#fairDelay(this.#sessions.size);
+    const fair = this.#fairDelay(0);
     // Only the sessions whose next poll is still to come, or late by a little (its turn, its
     // task): one long past its announced return was polled since by another worker (or found
     // done there), and counting it on, at the ages it would have reached, would weigh the sums

@@ -358,14 +358,29 @@ describe('the call budget', () => {
   });
 
   it('plans shared polls from its own sessions times the workers while no count comes', () => {
+    /** Longer than any delay the 50 old sessions below were given (alone at first). */
+    const MAX_AWAIT_MS = 20_000;
     const budget = new CallBudget({ callsPerSecond: 10, pollShare: 0.5 });
     // One of four workers, the count of every process failed: the 50 sessions this one polls
     // stand for about 200 in all (Temporal spreads the polls over the workers).
-    for (let i = 1; i <= 50; i += 1) budget.pollDelayMs(`s-${i}`, 2_000);
     budget.share({ callsPerSecond: 3, polledSessions: 0, workers: 4 });
+    // 50 sessions polled here a while ago, since polled by the others (this one still
+    // remembers them): not its part any more.
+    for (let i = 1; i <= 50; i += 1) budget.pollDelayMs(`old-${i}`, 2_000);
+    jest.advanceTimersByTime(MAX_AWAIT_MS + BUDGET_WINDOW_MS);
+    // The 50 whose next poll it awaits now stand for about 200 in all.
+    for (let i = 1; i <= 50; i += 1) budget.pollDelayMs(`s-${i}`, 60_000);
+    jest.advanceTimersByTime(BUDGET_WINDOW_MS);
     expect(budget.pollDelayMs('s-1', 2_000)).toBe(44_000);
     // And a lost turn comes back a quarter of that later, as with a count.
     expect(budget.turnLostDelayMs('s-1', 2_000)).toBe(11_000);
+  });
+
+  it('refuses a share whose number of workers is not a number', () => {
+    const budget = new CallBudget({ callsPerSecond: 10 });
+    expect(() => budget.share({ callsPerSecond: 5, polledSessions: 0, workers: Number.NaN })).toThrow(
+      RangeError,
+    );
   });
 
   it('brings a poll that lost its turn back after the fair delay alone, and sooner by the workers sharing the rate', () => {

@@ -71,6 +71,21 @@ describe('what polls learn of completion times', () => {
     expect(exposure).toBeLessThanOrEqual(40_000);
   });
 
+  it('counts the pairs of polls that ran on one worker, whichever worker', async () => {
+    const store = new MemoryCompletionTimes();
+    const workers = [0, 1].map(() => new PollLearning({ store, syncEveryMs: 1_000, now: clock }));
+    // Polls at 0 and 10 s on the first worker, 20 and 30 s on the second, done at 40 s there.
+    for (let poll = 0; poll < 4; poll += 1) workers[poll < 2 ? 0 : 1]?.running('s', 'p', poll * 10_000, poll);
+    workers[1]?.completed('s', 'p', 40_000, 4);
+    await flush();
+    now += 1_000;
+    for (const worker of workers) worker.running('other', 'p', 0, 0);
+    await flush();
+    // 0 to 10 s, 20 to 30 s, and 30 s to the completion counted halfway to 40 s.
+    expect(store.totals.get('p')?.exposureMs.reduce((a, b) => a + b)).toBe(25_000);
+    expect(store.totals.get('p')?.events.reduce((a, b) => a + b)).toBe(1);
+  });
+
   it('counts across a poll that found no turn, when both polls around it ran here', () => {
     const store = new MemoryCompletionTimes();
     const learning = new PollLearning({ store, syncEveryMs: 1_000, now: clock });

@@ -12,6 +12,7 @@ import { localActivityDeps } from '../harness/activity-deps';
 import { PollLearning } from '../../verification/activities/poll-learning';
 import { MIN_COMPLETIONS } from '../../verification/domain/inspection-curve';
 import { openLocalStore } from '../../stores/local/local-store';
+import { eventually } from '../harness/eventually';
 
 // A poll attempt waiting on a slow GetSession ends with the HTTP client's typed TimeoutError
 // (retried by Temporal as the next poll), within the attempt's own bound.
@@ -108,7 +109,7 @@ describe('the polling activity: timeouts, refusals, learning', () => {
     const learning = createActivities(await localActivityDeps(dataDir, identity, { pollLearning }));
     const startedAtMs = Date.now() - 60_000;
     const poll = (attempt: number, sessionId: string) =>
-      new MockActivityEnvironment({ attempt })
+      new MockActivityEnvironment({ attempt, activityId: sessionId })
         .run((plan: Parameters<typeof learning.pollSession>[0]) => learning.pollSession(plan), {
           sessionId,
           initialMs: 100,
@@ -121,9 +122,55 @@ describe('the polling activity: timeouts, refusals, learning', () => {
       const { created } = await runningSession();
       expect(await poll(1, created.sessionId)).toBeInstanceOf(ApplicationFailure);
       expect(await poll(2, created.sessionId)).toBeInstanceOf(ApplicationFailure);
+      // A poll that learns nothing (a 429, a 503) between two that do: the pair still counts.
+      await control('PUT', '/faults', {
+        operation: 'GetSession',
+        ...(i % 2 === 0 ? { rateLimitRate: 1, retryAfterSeconds: 0 } : { errorRate: 1, errorStatus: 503 }),
+        count: 1,
+      });
+      expect(await poll(3, created.sessionId)).toBeInstanceOf(ApplicationFailure);
+      await control('DELETE', '/faults');
       await control('POST', `/sessions/${created.sessionId}/complete`);
-      expect(await poll(3, created.sessionId)).toMatchObject({ polls: 2 });
+      // After the 429 the client's budget holds calls a while: polls that find no turn meanwhile
+      // pass the chain on too.
+      let attempt = 4;
+      let outcome = await poll(attempt, created.sessionId);
+      while (outcome instanceof ApplicationFailure && outcome.type === SESSION_RUNNING && attempt < 10)
+        outcome = await poll((attempt += 1), created.sessionId);
+      expect(outcome).toMatchObject({ polls: attempt - 1 });
     }
     expect(pollLearning.curve('yoti')).toBeDefined();
+  });
+
+  it('never pairs a poll with one of an earlier poll activity of the session (a redirect, a new run)', async () => {
+    const store = (await openLocalStore(dataDir)).completionTimes;
+    let clock = 0;
+    const pollLearning = new PollLearning({ store, syncEveryMs: 1_000, now: () => clock });
+    const learning = createActivities(await localActivityDeps(dataDir, identity, { pollLearning }));
+    const { created } = await runningSession();
+    const poll = (attempt: number, activityId: string, ageMs: number) =>
+      new MockActivityEnvironment({ attempt, activityId })
+        .run((plan: Parameters<typeof learning.pollSession>[0]) => learning.pollSession(plan), {
+          sessionId: created.sessionId,
+          initialMs: 100,
+          maxMs: 100,
+          provider: 'onfido',
+          startedAtMs: Date.now() - ageMs,
+        })
+        .catch((e: unknown) => e);
+    // The first poll activity's first attempt ran here at 60 s; the second activity's second
+    // attempt at 90 s, its first having run on another worker: nothing is known of 60 to 90 s.
+    await poll(1, 'first', 60_000);
+    await poll(2, 'second', 90_000);
+    await control('POST', `/sessions/${created.sessionId}/complete`);
+    await poll(3, 'second', 90_000);
+    clock += 1_000;
+    pollLearning.running('another', 'onfido', 0, 0);
+    await eventually(
+      async () => ((await store.read()).has('onfido') ? true : undefined),
+      'the counts stored',
+    );
+    const exposureMs = (await store.read()).get('onfido')?.exposureMs.reduce((a, b) => a + b, 0);
+    expect(exposureMs).toBeLessThan(1_000);
   });
 });

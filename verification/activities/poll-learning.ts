@@ -22,7 +22,7 @@ export interface PollLearningOptions {
   now?: () => number;
 }
 
-/** A session seen running here, and when: its next poll's exposure starts there. */
+/** A series' session seen running here, and when: its next poll's exposure starts there. */
 interface Seen {
   provider: string;
   ageMs: number;
@@ -38,7 +38,7 @@ interface Seen {
  */
 const STORE_CALL_MS = 10_000;
 
-/** A session not polled here for this long is forgotten (its polls moved to another worker, or it ended otherwise). */
+/** A series not polled here for this long is forgotten (its polls moved to another worker, or it ended otherwise). */
 const FORGET_AFTER_MS = 15 * 60_000;
 
 /**
@@ -72,24 +72,24 @@ export class PollLearning {
   }
 
   /**
-   * The session's poll number `poll` (0 when its polling starts, then 1, 2, …, each attempt of
-   * the poll activity) found it running `ageMs` after its verification started.
+   * Poll number `poll` of a `series` (one poll activity's attempts: 0 when it starts, then 1, 2,
+   * …) found its session running `ageMs` after the verification started.
    */
-  running(sessionId: string, provider: string, ageMs: number, poll: number): void {
+  running(series: string, provider: string, ageMs: number, poll: number): void {
     const now = this.#now();
-    const last = this.#previous(sessionId, provider, ageMs, poll);
+    const last = this.#previous(series, provider, ageMs, poll);
     if (last) this.#times.observe(provider, last.ageMs, ageMs, false);
-    this.#seen.set(sessionId, { provider, ageMs, poll, at: now });
+    this.#seen.set(series, { provider, ageMs, poll, at: now });
     this.#tend(now);
   }
 
   /**
-   * The session's poll number `poll` found it done `ageMs` after its verification started.
-   * Counted only when the poll before it ran here (the completion lies between the two).
+   * Poll number `poll` of a `series` found its session done `ageMs` after the verification
+   * started. Counted only when the poll before it ran here (the completion lies between the two).
    */
-  completed(sessionId: string, provider: string, ageMs: number, poll: number): void {
-    const last = this.#previous(sessionId, provider, ageMs, poll);
-    this.#seen.delete(sessionId);
+  completed(series: string, provider: string, ageMs: number, poll: number): void {
+    const last = this.#previous(series, provider, ageMs, poll);
+    this.#seen.delete(series);
     if (last) this.#times.observe(provider, last.ageMs, (last.ageMs + ageMs) / 2, true);
     this.#tend(this.#now());
   }
@@ -100,28 +100,27 @@ export class PollLearning {
   }
 
   /**
-   * The session's poll number `poll` did not reach the service (no turn under the budget, or a
-   * 429): the last poll seen here stays the previous one for the next poll's count.
+   * Poll number `poll` of a `series` learnt nothing of its session (no turn under the budget, a
+   * 429, a failed call): the last poll seen here stays the previous one for the next poll's count.
    */
-  notPolled(sessionId: string, poll: number): void {
-    const last = this.#seen.get(sessionId);
+  notPolled(series: string, poll: number): void {
+    const last = this.#seen.get(series);
     if (last?.poll === poll - 1) last.poll = poll;
   }
 
-  /** What this worker saw at the session's poll right before `poll`, if that poll ran here. */
-  #previous(sessionId: string, provider: string, ageMs: number, poll: number): Seen | undefined {
-    const last = this.#seen.get(sessionId);
+  /** What this worker saw at the series' poll right before `poll`, if that poll ran here. */
+  #previous(series: string, provider: string, ageMs: number, poll: number): Seen | undefined {
+    const last = this.#seen.get(series);
     if (!last || last.provider !== provider || last.poll !== poll - 1 || ageMs < last.ageMs) return undefined;
     return last;
   }
 
-  /** Forgets stale sessions and syncs with the store when due (in the background, one at a time). */
+  /** Forgets stale series and syncs with the store when due (in the background, one at a time). */
   #tend(now: number): void {
     if (this.#syncing || now - this.#syncedAt < this.#syncEveryMs) return;
     this.#syncing = true;
     this.#syncedAt = now;
-    for (const [sessionId, seen] of this.#seen)
-      if (now - seen.at > FORGET_AFTER_MS) this.#seen.delete(sessionId);
+    for (const [series, seen] of this.#seen) if (now - seen.at > FORGET_AFTER_MS) this.#seen.delete(series);
     void this.#sync().finally(() => {
       this.#syncing = false;
     });

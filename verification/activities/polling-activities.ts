@@ -83,9 +83,12 @@ export function pollingActivities(deps: VerificationDeps) {
     async pollSession(plan: PollingPlan): Promise<PolledOutcome> {
       const context = Context.current();
       const polls = context.info.attempt - 1;
+      // The attempts of this poll activity: its poll numbers start again with another (a
+      // redirect restarts the poll, a new run starts its own).
+      const series = `${context.info.workflowExecution?.runId ?? ''}/${context.info.activityId}`;
       const session = learned(plan);
       if (polls === 0) {
-        session?.learning.running(plan.sessionId, session.provider, session.ageMs, polls);
+        session?.learning.running(series, session.provider, session.ageMs, polls);
         return pollAgainAfter(nextPollMs(plan, plan.initialMs, session), 'first poll after one interval');
       }
       const state = await classified(async () => {
@@ -105,9 +108,13 @@ export function pollingActivities(deps: VerificationDeps) {
             return { notPolled: error.retryAfterMs ?? 0, turnLost: error instanceof OverBudgetError };
           throw error;
         }
+      }).catch((error: unknown) => {
+        // An attempt that learnt nothing of the session (a 5xx, a timeout) passes the chain on.
+        session?.learning.notPolled(series, polls);
+        throw error;
       });
       if ('notPolled' in state) {
-        session?.learning.notPolled(plan.sessionId, polls);
+        session?.learning.notPolled(series, polls);
         const ownMs = Math.max(
           pollIntervalMs(plan, polls - 1),
           Math.min(state.notPolled, MAX_RETRY_AFTER_MS),
@@ -120,11 +127,11 @@ export function pollingActivities(deps: VerificationDeps) {
         return pollAgainAfter(delayMs, 'not polled: over budget or refused');
       }
       if (state.done) {
-        session?.learning.completed(plan.sessionId, session.provider, session.ageMs, polls);
+        session?.learning.completed(series, session.provider, session.ageMs, polls);
         budget?.forget(plan.sessionId);
         return { state, polls };
       }
-      session?.learning.running(plan.sessionId, session.provider, session.ageMs, polls);
+      session?.learning.running(series, session.provider, session.ageMs, polls);
       return pollAgainAfter(nextPollMs(plan, pollIntervalMs(plan, polls), session), 'session running');
     },
   };

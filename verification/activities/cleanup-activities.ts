@@ -176,16 +176,23 @@ export function cleanupActivities(deps: VerificationDeps) {
     },
 
     /**
-     * Starts a verification's redaction `delayMs` from now (a Temporal start delay: nothing waits
-     * meanwhile, and the build current then runs it). Idempotent: one already started stays.
+     * Starts a verification's redaction at `dueAt`, or `delayMs` from now without it (a Temporal
+     * start delay: nothing waits meanwhile, and the build current then runs it). Idempotent: one
+     * already started stays.
      */
-    async scheduleRedaction(request: { args: RedactionArgs; delayMs: number }): Promise<void> {
+    async scheduleRedaction(request: {
+      args: RedactionArgs;
+      delayMs: number;
+      dueAt?: string;
+    }): Promise<void> {
       const { client, info } = Context.current();
+      const delayMs =
+        request.dueAt === undefined ? request.delayMs : Math.max(0, Date.parse(request.dueAt) - Date.now());
       await client.workflow.start<SessionRedactionWorkflow>(verificationWorkflowTypes.redaction, {
         workflowId: redactionWorkflowId(request.args),
         taskQueue: info.taskQueue,
         args: [request.args],
-        startDelay: request.delayMs,
+        startDelay: delayMs,
         workflowIdConflictPolicy: 'USE_EXISTING',
       });
     },

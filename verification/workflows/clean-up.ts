@@ -85,8 +85,12 @@ export async function askForOrphanSweep(
  * answer is still to come) is an orphan. When one may exist, the profile's sweep is asked; when
  * the store is away, the sweep is handed the close.
  */
-async function closeCreation(input: VerificationInput, state: SessionState): Promise<void> {
-  const ending = endingOf(input, state);
+async function closeCreation(
+  input: VerificationInput,
+  state: SessionState,
+  endedAtMs?: number,
+): Promise<void> {
+  const ending = endingOf(input, state, endedAtMs);
   const close = {
     workflowId: workflowInfo().workflowId,
     ...(state.sessionId ? { keptSessionId: state.sessionId } : {}),
@@ -107,9 +111,8 @@ async function closeCreation(input: VerificationInput, state: SessionState): Pro
 }
 
 /** How the verification ended, for its record: no personal data. */
-function endingOf(input: VerificationInput, state: SessionState): EndingToRecord {
+function endingOf(input: VerificationInput, state: SessionState, endedAtMs = Date.now()): EndingToRecord {
   const { status, errorCode, sessionId } = state.outcome();
-  const endedAtMs = Date.now();
   return {
     reference: input.reference,
     verificationProfileId: input.verificationProfileId,
@@ -160,18 +163,27 @@ async function startRedactionNow(args: RedactionArgs): Promise<void> {
  * due, and the build current then runs it); a session not known to be done is ended now by an
  * ending of its own. Should the delayed start fail, the redaction sleeps in a child instead.
  */
-async function startRedaction(args: RedactionArgs): Promise<void> {
+async function startRedaction(args: RedactionArgs, endedAtMs?: number): Promise<void> {
   if (args.delayMs === 0 || args.redact === false) return await startRedactionNow(args);
   if (args.sessionId && !args.sessionDone)
     await startRedactionNow({ sessionId: args.sessionId, delayMs: 0, redact: false });
+  // Given the ending's time (the record's), the redaction is due `delayMs` after it, however late
+  // the start comes; otherwise `delayMs` after the start.
+  const dueAtMs = endedAtMs === undefined ? undefined : endedAtMs + args.delayMs;
   try {
-    await creationCalls.scheduleRedaction({ args: { ...args, delayMs: 0 }, delayMs: args.delayMs });
+    await creationCalls.scheduleRedaction({
+      args: { ...args, delayMs: 0 },
+      delayMs: args.delayMs,
+      ...(dueAtMs === undefined ? {} : { dueAt: new Date(dueAtMs).toISOString() }),
+    });
   } catch (error) {
     if (isCancellation(error)) throw error;
     log.warn('starting the redaction with a delay failed; it waits in a child instead', {
       reason: describeFailure(error),
     });
-    await startRedactionNow(args);
+    await startRedactionNow(
+      dueAtMs === undefined ? args : { ...args, delayMs: Math.max(0, dueAtMs - Date.now()) },
+    );
   }
 }
 
@@ -193,10 +205,12 @@ export async function cleanUp(
   recordVerificationEnd(state.progress);
   const redaction = redactionArgs(input, state);
   if (patched(CLOSE_WHILE_REDACTION_STARTS)) {
-    // Independent steps, both awaited to their end whatever the other does.
+    // Independent steps, both awaited to their end whatever the other does; the redaction is due
+    // from the ending the record says.
+    const endedAtMs = Date.now();
     const ended = await Promise.allSettled([
-      redaction ? startRedaction(redaction) : Promise.resolve(),
-      closeCreation(input, state),
+      redaction ? startRedaction(redaction, endedAtMs) : Promise.resolve(),
+      closeCreation(input, state, endedAtMs),
     ]);
     for (const step of ended) if (step.status === 'rejected') throw step.reason;
   } else {

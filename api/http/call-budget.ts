@@ -311,7 +311,7 @@ export class CallBudget {
    * over them with a density proportional to r × the curve's weight w: a session's next poll
    * comes when the integral of its curve's weight from its age has grown by Σ r·w / (R · r).
    * A flat curve gives each session its rule delay, and the total stays the rule's; each delay
-   * is at least `floorMs` and at most {@link MAX_PLACED_STRETCH} times its rule delay (and ten
+   * is at most {@link MAX_PLACED_STRETCH} times its rule delay but at least `floorMs` (and at most ten
    * minutes). The session counts until a while after that
    * return; {@link forget} it when it needs no more polls.
    */

@@ -1,12 +1,16 @@
 import { type Client, WorkflowNotFoundError } from '@temporalio/client';
 import { eventually } from './eventually';
 
+/** A run still found this long after its deletion was asked is asked again (the call is idempotent). */
+const ASK_AGAIN_MS = 15_000;
+
 /**
  * Deletes every run of a workflow, as the namespace's retention would, and waits until Temporal no
- * longer finds it (the server deletes a run about half a minute after it is asked to).
+ * longer finds it (the server deletes a run about half a minute after it is asked to; a request
+ * that came while the server was still closing the run, under load, is asked again).
  */
 export async function deleteAsRetentionWould(client: Client, workflowId: string): Promise<void> {
-  const asked = new Set<string>();
+  const asked = new Map<string, number>();
   await eventually(
     async () => {
       const description = await client.workflow
@@ -17,8 +21,9 @@ export async function deleteAsRetentionWould(client: Client, workflowId: string)
           throw error;
         });
       if (!description) return true;
-      if (!asked.has(description.runId)) {
-        asked.add(description.runId);
+      const askedAt = asked.get(description.runId);
+      if (askedAt === undefined || Date.now() - askedAt >= ASK_AGAIN_MS) {
+        asked.set(description.runId, Date.now());
         await client.workflowService.deleteWorkflowExecution({
           namespace: client.options.namespace,
           workflowExecution: { workflowId, runId: description.runId },

@@ -14,6 +14,7 @@ import { type MigrationReport } from '../domain/migration/migration-report';
 import { type MigrationProgress, migrationProgressQuery } from '../shared/migration-messages';
 import { innermostMessage } from '../../common/failure-message';
 import { agentPlatformWorkflowTypes, type PlatformMigrationWorkflow } from '../shared/workflows';
+import { migrationMetadata } from '../shared/metadata';
 
 /** The memo fields holding a migration's mode and a digest of its whole input. */
 const MODE_MEMO = 'idvMigrationMode';
@@ -84,6 +85,7 @@ export class MigrationClient {
         workflowId,
         taskQueue: this.#taskQueue,
         args: [input],
+        ...migrationMetadata(input.tenant, mode === 'apply'),
         // Read from the memo, so the check needs no worker.
         memo: { [MODE_MEMO]: mode, [INPUT_MEMO]: inputDigest(input) },
         workflowIdConflictPolicy: 'USE_EXISTING',

@@ -16,6 +16,7 @@ import {
 } from '../shared/onboarding-messages';
 import { innermostMessage } from '../../common/failure-message';
 import { agentPlatformWorkflowTypes, type OnboardingWorkflow } from '../shared/workflows';
+import { onboardingMetadata } from '../shared/metadata';
 
 /** Why an {@link OnboardingError} was thrown. */
 export const onboardingErrorCodes = {
@@ -82,6 +83,7 @@ export class OnboardingClient {
         workflowId: onboardingWorkflowId(input.tenant, input.connectionId),
         taskQueue: this.#taskQueue,
         args: [input],
+        ...onboardingMetadata(input.tenant, input.connectionId),
         workflowIdReusePolicy: 'ALLOW_DUPLICATE',
         workflowIdConflictPolicy: 'USE_EXISTING',
       },

@@ -20,6 +20,7 @@ import {
 } from '../shared/messages';
 import { innermostMessage } from '../../common/failure-message';
 import { agentPlatformWorkflowTypes, type AgentWebhooksWorkflow } from '../shared/workflows';
+import { registryMetadata } from '../shared/metadata';
 
 /** Thrown when the registry refused a change (invalid, a sixth webhook, unknown id) or the platform did; the message says why. */
 export class WebhookRegistryError extends Error {
@@ -112,6 +113,7 @@ export class WebhookRegistryClient {
         workflowId: this.#workflowId(tenant),
         taskQueue: this.#taskQueue,
         args: [{ tenant, ...this.#settings }],
+        ...registryMetadata(tenant),
         workflowIdConflictPolicy: 'USE_EXISTING',
       },
     );

@@ -10,7 +10,8 @@ import {
 } from '../shared/messages';
 import { type AgentConnectionInput } from '../shared/workflows';
 import { agentPlatformVersioning } from '../shared/workflows';
-import { setWorkflowOptions } from '@temporalio/workflow';
+import { setCurrentDetails, setWorkflowOptions } from '@temporalio/workflow';
+import { markdownLines } from '../../common/user-metadata';
 
 const DAY = 86_400_000;
 const MAX_EVENTS_SHOWN = 100;
@@ -78,7 +79,15 @@ export async function agentConnection(input: AgentConnectionInput): Promise<Conn
   };
   for (;;) {
     const heard = total + duplicates;
-    const active = await condition(() => total + duplicates !== heard || historyLarge(), idleTimeoutMs);
+    setCurrentDetails(
+      markdownLines([
+        `**listening**: ${total} events kept, ${duplicates} repeats absorbed`,
+        `Ends if no event comes until ${new Date(Date.now() + idleTimeoutMs).toISOString()}`,
+      ]),
+    );
+    const active = await condition(() => total + duplicates !== heard || historyLarge(), idleTimeoutMs, {
+      summary: 'until the connection is idle',
+    });
     if (historyLarge())
       return await continueAsNew<typeof agentConnection>({
         ...input,

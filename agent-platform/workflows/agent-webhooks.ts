@@ -38,7 +38,8 @@ import {
 } from '../shared/messages';
 import { RegistryState } from './webhook-registry-state';
 import { agentPlatformVersioning } from '../shared/workflows';
-import { setWorkflowOptions } from '@temporalio/workflow';
+import { setCurrentDetails, setWorkflowOptions } from '@temporalio/workflow';
+import { markdownLines } from '../../common/user-metadata';
 
 const refused = (message: string) =>
   ApplicationFailure.create({ type: 'InvalidWebhookRequest', message, nonRetryable: true });
@@ -170,7 +171,13 @@ export async function agentWebhooks(input: AgentWebhooksInput): Promise<WebhookL
     return info.continueAsNewSuggested || info.historyLength >= maxHistoryEvents;
   };
   for (;;) {
-    const large = await condition(historyLarge, reconcileEveryMs);
+    setCurrentDetails(
+      markdownLines([
+        `**${state.webhooks.length} webhooks kept**`,
+        `Next comparison with the platform: ${new Date(Date.now() + reconcileEveryMs).toISOString()}`,
+      ]),
+    );
+    const large = await condition(historyLarge, reconcileEveryMs, { summary: 'until the next comparison' });
     if (large) break;
     await exclusive(() => reconcile(state));
     // Nothing to keep (never registered, all removed, or a tenant without a key): the registry

@@ -41,9 +41,11 @@ import {
   type OnboardingSummary,
 } from '../shared/onboarding-messages';
 import { verificationWorkflowId } from '../../verification/shared/ids';
+import { verificationMetadata } from '../../verification/shared/metadata';
 import { verificationSession } from '../../verification/workflows/verification-session';
 import { agentPlatformVersioning } from '../shared/workflows';
-import { setWorkflowOptions } from '@temporalio/workflow';
+import { setCurrentDetails, setWorkflowOptions } from '@temporalio/workflow';
+import { markdownLines } from '../../common/user-metadata';
 
 // Preparing is our own store's work: an hour of retries, then the onboarding gives up visibly.
 const { prepareOnboardingVerification, destroyDataKey } = proxyActivities<
@@ -157,6 +159,14 @@ export async function onboarding(input: OnboardingInput): Promise<OnboardingSumm
     outcome?: VerificationEnding,
   ): Promise<OnboardingSummary> => {
     stage = 'done';
+    setCurrentDetails(
+      markdownLines([
+        `**done**: ${endedBy}`,
+        outcome
+          ? `Verification ${verification.workflowId}: ${outcome.status}${outcome.errorCode ? ` (${outcome.errorCode})` : ''}`
+          : '',
+      ]),
+    );
     await condition(allHandlersFinished);
     return {
       tenant,
@@ -189,7 +199,15 @@ export async function onboarding(input: OnboardingInput): Promise<OnboardingSumm
       waitedMs = Date.now() - startedAt;
       return await summary('timed-out');
     }
-    await condition(() => missing().length === 0 || historyLarge(), remaining);
+    setCurrentDetails(
+      markdownLines([
+        `**waiting** for ${missing().join(', ')}`,
+        `Deadline: ${new Date(deadline).toISOString()}; ${events.total} events so far`,
+      ]),
+    );
+    await condition(() => missing().length === 0 || historyLarge(), remaining, {
+      summary: 'until the deadline',
+    });
     if (missing().length > 0 && historyLarge()) {
       await condition(allHandlersFinished);
       return await carry();
@@ -231,6 +249,7 @@ export async function onboarding(input: OnboardingInput): Promise<OnboardingSumm
       await startChild(verificationSession, {
         workflowId: verification.workflowId,
         args: [{ ...prepared, reportTo: workflowInfo().workflowId }],
+        ...verificationMetadata(prepared),
         parentClosePolicy: ParentClosePolicy.ABANDON,
         // As a client start: a reference that already ran is refused, never a second session.
         workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
@@ -261,7 +280,15 @@ export async function onboarding(input: OnboardingInput): Promise<OnboardingSumm
           reason: `${verification.workflowId} did not report its ending in time`,
           next: `its verification may still run or may have ended without telling: see \`idv status ${reference}\` (a connection is verified once; its outcome is there)`,
         });
-      await condition(() => ending !== undefined || historyLarge(), Math.max(1, remaining));
+      setCurrentDetails(
+        markdownLines([
+          `**verifying**: waiting for ${verification.workflowId} to end`,
+          `Gives up at ${new Date(waitUntil).toISOString()}`,
+        ]),
+      );
+      await condition(() => ending !== undefined || historyLarge(), Math.max(1, remaining), {
+        summary: 'until the verification reports its ending',
+      });
       if (ending !== undefined) return await summary('verified', ending);
       if (historyLarge()) {
         await condition(allHandlersFinished);

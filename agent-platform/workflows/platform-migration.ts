@@ -21,7 +21,8 @@ import { countGiveUp } from '../../common/maintenance';
 import { IdvStatus, NEEDS_ATTENTION } from '../../common/search-attributes';
 import { type MigrationProgress, migrationProgressQuery } from '../shared/migration-messages';
 import { agentPlatformVersioning } from '../shared/workflows';
-import { setWorkflowOptions } from '@temporalio/workflow';
+import { setCurrentDetails, setWorkflowOptions } from '@temporalio/workflow';
+import { markdownLines } from '../../common/user-metadata';
 
 // Each call is short and heartbeats (a dead worker is noticed in seconds); the registry behind the
 // cut-over retries the platform itself. A call still failing after ten minutes fails the step,
@@ -62,6 +63,7 @@ export async function platformMigration(input: PlatformMigrationInput): Promise<
     flags: 0,
   };
   setHandler(migrationProgressQuery, () => progress);
+  setCurrentDetails(markdownLines([`**running** (${mode}): planning, then converting and applying`]));
   const report: MigrationReport = {
     tenant,
     mode,
@@ -80,6 +82,7 @@ export async function platformMigration(input: PlatformMigrationInput): Promise<
     // The innermost message says why (the platform's answer, the registry's refusal).
     if (error !== undefined) report.error = innermostMessage(error);
     report.finishedAt = new Date().toISOString();
+    setCurrentDetails(markdownLines([`**${outcome}** (${mode})`, `Finished at ${report.finishedAt}`]));
     if (failedMigrationOutcomes.includes(outcome)) {
       // Bounded steps that gave up: counted, and listed by `idv list --failed`.
       countGiveUp({ kind: 'migration', step });

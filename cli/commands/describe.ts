@@ -1,4 +1,7 @@
+import { type Client, WorkflowNotFoundError } from '@temporalio/client';
 import { type VerificationOutcome } from '../../verification/domain/verification';
+import { redactionWorkflowId } from '../../verification/shared/ids';
+import { metadataLines, type WorkflowMetadataView, workflowMetadata } from '../workflow-metadata';
 import { type Command } from '../command';
 import { outcomeLines, printJson, progressLine } from '../output';
 import { withVerification } from './follow-commands';
@@ -16,12 +19,34 @@ function withoutPersonalData(outcome: VerificationOutcome): Record<string, unkno
   };
 }
 
+/** The verification's redaction workflow, once one was started: its status and current details. */
+async function redactionView(
+  client: Client,
+  progress: { sessionId?: string; dataKeyId?: string },
+): Promise<({ workflowId: string; workflowStatus: string } & WorkflowMetadataView) | undefined> {
+  if (!progress.sessionId && !progress.dataKeyId) return undefined;
+  const workflowId = redactionWorkflowId(progress);
+  const handle = client.workflow.getHandle(workflowId);
+  try {
+    const description = await handle.describe();
+    const { currentDetails } = await workflowMetadata(handle, description);
+    return {
+      workflowId,
+      workflowStatus: description.status.name,
+      ...(currentDetails ? { currentDetails } : {}),
+    };
+  } catch (error) {
+    if (error instanceof WorkflowNotFoundError) return undefined;
+    throw error;
+  }
+}
+
 /** `idv describe <reference>`: everything about a verification, the person only when asked. */
 export const describeCommand: Command = {
   name: 'describe',
   takesArguments: true,
   summary:
-    'Describe a verification: progress, its workflow and history size, and its outcome (personal data only with --show-data)',
+    "Describe a verification: progress, its workflow's summary and details (as the Temporal UI shows them), history size, outcome (personal data only with --show-data) and its redaction",
   usage: 'describe <reference> [--show-data] [--json]',
   options: {
     'show-data': {
@@ -36,6 +61,8 @@ export const describeCommand: Command = {
       const handle = idv.getVerification(reference);
       const [progress, description] = await Promise.all([handle.progress(), handle.workflow.describe()]);
       const running = description.status.name === 'RUNNING';
+      const metadata = await workflowMetadata(handle.workflow, description);
+      const redaction = await redactionView(idv.client, progress);
       let outcome: VerificationOutcome | undefined;
       let failure: string | undefined;
       if (!running) {
@@ -51,8 +78,10 @@ export const describeCommand: Command = {
         workflowStatus: description.status.name,
         historyEvents: description.historyLength,
         historySizeBytes: description.historySize,
+        ...metadata,
         progress,
         ...(outcome ? { outcome: showData ? outcome : withoutPersonalData(outcome) } : {}),
+        ...(redaction ? { redaction } : {}),
         ...(failure ? { failure } : {}),
       };
       if (args.values.json === true) {
@@ -62,9 +91,18 @@ export const describeCommand: Command = {
       const lines = [
         `reference: ${reference}`,
         `workflow:  ${handle.workflowId} (${description.status.name}, ${description.historyLength} history events, ${description.historySize} bytes)`,
+        ...metadataLines(metadata),
         `progress:  ${progressLine(progress)}`,
         ...(outcome ? (showData ? [JSON.stringify(outcome, null, 2)] : outcomeLines(outcome)) : []),
         ...(failure ? [`failure: ${failure}`] : []),
+        ...(redaction
+          ? [
+              `redaction: ${redaction.workflowId} (${redaction.workflowStatus})`,
+              ...metadataLines({
+                ...(redaction.currentDetails ? { currentDetails: redaction.currentDetails } : {}),
+              }),
+            ]
+          : []),
       ];
       io.stdout.write(`${lines.join('\n')}\n`);
       return 0;

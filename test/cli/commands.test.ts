@@ -1,15 +1,20 @@
 import { request } from 'undici';
 import { emulatorControl } from '../../emulator/control-client';
 import { randomUUID } from 'node:crypto';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { execFile } from 'node:child_process';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { promisify } from 'node:util';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { commands } from '../../cli/commands/index';
 import { runCli } from '../../cli/run-cli';
 import { type EmbeddedStack, startEmbeddedStack } from '../../workers/dev/embedded-stack';
+import { resolveTemporalBinaries } from '../../workers/dev/temporal-binaries';
 import { harnessEnv, harnessValue } from '../harness/env';
 import { uniqueTaskQueue } from '../harness/worker';
 import { captureIo } from './capture-io';
+
+const execFileAsync = promisify(execFile);
 
 // The `idv` commands against a running embedded stack (dev server, emulator, worker), as a user runs them.
 describe('idv commands on the embedded stack', () => {
@@ -174,6 +179,67 @@ describe('idv commands on the embedded stack', () => {
     expect(hidden.out).not.toContain('Lovelace');
     const shown = await idv('describe', 'cli-describe-1', '--show-data', '--json');
     expect(shown.out).toContain('Lovelace');
+  });
+
+  it('describe shows the summary and current details of a waiting, a succeeded and a redacted verification, never the person', async () => {
+    const person = /Lovelace|1815/;
+    await emulatorControl(stack.info.emulator?.controlUrl ?? '')('PUT', '/script', { outcome: 'manual' });
+    let waiting;
+    try {
+      await idv('verify', '--reference', 'cli-meta-wait', '--json');
+      waiting = await idv('describe', 'cli-meta-wait');
+    } finally {
+      await emulatorControl(stack.info.emulator?.controlUrl ?? '')('PUT', '/script', { outcome: 'by-input' });
+    }
+    expect(waiting.code).toBe(0);
+    expect(waiting.out).toContain('summary:   Verification cli-meta-wait · ');
+    expect(waiting.out).toMatch(
+      /now:\n  pending: waiting for the user \(\w+\); polling the session\n  Session: [0-9a-f-]{36}\n  Deadline: /,
+    );
+    await idv('cancel', 'cli-meta-wait');
+
+    await idv(
+      'verify',
+      '--reference',
+      'cli-meta-done',
+      '--results',
+      'data',
+      '--redact-after',
+      '1h',
+      '--wait',
+    );
+    const done = await idv('describe', 'cli-meta-done', '--json');
+    expect(done.json()).toMatchObject({
+      summary: expect.stringMatching(/^Verification cli-meta-done · \S+ · profile /),
+      details: expect.stringContaining('Personal data redacted: 1h after the ending'),
+      currentDetails: expect.stringMatching(/^\*\*succeeded\*\*: ended {2}\n.*Redaction due: 20/s),
+      redaction: { workflowStatus: 'RUNNING' },
+    });
+    expect(done.out).not.toMatch(person);
+
+    await idv('redact', 'cli-meta-done');
+    const redacted = await idv('describe', 'cli-meta-done');
+    expect(redacted.out).toMatch(/redaction: idv-redact-\S+ \(COMPLETED\)\nnow:\n  redacted at 20/);
+    expect(redacted.out).not.toMatch(person);
+
+    // The Temporal CLI shows the same summary through the codec server.
+    const token = (await readFile(join(stack.dataDir, 'codec-token'), 'utf8')).trim();
+    const { stdout } = await execFileAsync(resolveTemporalBinaries().cli, [
+      'workflow',
+      'describe',
+      '--address',
+      stack.info.temporalAddress,
+      '--namespace',
+      stack.info.namespace,
+      '-w',
+      'idv-cli-meta-done',
+      '--codec-endpoint',
+      stack.info.codecEndpoint ?? '',
+      '--codec-auth',
+      `Bearer ${token}`,
+    ]);
+    expect(stdout).toMatch(/StaticSummary +"Verification cli-meta-done · /);
+    expect(stdout).not.toMatch(person);
   });
 
   it('emulator complete finishes a session as its user; redirect-captured checks at once', async () => {

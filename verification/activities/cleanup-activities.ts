@@ -2,6 +2,7 @@ import { Context } from '@temporalio/activity';
 import { NotFoundError } from '../../api/http/errors';
 import { type VerificationDeps } from './deps';
 import { redactionWorkflowId } from '../shared/ids';
+import { redactionMetadata } from '../shared/metadata';
 import {
   type RedactionArgs,
   type SessionRedactionWorkflow,
@@ -192,6 +193,7 @@ export function cleanupActivities(deps: VerificationDeps) {
         workflowId: redactionWorkflowId(request.args),
         taskQueue: info.taskQueue,
         args: [request.args],
+        ...redactionMetadata(request.args),
         startDelay: delayMs,
         workflowIdConflictPolicy: 'USE_EXISTING',
       });

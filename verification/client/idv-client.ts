@@ -14,6 +14,7 @@ import {
 } from '../domain/verification';
 import { type NextStepAnswer, nextStepUpdate } from '../shared/messages';
 import { verificationWorkflowId } from '../shared/ids';
+import { orphanSweepMetadata, redactionMetadata, verificationMetadata } from '../shared/metadata';
 import { innermostMessage } from '../../common/failure-message';
 import { IdvProfileId, IdvProvider } from '../../common/search-attributes';
 import {
@@ -143,6 +144,7 @@ export class IdvClient {
         workflowId,
         taskQueue: this.taskQueue,
         args: [input],
+        ...verificationMetadata(input),
         workflowIdConflictPolicy: 'USE_EXISTING',
         // One reference, one verification: a finished one is never started again (no second session).
         workflowIdReusePolicy: 'REJECT_DUPLICATE',
@@ -272,6 +274,7 @@ export class IdvClient {
       workflowId: redactionWorkflowId(args),
       taskQueue: this.taskQueue,
       args: [args],
+      ...redactionMetadata(args),
       workflowIdConflictPolicy: 'TERMINATE_EXISTING',
     });
   }
@@ -345,6 +348,7 @@ export class IdvClient {
         workflowId,
         taskQueue: this.taskQueue,
         args: [{ verificationProfileId: profileId }],
+        ...orphanSweepMetadata({ verificationProfileId: profileId }),
         signal: lookForOrphansSignal,
         signalArgs: [],
       },

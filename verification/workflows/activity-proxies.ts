@@ -71,6 +71,7 @@ export const results = proxyActivities<VerificationActivities>({
   // cancel reaches it within seconds.
   heartbeatTimeout: '10 seconds',
   scheduleToCloseTimeout: '1 hour',
+  summary: 'Fetches the results and attachments, sealed under the data key',
   cancellationType: ActivityCancellationType.WAIT_CANCELLATION_COMPLETED,
   retry,
 });
@@ -86,6 +87,8 @@ export function sessionPolls(remainingMs: number) {
     // its minute) is not waited for; its answer, once cancelled, is dropped by the server.
     cancellationType: ActivityCancellationType.TRY_CANCEL,
     priority: { priorityKey: POLL_PRIORITY_KEY },
+    // Shown in the UI beside the pending activity, whose next attempt is the next poll.
+    summary: 'Polls the session: one GetSession per attempt, the next attempt is the next poll',
     startToCloseTimeout: '1 minute',
     scheduleToCloseTimeout: Math.max(0, remainingMs) + 10 * 60_000,
     retry,

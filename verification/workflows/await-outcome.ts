@@ -134,6 +134,13 @@ export async function awaitOutcome(
       if (holdsPoll && !poll.active && !pollRanOut) startPoll(poll, plan(), state.deadlineMs);
       const step = state.progress.nextStep;
       const wakeAt = Math.min(state.deadlineMs, refreshAt ?? Number.POSITIVE_INFINITY, checkAtMs);
+      const why =
+        wakeAt === state.deadlineMs
+          ? 'the deadline'
+          : wakeAt === checkAtMs
+            ? 'a check of the session'
+            : 'a step refresh';
+      state.waitsUntil(wakeAt, why);
       await condition(
         () =>
           state.done ||
@@ -143,6 +150,7 @@ export async function awaitOutcome(
           state.progress.nextStep !== step ||
           historyFull(),
         Math.max(1, wakeAt - Date.now()),
+        { summary: `until ${why}` },
       );
       const polled = poll.take();
       if (polled && 'value' in polled) {

@@ -30,6 +30,7 @@ import { IdvStatus } from '../../common/search-attributes';
 import { sessionRedaction } from './session-redaction';
 import { type RedactionArgs } from '../shared/workflows';
 import { redactionWorkflowId } from '../shared/ids';
+import { orphanSweepMetadata, redactionMetadata } from '../shared/metadata';
 import { type SessionState } from './session-state';
 import { recordVerificationEnd } from './verification-metrics';
 
@@ -59,6 +60,7 @@ export async function askForOrphanSweep(
       await startChild(orphanSweep, {
         workflowId,
         args: [{ verificationProfileId: profileId, ...(close ? { toClose: [close] } : {}) }],
+        ...orphanSweepMetadata({ verificationProfileId: profileId }),
         parentClosePolicy: ParentClosePolicy.ABANDON,
         workflowIdReusePolicy: WorkflowIdReusePolicy.ALLOW_DUPLICATE,
       });
@@ -153,6 +155,7 @@ async function startRedactionNow(args: RedactionArgs): Promise<void> {
     startChild(sessionRedaction, {
       workflowId: redactionWorkflowId(args),
       args: [args],
+      ...redactionMetadata(args),
       parentClosePolicy: ParentClosePolicy.ABANDON,
     }),
   );
@@ -204,10 +207,17 @@ export async function cleanUp(
   upsertSearchAttributes([{ key: IdvStatus, value: state.progress.status }]);
   recordVerificationEnd(state.progress);
   const redaction = redactionArgs(input, state);
+  const endedAtMs = Date.now();
+  state.redactionScheduled(
+    input.redactAfter === 'never'
+      ? { never: true }
+      : redaction?.awaitDelivery
+        ? { afterDelivery: true }
+        : { dueAt: new Date(endedAtMs + input.redactAfter).toISOString() },
+  );
   if (patched(CLOSE_WHILE_REDACTION_STARTS)) {
     // Independent steps, both awaited to their end whatever the other does; the redaction is due
     // from the ending the record says.
-    const endedAtMs = Date.now();
     const ended = await Promise.allSettled([
       redaction ? startRedaction(redaction, endedAtMs) : Promise.resolve(),
       closeCreation(input, state, endedAtMs),
@@ -219,6 +229,7 @@ export async function cleanUp(
   }
   await report(input, state);
   await condition(allHandlersFinished);
+  state.closed();
 }
 
 /**

@@ -4,6 +4,7 @@ import {
   continueAsNew,
   isCancellation,
   proxyActivities,
+  setCurrentDetails,
   setHandler,
   workflowInfo,
 } from '@temporalio/workflow';
@@ -13,6 +14,7 @@ import type { CreationToClose } from '../shared/messages';
 import type { OrphanSchedule } from '../activities/orphan-settings';
 import { describeFailure } from '../../common/bounded-step';
 import { gaveUp } from '../../common/maintenance';
+import { markdownLines } from '../../common/user-metadata';
 import { lookForOrphansSignal } from '../shared/messages';
 import { type OrphanSweepInput, type OrphanSweepSummary } from '../shared/workflows';
 import { verificationVersioning } from '../shared/workflows';
@@ -106,7 +108,17 @@ export async function orphanSweep(input: OrphanSweepInput): Promise<OrphanSweepS
           ? schedule.lookEveryMs
           : Math.min(waitMs * 2, schedule.maxLookEveryMs);
     }
-    await condition(() => lookRequested, look ? waitMs : schedule.lookEveryMs);
+    const nextLookMs = look ? waitMs : schedule.lookEveryMs;
+    setCurrentDetails(
+      markdownLines([
+        `**${failure ? 'failing' : 'looking'}**: ${swept} orphans swept so far`,
+        failure
+          ? `Failing since ${new Date(failingSinceMs ?? lookStartedMs).toISOString()}; gives up after ${new Date((failingSinceMs ?? lookStartedMs) + schedule.giveUpAfterMs).toISOString()}`
+          : '',
+        `Next look: ${new Date(Date.now() + nextLookMs).toISOString()}, or when a verification asks`,
+      ]),
+    );
+    await condition(() => lookRequested, nextLookMs, { summary: 'until the next look' });
     const info = workflowInfo();
     if (info.continueAsNewSuggested || info.historyLength >= MAX_HISTORY_EVENTS) {
       await condition(allHandlersFinished);

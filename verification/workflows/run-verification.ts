@@ -1,8 +1,9 @@
-import { executeChild, ParentClosePolicy, WorkflowIdReusePolicy } from '@temporalio/workflow';
+import { executeChild, ParentClosePolicy, setCurrentDetails, WorkflowIdReusePolicy } from '@temporalio/workflow';
 import { FINAL_URL_MEMO, type SealedVerificationOutcome } from '../domain/outcome';
 import type { VerificationInput } from '../domain/verification';
 import { verificationSession } from './verification-session';
 import { verificationWorkflowId } from '../shared/ids';
+import { verificationMetadata } from '../shared/metadata';
 
 /**
  * Runs a verification as a child of the calling workflow, with the same workflow ID a client
@@ -12,9 +13,11 @@ import { verificationWorkflowId } from '../shared/ids';
  * (cancelled, terminated, timed out), the child is asked to cancel, so its clean-up runs.
  */
 export async function runVerification(input: VerificationInput): Promise<SealedVerificationOutcome> {
+  setCurrentDetails(`**running** the verification ${verificationWorkflowId(input.reference)} as its child`);
   return await executeChild(verificationSession, {
     workflowId: verificationWorkflowId(input.reference),
     args: [input],
+    ...verificationMetadata(input),
     parentClosePolicy: ParentClosePolicy.REQUEST_CANCEL,
     // As a client start: a reference that already ran is refused, never a second session.
     workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,

@@ -1,4 +1,5 @@
-import { condition, isCancellation, setHandler, sleep } from '@temporalio/workflow';
+import { condition, isCancellation, setCurrentDetails, setHandler, sleep } from '@temporalio/workflow';
+import { markdownLines } from '../../common/user-metadata';
 import { boundedSteps, type StepBound, type StepOutcome } from '../../common/bounded-step';
 import type { VerificationActivities } from '../activities/index';
 import { verificationVersioning } from '../shared/workflows';
@@ -71,7 +72,9 @@ export async function sessionRedaction(args: RedactionArgs): Promise<RedactionRe
     problems.push({ step, reason: outcome.gaveUp });
     return undefined;
   };
-  const finish = async <T extends { redactedAt: string }>(report: T): Promise<T> => {
+  const doing = (what: string) => setCurrentDetails(markdownLines([`**${what}**`, ...problemLines()]));
+  const problemLines = () => problems.map((problem) => `Gave up ${problem.step}`);
+  const finish = async <T extends RedactionReport>(report: T): Promise<T> => {
     if (problems.length === 0) {
       if (args.reference && args.redact !== false)
         settle(
@@ -80,8 +83,12 @@ export async function sessionRedaction(args: RedactionArgs): Promise<RedactionRe
             calls.recordRedaction({ reference: args.reference as string, redactedAt: report.redactedAt }),
           ),
         );
-      if (problems.length === 0) return report;
+      if (problems.length === 0) {
+        setCurrentDetails(reportDetails(report));
+        return report;
+      }
     }
+    doing('gave up');
     throw gaveUp({
       kind: 'redaction',
       step: problems.map((problem) => problem.step).join(' and '),
@@ -93,7 +100,8 @@ export async function sessionRedaction(args: RedactionArgs): Promise<RedactionRe
   };
 
   if (sessionId === undefined) {
-    if (args.delayMs > 0) await sleep(args.delayMs);
+    doing(`due ${new Date(Date.now() + args.delayMs).toISOString()}: destroying the data key`);
+    if (args.delayMs > 0) await sleep(args.delayMs, { summary: 'until the redaction is due' });
     const destroyed =
       dataKeyId === undefined
         ? false
@@ -131,11 +139,19 @@ export async function sessionRedaction(args: RedactionArgs): Promise<RedactionRe
   };
 
   if (args.redact === false) {
+    doing('ending the session');
     await endingSettled();
     return await finish({ sessionId, redactedAt: '', redactedAtService: false, attachmentsDeleted: 0 });
   }
-  if (dueAtMs > Date.now()) await sleep(dueAtMs - Date.now());
-  if (args.awaitDelivery) await condition(() => delivered, DELIVERY_GRACE_MS);
+  doing(`due ${new Date(dueAtMs).toISOString()}${ending.done ? '' : '; ending the session meanwhile'}`);
+  if (dueAtMs > Date.now()) await sleep(dueAtMs - Date.now(), { summary: 'until the redaction is due' });
+  if (args.awaitDelivery) {
+    doing(
+      `waiting for the results to be delivered, until ${new Date(Date.now() + DELIVERY_GRACE_MS).toISOString()}`,
+    );
+    await condition(() => delivered, DELIVERY_GRACE_MS, { summary: 'until the results are delivered' });
+  }
+  doing('deleting the stored data and the data key, then redacting at the service');
   const local = settle(
     'deleting the stored data',
     await boundedStep(redactionBounds.deleteStoredData, (calls) =>
@@ -163,6 +179,17 @@ export async function sessionRedaction(args: RedactionArgs): Promise<RedactionRe
     attachmentsDeleted: local?.attachmentsDeleted ?? 0,
     dataKeyDestroyed: local?.dataKeyDestroyed ?? false,
   });
+}
+
+/** The current details of a redaction that ran every step. */
+function reportDetails(report: RedactionReport): string {
+  if (!report.redactedAt)
+    return markdownLines(['**done**: the session is ended (its data is kept by request)']);
+  return markdownLines([
+    `**redacted** at ${report.redactedAt}`,
+    `At the service: ${report.redactedAtService ? 'redacted' : 'not known there any more'}`,
+    `Attachments deleted: ${report.attachmentsDeleted}; data key destroyed: ${report.dataKeyDestroyed === true ? 'yes' : 'no'}`,
+  ]);
 }
 
 setWorkflowOptions({ versioningBehavior: verificationVersioning.redaction }, sessionRedaction);

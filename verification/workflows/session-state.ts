@@ -1,5 +1,6 @@
 import { type NormalisedSessionState } from '../domain/session-status';
 import { type Sealed } from '../../codec/sealed';
+import { markdownLines } from '../../common/user-metadata';
 import type { VerificationInput } from '../domain/verification';
 import {
   verificationErrorCodes,
@@ -27,6 +28,9 @@ export interface CarriedVerification {
   refreshStopped: boolean;
 }
 
+/** When the person's data is redacted, as the clean-up scheduled it. */
+export type RedactionPlan = { dueAt: string } | { afterDelivery: true } | { never: true };
+
 /** Shortest time between two automatic refreshes of a step. */
 export const MIN_REFRESH_GAP_MS = 1_000;
 
@@ -45,8 +49,14 @@ export class SessionState {
   #lastRefreshAtMs: number | undefined;
   #identity: Sealed | undefined;
   #attachments: AttachmentRef[] | undefined;
+  #wakeAt: { atMs: number; why: string } | undefined;
+  #redaction: RedactionPlan | undefined;
+  #closed = false;
+  readonly #changed: () => void;
 
-  constructor(input: VerificationInput, now: number, carried?: CarriedVerification) {
+  /** `changed` is told after every change of what {@link details} says. */
+  constructor(input: VerificationInput, now: number, carried?: CarriedVerification, changed?: () => void) {
+    this.#changed = changed ?? (() => undefined);
     if (carried) {
       this.#progress = carried.progress;
       this.#sessionDone = carried.sessionDone;
@@ -124,16 +134,19 @@ export class SessionState {
   /** A `cancel` update asked for the verification to end (the first reason is kept). */
   requestCancel(reason: string): void {
     this.#cancelRequested ??= reason;
+    this.#changed();
   }
 
   /** The user came back through the redirect: the session is checked at once (unless it is done). */
   redirectCaptured(): void {
     if (!this.done) this.#redirectPending = true;
+    this.#changed();
   }
 
   /** The session is being checked after a return. */
   redirectChecked(): void {
     this.#redirectPending = false;
+    this.#changed();
   }
 
   /** Creation failed: `nextStep` callers are answered with why. */
@@ -144,6 +157,65 @@ export class SessionState {
   /** The clean-up began. */
   beginClosing(): void {
     this.#closing = true;
+    this.#changed();
+  }
+
+  /** The main flow waits until `atMs` (or something happens first) for the reason `why`. */
+  waitsUntil(atMs: number, why: string): void {
+    this.#wakeAt = { atMs, why };
+    this.#changed();
+  }
+
+  /** The clean-up scheduled the redaction. */
+  redactionScheduled(plan: RedactionPlan): void {
+    this.#redaction = plan;
+    this.#changed();
+  }
+
+  /** The clean-up ran to its end: the outcome is final. */
+  closed(): void {
+    this.#closed = true;
+    this.#changed();
+  }
+
+  /**
+   * What the Temporal UI shows as the workflow's current details: the status, what it does or
+   * waits for, the deadline, the ending and the redaction. No personal data, and not the step's
+   * URL (a bearer link to the person's session).
+   */
+  details(): string {
+    const progress = this.#progress;
+    const calls = Object.values(progress.apiCalls).reduce((sum, count) => sum + count, 0);
+    const redaction = this.#redaction;
+    return markdownLines([
+      `**${progress.status}**${progress.errorCode ? ` (${progress.errorCode})` : ''}: ${this.#doing()}`,
+      progress.sessionId ? `Session: ${progress.sessionId}` : '',
+      this.done ? '' : `Deadline: ${progress.deadline}`,
+      !this.done && this.#wakeAt
+        ? `Wakes: ${new Date(this.#wakeAt.atMs).toISOString()} (${this.#wakeAt.why})`
+        : '',
+      redaction === undefined
+        ? ''
+        : 'dueAt' in redaction
+          ? `Redaction due: ${redaction.dueAt}`
+          : 'afterDelivery' in redaction
+            ? 'Redaction due: once the results are delivered'
+            : 'Redaction: never (kept by request)',
+      `API calls: ${calls}; updated ${progress.updatedAt}`,
+    ]);
+  }
+
+  #doing(): string {
+    if (this.#closed) return 'ended';
+    if (this.#closing) return 'closing: ending the session if live, scheduling the redaction';
+    if (this.done) return 'ended; fetching what it needs before closing';
+    if (this.#progress.status === 'starting') return 'creating the session';
+    if (this.#cancelRequested !== undefined) return 'cancelling at the service';
+    if (this.#redirectPending) return 'the user came back: checking the session';
+    const method = this.#progress.collectionMethod;
+    return method === 'SubmitNativeChallengeResponse'
+      ? 'waiting for the native challenge response'
+      : `waiting for the user (${method ?? 'step'}); polling the session`;
   }
 
   /**
@@ -283,5 +355,6 @@ export class SessionState {
 
   touch(now: number): void {
     this.#progress.updatedAt = new Date(now).toISOString();
+    this.#changed();
   }
 }

@@ -8,6 +8,7 @@ import {
   isCancellation,
   log,
   patched,
+  setCurrentDetails,
   upsertSearchAttributes,
 } from '@temporalio/workflow';
 import { type SealedVerificationOutcome, verificationErrorCodes } from '../domain/outcome';
@@ -39,7 +40,10 @@ export async function verificationSession(
 ): Promise<SealedVerificationOutcome> {
   // Handlers first: an update-with-start's update is delivered in this first activation. Started
   // without arguments (by hand), the state is built from nothing and the check refuses it.
-  const state = new SessionState(input ?? ({} as VerificationInput), Date.now(), carried);
+  const state: SessionState = new SessionState(input ?? ({} as VerificationInput), Date.now(), carried, () =>
+    setCurrentDetails(state.details()),
+  );
+  setCurrentDetails(state.details());
   registerHandlers(state);
   const problems = carried ? [] : await checkInput(input);
   if (problems.length > 0) {

@@ -1,3 +1,4 @@
+import { connectionMetadata, onboardingMetadata } from '../../agent-platform/shared/metadata';
 import {
   type Client,
   isGrpcServiceError,
@@ -63,6 +64,7 @@ export function temporalHandOff(client: Client, options: TemporalHandOffOptions)
         workflowId: connectionWorkflowId(event.tenant, event.connectionId),
         taskQueue: options.taskQueue,
         args: [{ tenant: event.tenant, connectionId: event.connectionId }],
+        ...connectionMetadata(event.tenant, event.connectionId),
         signal: agentEventSignal,
         signalArgs: [event],
       },
@@ -86,6 +88,7 @@ export function temporalHandOff(client: Client, options: TemporalHandOffOptions)
             workflowId,
             taskQueue: options.taskQueue,
             args: [input],
+            ...onboardingMetadata(event.tenant, event.connectionId),
             signal: agentEventSignal,
             signalArgs: [event],
             // One onboarding per connection: a repeated new_connection after it ended starts none.

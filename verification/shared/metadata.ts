@@ -1,0 +1,67 @@
+import { formatDuration } from '../../common/durations';
+import { markdownLines as lines, type StartMetadata } from '../../common/user-metadata';
+import type { VerificationInput } from '../domain/verification';
+import type { OrphanSweepInput, RedactionArgs } from './workflows';
+
+/*
+ * Temporal's user metadata of the verification workflows. Every start of one takes its static
+ * summary and details from here; the workflows keep their current details themselves. Never
+ * personal data: only the business reference (refused at the start when it looks like a
+ * person's), service-issued ids, the provider, statuses, error codes and times.
+ */
+
+type VerificationStart = Pick<
+  VerificationInput,
+  'reference' | 'provider' | 'verificationProfileId' | 'timeout' | 'results' | 'redactAfter'
+>;
+
+/** A verification's, wherever it starts (a client, `runVerification`, an onboarding). */
+export function verificationMetadata(input: VerificationStart): StartMetadata {
+  return {
+    staticSummary: `Verification ${input.reference} · ${input.provider} · profile ${input.verificationProfileId}`,
+    staticDetails: lines([
+      `**Verification** of reference \`${input.reference}\``,
+      `Provider: ${input.provider}; profile: ${input.verificationProfileId}`,
+      `Timeout: ${formatDuration(input.timeout)}; results: ${input.results}`,
+      `Personal data redacted: ${redactionWords(input.redactAfter)}`,
+    ]),
+  };
+}
+
+/** A redaction's: by reference when it has one, else by session or data key. */
+export function redactionMetadata(args: RedactionArgs): StartMetadata {
+  const what = args.redact === false ? 'Session ending' : 'Redaction';
+  const of = args.reference ? `of verification ${args.reference}` : '';
+  const target = args.sessionId ? `session ${args.sessionId}` : `data key ${args.dataKeyId ?? 'none'}`;
+  return {
+    staticSummary: [what, of, `· ${target}`].filter(Boolean).join(' '),
+    staticDetails: lines([
+      args.redact === false
+        ? `**Ends** ${target} at the service (the verification keeps its data)`
+        : `**Erases** the person's data of ${target}: at the service, in the stores, and the data key`,
+      args.redact === false
+        ? ''
+        : `Due: ${args.delayMs > 0 ? `${formatDuration(args.delayMs)} after its start` : 'at its start'}`,
+      args.awaitDelivery ? 'Waits first for the results to be delivered' : '',
+    ]),
+  };
+}
+
+/** A profile's orphan sweep's. */
+export function orphanSweepMetadata(input: OrphanSweepInput): StartMetadata {
+  return {
+    staticSummary: `Orphan sweep · profile ${input.verificationProfileId}`,
+    staticDetails: lines([
+      `**Looks for sessions** of profile ${input.verificationProfileId} that no verification keeps`,
+      'Each one found is ended at the service and redacted',
+    ]),
+  };
+}
+
+/** When a verification's data is redacted, in words. */
+export function redactionWords(redactAfter: number | 'never'): string {
+  if (redactAfter === 'never') return 'never (the session is still ended)';
+  return redactAfter === 0
+    ? 'right after the results are delivered'
+    : `${formatDuration(redactAfter)} after the ending`;
+}

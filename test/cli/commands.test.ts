@@ -194,7 +194,7 @@ describe('idv commands on the embedded stack', () => {
     expect(waiting.code).toBe(0);
     expect(waiting.out).toContain('summary:   Verification cli-meta-wait · ');
     expect(waiting.out).toMatch(
-      /now:\n  pending: waiting for the user \(\w+\); polling the session\n  Session: [0-9a-f-]{36}\n  Deadline: /,
+      /now:\n {2}pending: waiting for the user \(\w+\); polling the session\n {2}Session: [0-9a-f-]{36}\n {2}Deadline: /,
     );
     await idv('cancel', 'cli-meta-wait');
 
@@ -219,7 +219,7 @@ describe('idv commands on the embedded stack', () => {
 
     await idv('redact', 'cli-meta-done');
     const redacted = await idv('describe', 'cli-meta-done');
-    expect(redacted.out).toMatch(/redaction: idv-redact-\S+ \(COMPLETED\)\nnow:\n  redacted at 20/);
+    expect(redacted.out).toMatch(/redaction: idv-redact-\S+ \(COMPLETED\)\nnow:\n {2}redacted at 20/);
     expect(redacted.out).not.toMatch(person);
 
     // The Temporal CLI shows the same summary through the codec server.

@@ -1,4 +1,9 @@
-import { executeChild, ParentClosePolicy, setCurrentDetails, WorkflowIdReusePolicy } from '@temporalio/workflow';
+import {
+  executeChild,
+  ParentClosePolicy,
+  setCurrentDetails,
+  WorkflowIdReusePolicy,
+} from '@temporalio/workflow';
 import { FINAL_URL_MEMO, type SealedVerificationOutcome } from '../domain/outcome';
 import type { VerificationInput } from '../domain/verification';
 import { verificationSession } from './verification-session';

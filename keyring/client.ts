@@ -6,6 +6,7 @@ import {
   keyringUpdate,
   type KeyringView,
   type KeyringWorkflow,
+  keyringMetadata,
   keyringWorkflowId,
 } from './shared';
 
@@ -113,6 +114,7 @@ export class TemporalKeyring implements Keyring {
         workflowId: this.#workflowId,
         taskQueue: this.#taskQueue,
         args: [{}],
+        ...keyringMetadata(this.#taskQueue),
         workflowIdConflictPolicy: 'USE_EXISTING',
       }),
     });

@@ -1,3 +1,5 @@
+import { showDetails } from '../common/current-details';
+import { keyringMetadata } from './shared';
 import {
   allHandlersFinished,
   CancellationScope,
@@ -13,6 +15,7 @@ import {
 import type { KeyringActivities, KeyringSchedule } from './activities';
 import { describeFailure } from '../common/bounded-step';
 import { countGiveUp } from '../common/maintenance';
+import { markdownLines } from '../common/user-metadata';
 import {
   type KeyringInput,
   keyringQuery,
@@ -169,7 +172,16 @@ async function runKeyring(input: KeyringInput): Promise<void> {
   await deleteRetiredRuns(state);
 
   for (;;) {
-    await condition(() => state.rotateRequested, Math.max(1, state.nextRotationAt - Date.now()));
+    showDetails(
+      markdownLines([
+        `**${state.keys.length} key${state.keys.length === 1 ? '' : 's'}**, the current one ${state.keys.at(-1)?.id ?? 'none'}`,
+        `Next rotation: ${new Date(state.nextRotationAt).toISOString()}`,
+      ]),
+      () => keyringMetadata(workflowInfo().taskQueue).staticSummary,
+    );
+    await condition(() => state.rotateRequested, Math.max(1, state.nextRotationAt - Date.now()), {
+      summary: 'until the next rotation',
+    });
     const startedAt = state.beginRotation();
     const rotated = await rotate(state, (added) => {
       state.keys = [...state.keys, added];

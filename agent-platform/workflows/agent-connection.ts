@@ -1,3 +1,5 @@
+import { showDetails } from '../../common/current-details';
+import { connectionMetadata } from '../shared/metadata';
 import { ApplicationFailure, condition, continueAsNew, setHandler, workflowInfo } from '@temporalio/workflow';
 import { agentMessageTypes } from '../../common/agent-message-types';
 import { tenantProblem } from '../domain/agent-tenants';
@@ -10,7 +12,7 @@ import {
 } from '../shared/messages';
 import { type AgentConnectionInput } from '../shared/workflows';
 import { agentPlatformVersioning } from '../shared/workflows';
-import { setCurrentDetails, setWorkflowOptions } from '@temporalio/workflow';
+import { setWorkflowOptions } from '@temporalio/workflow';
 import { markdownLines } from '../../common/user-metadata';
 
 const DAY = 86_400_000;
@@ -79,11 +81,12 @@ export async function agentConnection(input: AgentConnectionInput): Promise<Conn
   };
   for (;;) {
     const heard = total + duplicates;
-    setCurrentDetails(
+    showDetails(
       markdownLines([
         `**listening**: ${total} events kept, ${duplicates} repeats absorbed`,
         `Ends if no event comes until ${new Date(Date.now() + idleTimeoutMs).toISOString()}`,
       ]),
+      () => connectionMetadata(input.tenant, input.connectionId).staticSummary,
     );
     const active = await condition(() => total + duplicates !== heard || historyLarge(), idleTimeoutMs, {
       summary: 'until the connection is idle',

@@ -1,3 +1,5 @@
+import { showDetails } from '../../common/current-details';
+import { registryMetadata } from '../shared/metadata';
 import {
   ActivityFailure,
   allHandlersFinished,
@@ -38,7 +40,7 @@ import {
 } from '../shared/messages';
 import { RegistryState } from './webhook-registry-state';
 import { agentPlatformVersioning } from '../shared/workflows';
-import { setCurrentDetails, setWorkflowOptions } from '@temporalio/workflow';
+import { setWorkflowOptions } from '@temporalio/workflow';
 import { markdownLines } from '../../common/user-metadata';
 
 const refused = (message: string) =>
@@ -171,11 +173,12 @@ export async function agentWebhooks(input: AgentWebhooksInput): Promise<WebhookL
     return info.continueAsNewSuggested || info.historyLength >= maxHistoryEvents;
   };
   for (;;) {
-    setCurrentDetails(
+    showDetails(
       markdownLines([
         `**${state.webhooks.length} webhooks kept**`,
         `Next comparison with the platform: ${new Date(Date.now() + reconcileEveryMs).toISOString()}`,
       ]),
+      () => registryMetadata(input.tenant).staticSummary,
     );
     const large = await condition(historyLarge, reconcileEveryMs, { summary: 'until the next comparison' });
     if (large) break;

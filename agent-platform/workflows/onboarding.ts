@@ -1,3 +1,5 @@
+import { showDetails } from '../../common/current-details';
+import { onboardingMetadata } from '../shared/metadata';
 import {
   allHandlersFinished,
   ApplicationFailure,
@@ -44,7 +46,7 @@ import { verificationWorkflowId } from '../../verification/shared/ids';
 import { verificationMetadata } from '../../verification/shared/metadata';
 import { verificationSession } from '../../verification/workflows/verification-session';
 import { agentPlatformVersioning } from '../shared/workflows';
-import { setCurrentDetails, setWorkflowOptions } from '@temporalio/workflow';
+import { setWorkflowOptions } from '@temporalio/workflow';
 import { markdownLines } from '../../common/user-metadata';
 
 // Preparing is our own store's work: an hour of retries, then the onboarding gives up visibly.
@@ -159,13 +161,14 @@ export async function onboarding(input: OnboardingInput): Promise<OnboardingSumm
     outcome?: VerificationEnding,
   ): Promise<OnboardingSummary> => {
     stage = 'done';
-    setCurrentDetails(
+    showDetails(
       markdownLines([
         `**done**: ${endedBy}`,
         outcome
           ? `Verification ${verification.workflowId}: ${outcome.status}${outcome.errorCode ? ` (${outcome.errorCode})` : ''}`
           : '',
       ]),
+      () => onboardingMetadata(tenant, connectionId).staticSummary,
     );
     await condition(allHandlersFinished);
     return {
@@ -199,11 +202,12 @@ export async function onboarding(input: OnboardingInput): Promise<OnboardingSumm
       waitedMs = Date.now() - startedAt;
       return await summary('timed-out');
     }
-    setCurrentDetails(
+    showDetails(
       markdownLines([
         `**waiting** for ${missing().join(', ')}`,
         `Deadline: ${new Date(deadline).toISOString()}; ${events.total} events so far`,
       ]),
+      () => onboardingMetadata(tenant, connectionId).staticSummary,
     );
     await condition(() => missing().length === 0 || historyLarge(), remaining, {
       summary: 'until the deadline',
@@ -280,11 +284,12 @@ export async function onboarding(input: OnboardingInput): Promise<OnboardingSumm
           reason: `${verification.workflowId} did not report its ending in time`,
           next: `its verification may still run or may have ended without telling: see \`idv status ${reference}\` (a connection is verified once; its outcome is there)`,
         });
-      setCurrentDetails(
+      showDetails(
         markdownLines([
           `**verifying**: waiting for ${verification.workflowId} to end`,
           `Gives up at ${new Date(waitUntil).toISOString()}`,
         ]),
+        () => onboardingMetadata(tenant, connectionId).staticSummary,
       );
       await condition(() => ending !== undefined || historyLarge(), Math.max(1, remaining), {
         summary: 'until the verification reports its ending',

@@ -110,11 +110,21 @@ describe('verification history stays bounded', () => {
       status: 'succeeded',
       sessionId: nextStep.sessionId,
     });
-    for (const runId of await runs()) {
-      const { events } = await client.workflow.getHandle(handle.workflowId, runId).fetchHistory();
-      expect((events ?? []).length).toBeLessThan(SUGGEST_AT * 2);
-    }
     const [firstRunId] = await runs();
+    for (const runId of await runs()) {
+      const run = client.workflow.getHandle(handle.workflowId, runId);
+      const { events } = await run.fetchHistory();
+      expect((events ?? []).length).toBeLessThan(SUGGEST_AT * 2);
+      // Every run tells the operator what it is: the first by its summary, the ones continued as
+      // new (which Temporal starts without one) by their current details.
+      const summary = await (await run.describe()).staticSummary();
+      const { currentDetails } = await run.query<{ currentDetails: string }>('__temporal_workflow_metadata');
+      if (runId === firstRunId) expect(summary).toMatch(/^Verification history-\d+ · yoti · /);
+      else
+        expect(currentDetails).toMatch(
+          /^Verification history-\d+ · yoti · .* {2}\n\*\*(pending|succeeded)\*\*/s,
+        );
+    }
     const first = await client.workflow.getHandle(handle.workflowId, firstRunId).fetchHistory();
     expect(first.events?.at(-1)?.eventType).toBe(EventType.EVENT_TYPE_WORKFLOW_EXECUTION_CONTINUED_AS_NEW);
   }, 90_000);

@@ -1,10 +1,11 @@
+import { showDetails } from '../../common/current-details';
+import { orphanSweepMetadata } from '../shared/metadata';
 import {
   allHandlersFinished,
   condition,
   continueAsNew,
   isCancellation,
   proxyActivities,
-  setCurrentDetails,
   setHandler,
   workflowInfo,
 } from '@temporalio/workflow';
@@ -109,7 +110,7 @@ export async function orphanSweep(input: OrphanSweepInput): Promise<OrphanSweepS
           : Math.min(waitMs * 2, schedule.maxLookEveryMs);
     }
     const nextLookMs = look ? waitMs : schedule.lookEveryMs;
-    setCurrentDetails(
+    showDetails(
       markdownLines([
         `**${failure ? 'failing' : 'looking'}**: ${swept} orphans swept so far`,
         failure
@@ -117,6 +118,7 @@ export async function orphanSweep(input: OrphanSweepInput): Promise<OrphanSweepS
           : '',
         `Next look: ${new Date(Date.now() + nextLookMs).toISOString()}, or when a verification asks`,
       ]),
+      () => orphanSweepMetadata({ verificationProfileId }).staticSummary,
     );
     await condition(() => lookRequested, nextLookMs, { summary: 'until the next look' });
     const info = workflowInfo();

@@ -1,3 +1,5 @@
+import { showDetails } from '../../common/current-details';
+import { verificationMetadata } from '../shared/metadata';
 import {
   allHandlersFinished,
   ApplicationFailure,
@@ -8,7 +10,6 @@ import {
   isCancellation,
   log,
   patched,
-  setCurrentDetails,
   upsertSearchAttributes,
 } from '@temporalio/workflow';
 import { type SealedVerificationOutcome, verificationErrorCodes } from '../domain/outcome';
@@ -40,10 +41,11 @@ export async function verificationSession(
 ): Promise<SealedVerificationOutcome> {
   // Handlers first: an update-with-start's update is delivered in this first activation. Started
   // without arguments (by hand), the state is built from nothing and the check refuses it.
+  const summary = () => verificationMetadata(input).staticSummary;
   const state: SessionState = new SessionState(input ?? ({} as VerificationInput), Date.now(), carried, () =>
-    setCurrentDetails(state.details()),
+    showDetails(state.details(), summary),
   );
-  setCurrentDetails(state.details());
+  showDetails(state.details(), summary);
   registerHandlers(state);
   const problems = carried ? [] : await checkInput(input);
   if (problems.length > 0) {

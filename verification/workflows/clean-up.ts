@@ -208,12 +208,13 @@ export async function cleanUp(
   recordVerificationEnd(state.progress);
   const redaction = redactionArgs(input, state);
   const endedAtMs = Date.now();
+  const by = redaction && redaction.redact !== false ? { workflowId: redactionWorkflowId(redaction) } : {};
   state.redactionScheduled(
     input.redactAfter === 'never'
       ? { never: true }
       : redaction?.awaitDelivery
-        ? { afterDelivery: true }
-        : { dueAt: new Date(endedAtMs + input.redactAfter).toISOString() },
+        ? { afterDelivery: true, ...by }
+        : { dueAt: new Date(endedAtMs + input.redactAfter).toISOString(), ...by },
   );
   if (patched(CLOSE_WHILE_REDACTION_STARTS)) {
     // Independent steps, both awaited to their end whatever the other does; the redaction is due

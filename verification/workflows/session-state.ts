@@ -29,7 +29,10 @@ export interface CarriedVerification {
 }
 
 /** When the person's data is redacted, as the clean-up scheduled it. */
-export type RedactionPlan = { dueAt: string } | { afterDelivery: true } | { never: true };
+export type RedactionPlan = ({ dueAt: string } | { afterDelivery: true } | { never: true }) & {
+  /** The workflow that redacts (its own details say when it is done). */
+  workflowId?: string;
+};
 
 /** Shortest time between two automatic refreshes of a step. */
 export const MIN_REFRESH_GAP_MS = 1_000;
@@ -196,11 +199,12 @@ export class SessionState {
         : '',
       redaction === undefined
         ? ''
-        : 'dueAt' in redaction
-          ? `Redaction due: ${redaction.dueAt}`
-          : 'afterDelivery' in redaction
-            ? 'Redaction due: once the results are delivered'
-            : 'Redaction: never (kept by request)',
+        : ('dueAt' in redaction
+            ? `Redaction due: ${redaction.dueAt}`
+            : 'afterDelivery' in redaction
+              ? 'Redaction due: once the results are delivered'
+              : 'Redaction: never (kept by request)') +
+          (redaction.workflowId ? `, by ${redaction.workflowId}` : ''),
       `API calls: ${calls}; updated ${progress.updatedAt}`,
     ]);
   }

@@ -108,13 +108,12 @@ export function pollingActivities(deps: VerificationDeps) {
             return { notPolled: error.retryAfterMs ?? 0, turnLost: error instanceof OverBudgetError };
           throw error;
         }
-      }).catch((error: unknown) => {
-        // An attempt that learnt nothing of the session (a 5xx, a timeout) passes the chain on.
-        session?.learning.notPolled(series, polls);
-        throw error;
-      });
+      }).catch((error: unknown) => ({ failed: error }));
+      // An attempt that learnt nothing of the session (no turn, a 429, a 5xx, a timeout) passes
+      // the learning's chain on to the next one.
+      if ('failed' in state || 'notPolled' in state) session?.learning.notPolled(series, polls);
+      if ('failed' in state) throw state.failed;
       if ('notPolled' in state) {
-        session?.learning.notPolled(series, polls);
         const ownMs = Math.max(
           pollIntervalMs(plan, polls - 1),
           Math.min(state.notPolled, MAX_RETRY_AFTER_MS),

@@ -8,7 +8,7 @@ import { CodecBodyError, parseCodecBody, payloadToJson } from './codec-payload-j
 import { DataKeys } from './data-keys';
 import { type Keyring } from './keyring';
 import { type EncryptionKey } from './encryption-keys';
-import { openSealedValues } from './open-sealed-values';
+import { openSealedValues, type SealedView } from './open-sealed-values';
 import { readBody } from '../http/read-body';
 import { closeConnection, sendJson } from '../http/respond';
 import { decodeSegment } from '../http/path-segment';
@@ -54,7 +54,8 @@ export class CodecServerConfigError extends Error {
 const MIN_TOKEN_LENGTH = 32;
 const MAX_BODY_BYTES = 16 * 1024 * 1024;
 const TOO_LARGE = { title: 'payload too large', detail: `at most ${MAX_BODY_BYTES} bytes` };
-const ROUTE = /^(?:\/t\/([^/]+))?\/(encode|decode)$/;
+/** `[/t/<token>][/sealed]/(encode|decode)`: `/sealed` decodes without opening the person's data. */
+const ROUTE = /^(?:\/t\/([^/]+))?(\/sealed)?\/(encode|decode)$/;
 const CORS_HEADERS = {
   'Access-Control-Allow-Methods': 'POST, OPTIONS',
   'Access-Control-Allow-Headers': 'Content-Type, X-Namespace, Authorization',
@@ -73,7 +74,9 @@ const sha256 = (text: string) => createHash('sha256').update(text, 'utf8').diges
 /**
  * Starts the codec server of the Temporal web UI and CLI: `/encode` and `/decode` with the
  * workers' payload keys; decoding also opens the sealed personal data of each JSON payload, or
- * marks it redacted once its data key is destroyed. It logs nothing: payloads are personal data.
+ * marks it redacted once its data key is destroyed. Under `/sealed` it decodes everything but the
+ * person's data, which stays marked sealed (for the CLI of an operator who needs statuses and
+ * summaries, not the person). It logs nothing: payloads are personal data.
  */
 export async function startCodecServer(options: CodecServerOptions): Promise<CodecServer> {
   const { token, host = '127.0.0.1', port = 0 } = options;
@@ -155,7 +158,9 @@ async function handle(request: IncomingMessage, response: ServerResponse, contex
     throw error;
   }
   const answer =
-    route[2] === 'encode' ? await context.codec.encode(payloads) : await decode(payloads, context);
+    route[3] === 'encode'
+      ? await context.codec.encode(payloads)
+      : await decode(payloads, context, route[2] ? 'sealed' : 'open');
   sendJson(response, 200, { payloads: answer.map(payloadToJson) });
 }
 
@@ -169,7 +174,7 @@ function authorized(request: IncomingMessage, pathToken: string | undefined, tok
 }
 
 /** Decrypts one by one, so a payload under a key this process lacks does not fail its batch. */
-async function decode(payloads: Payload[], context: Context): Promise<Payload[]> {
+async function decode(payloads: Payload[], context: Context, view: SealedView): Promise<Payload[]> {
   const decoded: Payload[] = [];
   for (const payload of payloads) {
     let plain: Payload;
@@ -179,7 +184,7 @@ async function decode(payloads: Payload[], context: Context): Promise<Payload[]>
       if (!(error instanceof PayloadDecryptionError)) throw error;
       plain = jsonPayload({ unreadable: error.message });
     }
-    decoded.push(await openSealedValues(plain, context.dataKeys));
+    decoded.push(await openSealedValues(plain, context.dataKeys, view));
   }
   return decoded;
 }

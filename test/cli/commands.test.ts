@@ -10,6 +10,7 @@ import { commands } from '../../cli/commands/index';
 import { runCli } from '../../cli/run-cli';
 import { type EmbeddedStack, startEmbeddedStack } from '../../workers/dev/embedded-stack';
 import { resolveTemporalBinaries } from '../../workers/dev/temporal-binaries';
+import { REDACTED_TEXT, SEALED_TEXT } from '../../codec/open-sealed-values';
 import { harnessEnv, harnessValue } from '../harness/env';
 import { uniqueTaskQueue } from '../harness/worker';
 import { captureIo } from './capture-io';
@@ -183,11 +184,32 @@ describe('idv commands on the embedded stack', () => {
 
   it('describe shows the summary and current details of a waiting, a succeeded and a redacted verification, never the person', async () => {
     const person = /Lovelace|1815/;
+    // The Temporal CLI reads the same through the codec server's view without the person.
+    const token = (await readFile(join(stack.dataDir, 'codec-token'), 'utf8')).trim();
+    const temporalDescribe = async (workflowId: string) =>
+      (
+        await execFileAsync(resolveTemporalBinaries().cli, [
+          'workflow',
+          'describe',
+          '--address',
+          stack.info.temporalAddress,
+          '--namespace',
+          stack.info.namespace,
+          '-w',
+          workflowId,
+          '--codec-endpoint',
+          `${stack.info.codecEndpoint ?? ''}/sealed`,
+          '--codec-auth',
+          `Bearer ${token}`,
+        ])
+      ).stdout;
+    let waitingCli = '';
     await emulatorControl(stack.info.emulator?.controlUrl ?? '')('PUT', '/script', { outcome: 'manual' });
     let waiting;
     try {
       await idv('verify', '--reference', 'cli-meta-wait', '--json');
       waiting = await idv('describe', 'cli-meta-wait');
+      waitingCli = await temporalDescribe('idv-cli-meta-wait');
     } finally {
       await emulatorControl(stack.info.emulator?.controlUrl ?? '')('PUT', '/script', { outcome: 'by-input' });
     }
@@ -216,30 +238,26 @@ describe('idv commands on the embedded stack', () => {
       redaction: { workflowStatus: 'RUNNING' },
     });
     expect(done.out).not.toMatch(person);
+    const doneCli = await temporalDescribe('idv-cli-meta-done');
 
     await idv('redact', 'cli-meta-done');
     const redacted = await idv('describe', 'cli-meta-done');
     expect(redacted.out).toMatch(/redaction: idv-redact-\S+ \(COMPLETED\)\nnow:\n {2}redacted at 20/);
     expect(redacted.out).not.toMatch(person);
 
-    // The Temporal CLI shows the same summary through the codec server.
-    const token = (await readFile(join(stack.dataDir, 'codec-token'), 'utf8')).trim();
-    const { stdout } = await execFileAsync(resolveTemporalBinaries().cli, [
-      'workflow',
-      'describe',
-      '--address',
-      stack.info.temporalAddress,
-      '--namespace',
-      stack.info.namespace,
-      '-w',
-      'idv-cli-meta-done',
-      '--codec-endpoint',
-      stack.info.codecEndpoint ?? '',
-      '--codec-auth',
-      `Bearer ${token}`,
-    ]);
-    expect(stdout).toMatch(/StaticSummary +"Verification cli-meta-done · /);
-    expect(stdout).not.toMatch(person);
+    const redactedCli = await temporalDescribe('idv-cli-meta-done');
+    for (const [stdout, reference] of [
+      [waitingCli, 'cli-meta-wait'],
+      [doneCli, 'cli-meta-done'],
+      [redactedCli, 'cli-meta-done'],
+    ] as const) {
+      expect(stdout).toMatch(new RegExp(`StaticSummary +"Verification ${reference} · `));
+      expect(stdout).toMatch(/StaticDetails +"\*\*Verification\*\* of reference/);
+      expect(stdout).not.toMatch(person);
+    }
+    // The person's data is there, sealed, until the redaction marks it gone.
+    expect(doneCli).toContain(`"sealed":"${SEALED_TEXT}"`);
+    expect(redactedCli).toContain(`"redacted":"${REDACTED_TEXT}"`);
   });
 
   it('emulator complete finishes a session as its user; redirect-captured checks at once', async () => {

@@ -8,7 +8,7 @@ import { codecServerCommand } from '../../cli/commands/codec-server';
 import { AesGcmPayloadCodec } from '../../codec/aes-gcm-codec';
 import { payloadFromJson, payloadToJson, type PayloadJson } from '../../codec/codec-payload-json';
 import { type CodecServer, startCodecServer } from '../../codec/codec-server';
-import { KEYRING_KEY_TEXT, REDACTED_TEXT } from '../../codec/open-sealed-values';
+import { KEYRING_KEY_TEXT, REDACTED_TEXT, SEALED_TEXT } from '../../codec/open-sealed-values';
 import { newKeyringEntry } from '../../codec/keyring';
 import { DataKeys } from '../../codec/data-keys';
 import { newEncryptionKeyEntry, parseEncryptionKeys } from '../../codec/encryption-keys';
@@ -196,6 +196,28 @@ describe('codec server: the Temporal UI and CLI read payloads, personal data ope
     expect(decodedValues(await post('/decode', body))).toEqual([
       { reference: 'ref-1', person, history: [{ names: [person] }] },
     ]);
+  });
+
+  it('under /sealed decodes everything but the person, sealed or redacted, with the token in the path too', async () => {
+    const [live, gone] = [await dataKeys.create(), await dataKeys.create()];
+    const body = bodyOf(
+      await encrypted(
+        { reference: 'ref-2', person: await dataKeys.seal(live, { familyName: 'Lovelace' }) },
+        { person: await dataKeys.seal(gone, { familyName: 'Lovelace' }) },
+      ),
+    );
+    await dataKeys.destroy(gone);
+    for (const path of ['/sealed/decode', `/t/${TOKEN}/sealed/decode`]) {
+      const answer = await post(path, body, path.startsWith('/t/') ? {} : undefined);
+      expect(decodedValues(answer)).toEqual([
+        { reference: 'ref-2', person: { sealed: SEALED_TEXT, keyId: live } },
+        { person: { redacted: REDACTED_TEXT, keyId: gone } },
+      ]);
+      const { payloads } = JSON.parse(answer.text) as { payloads: PayloadJson[] };
+      const texts = payloads.map(({ data }) => Buffer.from(data ?? '', 'base64').toString());
+      expect(texts.filter((text) => text.includes('Lovelace'))).toEqual([]);
+    }
+    expect((await post('/sealed/decode', body, {})).status).toBe(401);
   });
 
   it('after the redaction, shows the redacted marker and the person nowhere', async () => {

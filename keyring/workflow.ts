@@ -244,7 +244,7 @@ async function rotate(
   try {
     const current = await newKeyEncryptionKey();
     add(current);
-    await sleep(state.learnMs);
+    await sleep(state.learnMs, { summary: 'until every process has learnt the new key' });
     await rewrapDataKeys({ keys: state.keys, currentId: current.id });
     return current;
   } catch (error) {

@@ -308,7 +308,9 @@ export async function onboarding(input: OnboardingInput): Promise<OnboardingSumm
       await getExternalWorkflowHandle(verification.workflowId)
         .cancel()
         .catch(() => undefined);
-      await condition(() => ending !== undefined, CANCEL_GRACE_MS);
+      await condition(() => ending !== undefined, CANCEL_GRACE_MS, {
+        summary: 'until the cancelled verification reports its ending',
+      });
     });
     throw error;
   }

@@ -29,12 +29,8 @@ async function redactionView(
   const handle = client.workflow.getHandle(workflowId);
   try {
     const description = await handle.describe();
-    const { currentDetails } = await workflowMetadata(handle, description);
-    return {
-      workflowId,
-      workflowStatus: description.status.name,
-      ...(currentDetails ? { currentDetails } : {}),
-    };
+    const { summary: _summary, ...metadata } = await workflowMetadata(client, handle, description);
+    return { workflowId, workflowStatus: description.status.name, ...metadata };
   } catch (error) {
     if (error instanceof WorkflowNotFoundError) return undefined;
     throw error;
@@ -61,8 +57,10 @@ export const describeCommand: Command = {
       const handle = idv.getVerification(reference);
       const [progress, description] = await Promise.all([handle.progress(), handle.workflow.describe()]);
       const running = description.status.name === 'RUNNING';
-      const metadata = await workflowMetadata(handle.workflow, description);
-      const redaction = await redactionView(idv.client, progress);
+      const [metadata, redaction] = await Promise.all([
+        workflowMetadata(idv.client, handle.workflow, description),
+        redactionView(idv.client, progress),
+      ]);
       let outcome: VerificationOutcome | undefined;
       let failure: string | undefined;
       if (!running) {
@@ -98,9 +96,7 @@ export const describeCommand: Command = {
         ...(redaction
           ? [
               `redaction: ${redaction.workflowId} (${redaction.workflowStatus})`,
-              ...metadataLines({
-                ...(redaction.currentDetails ? { currentDetails: redaction.currentDetails } : {}),
-              }),
+              ...metadataLines(redaction).map((line) => `  ${line}`),
             ]
           : []),
       ];

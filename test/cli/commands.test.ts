@@ -216,7 +216,7 @@ describe('idv commands on the embedded stack', () => {
     expect(waiting.code).toBe(0);
     expect(waiting.out).toContain('summary:   Verification cli-meta-wait · ');
     expect(waiting.out).toMatch(
-      /now:\n {2}pending: waiting for the user \(\w+\); polling the session\n {2}Session: [0-9a-f-]{36}\n {2}Deadline: /,
+      /now:\n {2}pending: waiting for the user \(\w+\); polling the session \(the next poll is the pending pollSession's next attempt\)\n {2}Session: [0-9a-f-]{36}\n {2}Deadline: /,
     );
     await idv('cancel', 'cli-meta-wait');
 
@@ -242,7 +242,9 @@ describe('idv commands on the embedded stack', () => {
 
     await idv('redact', 'cli-meta-done');
     const redacted = await idv('describe', 'cli-meta-done');
-    expect(redacted.out).toMatch(/redaction: idv-redact-\S+ \(COMPLETED\)\nnow:\n {2}redacted at 20/);
+    expect(redacted.out).toMatch(
+      /redaction: idv-redact-\S+ \(COMPLETED\)\n {2}details:\n(?: {4}.*\n)+ {2}now:\n {4}redacted at 20/,
+    );
     expect(redacted.out).not.toMatch(person);
 
     const redactedCli = await temporalDescribe('idv-cli-meta-done');

@@ -7,6 +7,8 @@ import { commands } from '../../cli/commands/index';
 import { runCli } from '../../cli/run-cli';
 import { startEmbeddedStack } from '../../workers/dev/embedded-stack';
 import { captureIo } from '../cli/capture-io';
+import { ENCRYPTED_ENCODING } from '../../codec/aes-gcm-codec';
+import { REDACTED_TEXT } from '../../codec/open-sealed-values';
 // The worker's start and stop lines at INFO would bury what the check says; warnings still show.
 import '../harness/quiet-runtime';
 
@@ -23,12 +25,11 @@ const REFERENCE = `ui-check-${Date.now()}`;
 const WORKFLOW_ID = `idv-${REFERENCE}`;
 /** The emulator's test person (the default input's). */
 const PERSON = 'Lovelace';
-const REDACTED_MARKER = 'data key destroyed by the redaction';
 const PAGE_WAIT_MS = 30_000;
+/** The whole check's bound: it stops and cleans up past it. */
+const CHECK_LIMIT_MS = 5 * 60_000;
 
 class CheckFailed extends Error {}
-
-let failedShotDir = tmpdir();
 
 function chromiumPath(): string {
   if (process.env.CHROMIUM_PATH) return process.env.CHROMIUM_PATH;
@@ -68,29 +69,33 @@ async function pageText(page: Page): Promise<string> {
   return texts.join('\n');
 }
 
-/** Waits until the page's visible text passes `check`; fails with what it showed last. */
+/**
+ * Waits until the page's visible text passes `check`, loading the page again after each look that
+ * fails (what it shows may come late: visibility, decoding); fails with what it showed last.
+ */
 async function waitForText(page: Page, what: string, check: (text: string) => boolean): Promise<string> {
+  const deadline = Date.now() + PAGE_WAIT_MS;
   let text = '';
-  try {
-    const deadline = Date.now() + PAGE_WAIT_MS;
-    for (;;) {
-      text = await pageText(page);
-      if (check(text)) return text;
-      if (Date.now() > deadline) break;
-      // The page fetches and decodes as it renders: look again once its requests have settled.
-      await page.waitForNetworkIdle({ idleTime: 250, timeout: PAGE_WAIT_MS });
-    }
-  } catch (error) {
-    if (!(error instanceof Error && error.name === 'TimeoutError')) throw error;
+  for (;;) {
+    text = await pageText(page);
+    if (check(text)) return text;
+    if (Date.now() > deadline) break;
+    await page.reload({ waitUntil: 'networkidle2', timeout: PAGE_WAIT_MS });
   }
-  await page.screenshot({ path: join(failedShotDir, `failed-${Date.now()}.png`), fullPage: true });
   throw new CheckFailed(`${what}: not on the page ${page.url()}; it showed:\n${text.slice(0, 3000)}`);
 }
 
-async function main(): Promise<void> {
-  const shots = process.env.UI_CHECK_DIR ?? (await mkdtemp(join(tmpdir(), 'idv-ui-check-')));
-  await mkdir(shots, { recursive: true });
-  failedShotDir = shots;
+/** Rejects after `ms`, so a check that hangs still stops and cleans up. */
+function timeLimit(ms: number): { promise: Promise<never>; clear: () => void } {
+  let timer: NodeJS.Timeout | undefined;
+  const promise = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new CheckFailed(`gave up after ${ms / 60_000} minutes`)), ms);
+  });
+  return { promise, clear: () => clearTimeout(timer) };
+}
+
+async function check(shots: string, opened: (page: Page) => void) {
+  const executablePath = chromiumPath();
   const dataDir = await mkdtemp(join(tmpdir(), 'idv-ui-stack-'));
   const stack = await startEmbeddedStack({ dataDir, temporalPort: 0, uiPort: 0 });
   let browser: Browser | undefined;
@@ -101,52 +106,81 @@ async function main(): Promise<void> {
     await idv(env, 'verify', '--reference', REFERENCE, '--results', 'data', '--redact-after', '1h', '--wait');
 
     browser = await puppeteer.launch({
-      executablePath: chromiumPath(),
+      executablePath,
       headless: true,
       args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage'],
     });
-    const page = await browser.newPage();
-    await page.setViewport({ width: 1400, height: 1000 });
+    const tab = await browser.newPage();
+    opened(tab);
+    await tab.setViewport({ width: 1400, height: 1000 });
     const base = `${uiUrl}/namespaces/${stack.info.namespace}`;
 
-    await page.goto(`${base}/workflows`, { waitUntil: 'networkidle2' });
-    await waitForText(page, 'the verification in the workflows list', (text) => text.includes(WORKFLOW_ID));
-    await page.screenshot({ path: join(shots, '1-workflows-list.png'), fullPage: true });
+    await tab.goto(`${base}/workflows`, { waitUntil: 'networkidle2' });
+    await waitForText(tab, 'the verification in the workflows list', (text) => text.includes(WORKFLOW_ID));
+    await tab.screenshot({ path: join(shots, '1-workflows-list.png'), fullPage: true });
 
-    await page.goto(`${base}/workflows/${WORKFLOW_ID}`, { waitUntil: 'networkidle2' });
-    const before = await waitForText(page, 'the input and result decoded, the person readable', (text) =>
+    await tab.goto(`${base}/workflows/${WORKFLOW_ID}`, { waitUntil: 'networkidle2' });
+    const before = await waitForText(tab, 'the input and result decoded, the person readable', (text) =>
       text.includes(PERSON),
     );
-    if (before.includes('binary/encrypted'))
+    if (before.includes(ENCRYPTED_ENCODING))
       throw new CheckFailed('a payload is shown encrypted: the codec server did not decode it');
-    await page.screenshot({ path: join(shots, '2-verification.png'), fullPage: true });
-    await page.locator('::-p-text(User Metadata)').click();
+    await tab.screenshot({ path: join(shots, '2-verification.png'), fullPage: true });
+    // The run's own address: its tabs are paths below it.
+    const run = tab.url().replace(/\/[^/]*$/, '');
+    await tab.goto(`${run}/user-metadata`, { waitUntil: 'networkidle2' });
     await waitForText(
-      page,
+      tab,
       'the summary and the current details',
       (text) =>
         text.includes(`Verification ${REFERENCE} · `) &&
         /succeeded\W+ended/.test(text) &&
         text.includes('Redaction due: 20'),
     );
-    await page.screenshot({ path: join(shots, '3-user-metadata.png'), fullPage: true });
+    await tab.screenshot({ path: join(shots, '3-user-metadata.png'), fullPage: true });
 
     await idv(env, 'redact', REFERENCE);
-    await page.goto(`${base}/workflows/${WORKFLOW_ID}`, { waitUntil: 'networkidle2' });
-    await waitForText(
-      page,
-      'the redaction marker instead of the person',
-      (text) => text.includes(REDACTED_MARKER) && !text.includes(PERSON),
-    );
-    await page.screenshot({ path: join(shots, '4-verification-redacted.png'), fullPage: true });
-    process.stdout.write(`check:ui passed; screenshots in ${shots}\n`);
-  } catch (error) {
-    process.stdout.write(`check:ui failed; screenshots in ${shots}\n`);
-    throw error;
+    for (const [view, shot] of [
+      ['', '4-verification-redacted.png'],
+      ['/history', '5-history-redacted.png'],
+    ] as const) {
+      await tab.goto(`${view ? run : `${base}/workflows/${WORKFLOW_ID}`}${view}`, {
+        waitUntil: 'networkidle2',
+      });
+      await waitForText(
+        tab,
+        `the redaction marker instead of the person${view ? ' in the event history' : ''}`,
+        (text) => text.includes(REDACTED_TEXT) && !text.includes(PERSON),
+      );
+      await tab.screenshot({ path: join(shots, shot), fullPage: true });
+    }
   } finally {
     await browser?.close();
     await stack.stop();
     await rm(dataDir, { recursive: true, force: true });
+  }
+}
+
+async function main(): Promise<void> {
+  const shots = process.env.UI_CHECK_DIR ?? (await mkdtemp(join(tmpdir(), 'idv-ui-check-')));
+  await mkdir(shots, { recursive: true });
+  let page: Page | undefined;
+  const limit = timeLimit(CHECK_LIMIT_MS);
+  try {
+    await Promise.race([
+      check(shots, (tab) => {
+        page = tab;
+      }),
+      limit.promise,
+    ]);
+    process.stdout.write(`check:ui passed; screenshots in ${shots}\n`);
+  } catch (error) {
+    // What the page showed when it failed, if the browser is still there.
+    await page?.screenshot({ path: join(shots, 'failed.png'), fullPage: true }).catch(() => undefined);
+    process.stdout.write(`check:ui failed; screenshots in ${shots}\n`);
+    throw error;
+  } finally {
+    limit.clear();
   }
 }
 

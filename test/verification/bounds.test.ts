@@ -49,6 +49,13 @@ describe('verification input bounds', () => {
     expect(cause).toBeInstanceOf(ApplicationFailure);
     expect((cause as ApplicationFailure).type).toBe('InvalidVerificationInput');
     expect((cause as ApplicationFailure).message).toMatch(/timeout/);
+    // The operator reads why it ended, and that nothing is left to end or redact.
+    const { currentDetails } = await stack()
+      .client.workflow.getHandle(`idv-${input.reference}`)
+      .query<{ currentDetails: string }>('__temporal_workflow_metadata');
+    expect(currentDetails).toMatch(
+      /^\*\*starting\*\*: refused: the input breaks its bounds; nothing was created/,
+    );
   }, 30_000);
 
   // The input is checked by an activity after the handlers are registered: the start's update

@@ -193,7 +193,7 @@ export function cleanupActivities(deps: VerificationDeps) {
         workflowId: redactionWorkflowId(request.args),
         taskQueue: info.taskQueue,
         args: [request.args],
-        ...redactionMetadata(request.args),
+        ...redactionMetadata(request.args, new Date(Date.now() + delayMs).toISOString()),
         startDelay: delayMs,
         workflowIdConflictPolicy: 'USE_EXISTING',
       });

@@ -28,8 +28,11 @@ export function verificationMetadata(input: VerificationStart): StartMetadata {
   };
 }
 
-/** A redaction's: by reference when it has one, else by session or data key. */
-export function redactionMetadata(args: RedactionArgs): StartMetadata {
+/**
+ * A redaction's: by reference when it has one, else by session or data key. `dueAt` is when a
+ * redaction started with a delay runs (its arguments then say no delay).
+ */
+export function redactionMetadata(args: RedactionArgs, dueAt?: string): StartMetadata {
   const what = args.redact === false ? 'Session ending' : 'Redaction';
   const of = args.reference ? `of verification ${args.reference}` : '';
   const target = args.sessionId ? `session ${args.sessionId}` : `data key ${args.dataKeyId ?? 'none'}`;
@@ -37,11 +40,11 @@ export function redactionMetadata(args: RedactionArgs): StartMetadata {
     staticSummary: [what, of, `· ${target}`].filter(Boolean).join(' '),
     staticDetails: lines([
       args.redact === false
-        ? `**Ends** ${target} at the service (the verification keeps its data)`
+        ? `**Ends** ${target} at the service; it erases nothing (the verification's redaction does, when due)`
         : `**Erases** the person's data of ${target}: at the service, in the stores, and the data key`,
       args.redact === false
         ? ''
-        : `Due: ${args.delayMs > 0 ? `${formatDuration(args.delayMs)} after its start` : 'at its start'}`,
+        : `Due: ${dueAt ?? (args.delayMs > 0 ? `${formatDuration(args.delayMs)} after its start` : 'at its start')}`,
       args.awaitDelivery ? 'Waits first for the results to be delivered' : '',
     ]),
   };

@@ -208,14 +208,6 @@ export async function cleanUp(
   recordVerificationEnd(state.progress);
   const redaction = redactionArgs(input, state);
   const endedAtMs = Date.now();
-  const by = redaction && redaction.redact !== false ? { workflowId: redactionWorkflowId(redaction) } : {};
-  state.redactionScheduled(
-    input.redactAfter === 'never'
-      ? { never: true }
-      : redaction?.awaitDelivery
-        ? { afterDelivery: true, ...by }
-        : { dueAt: new Date(endedAtMs + input.redactAfter).toISOString(), ...by },
-  );
   if (patched(CLOSE_WHILE_REDACTION_STARTS)) {
     // Independent steps, both awaited to their end whatever the other does; the redaction is due
     // from the ending the record says.
@@ -228,6 +220,15 @@ export async function cleanUp(
     if (redaction) await startRedaction(redaction);
     await closeCreation(input, state);
   }
+  // Told once the redaction has started (a start that failed has thrown above).
+  const by = redaction && redaction.redact !== false ? { workflowId: redactionWorkflowId(redaction) } : {};
+  state.redactionScheduled(
+    input.redactAfter === 'never'
+      ? { never: true }
+      : redaction?.awaitDelivery
+        ? { afterDelivery: true, ...by }
+        : { dueAt: new Date(endedAtMs + input.redactAfter).toISOString(), ...by },
+  );
   await report(input, state);
   await condition(allHandlersFinished);
   state.closed();

@@ -25,7 +25,10 @@ export async function createSession(input: VerificationInput, state: SessionStat
     );
   const answered = () => created !== undefined || failure !== undefined;
   const remainingMs = state.deadlineMs - Date.now();
-  if (remainingMs > 0) await condition(() => answered() || state.cancelRequested !== undefined, remainingMs);
+  if (remainingMs > 0)
+    await condition(() => answered() || state.cancelRequested !== undefined, remainingMs, {
+      summary: 'until the session is created, or the deadline',
+    });
   const cutShort = !answered();
   if (cutShort) scope.cancel();
   await attempt;

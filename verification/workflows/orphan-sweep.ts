@@ -50,13 +50,17 @@ export async function orphanSweep(input: OrphanSweepInput): Promise<OrphanSweepS
     lookRequested = true;
     if (ask?.close && toClose.length < MAX_TO_CLOSE) toClose.push(ask.close);
   });
-  const giveUp = (step: string, reason: string) =>
-    gaveUp({
+  const show = (...parts: string[]) =>
+    showDetails(markdownLines(parts), () => orphanSweepMetadata({ verificationProfileId }).staticSummary);
+  const giveUp = (step: string, reason: string) => {
+    show(`**gave up** ${step}: sessions may be left live or holding data at the service`);
+    return gaveUp({
       kind: 'sweep',
       step,
       reason,
       next: `sessions may be left live or holding data at the service: once it answers again, start the sweep with \`idv sweep ${verificationProfileId}\``,
     });
+  };
   let schedule: OrphanSchedule;
   try {
     schedule = await orphanSweepSchedule();
@@ -78,6 +82,7 @@ export async function orphanSweep(input: OrphanSweepInput): Promise<OrphanSweepS
   for (;;) {
     lookRequested = false;
     const lookStartedMs = Date.now();
+    show(`**looking** for orphans: ${swept} swept so far`);
     const closing = toClose.splice(0);
     let look: OrphanLook | undefined;
     let failure: string | undefined;
@@ -102,7 +107,10 @@ export async function orphanSweep(input: OrphanSweepInput): Promise<OrphanSweepS
     if (look) {
       coveredToMs = look.coveredToMs;
       swept += look.redacted.length;
-      if (!look.open && !lookRequested && toClose.length === 0) return { verificationProfileId, swept };
+      if (!look.open && !lookRequested && toClose.length === 0) {
+        show(`**done**: ${swept} orphans swept, nothing left to look for`);
+        return { verificationProfileId, swept };
+      }
       // Orphans found: they come in bursts, so look again soon; else more rarely.
       waitMs =
         look.redacted.length > 0 || failure
@@ -110,15 +118,12 @@ export async function orphanSweep(input: OrphanSweepInput): Promise<OrphanSweepS
           : Math.min(waitMs * 2, schedule.maxLookEveryMs);
     }
     const nextLookMs = look ? waitMs : schedule.lookEveryMs;
-    showDetails(
-      markdownLines([
-        `**${failure ? 'failing' : 'looking'}**: ${swept} orphans swept so far`,
-        failure
-          ? `Failing since ${new Date(failingSinceMs ?? lookStartedMs).toISOString()}; gives up after ${new Date((failingSinceMs ?? lookStartedMs) + schedule.giveUpAfterMs).toISOString()}`
-          : '',
-        `Next look: ${new Date(Date.now() + nextLookMs).toISOString()}, or when a verification asks`,
-      ]),
-      () => orphanSweepMetadata({ verificationProfileId }).staticSummary,
+    show(
+      `**${failure ? 'failing' : 'waiting'}**: ${swept} orphans swept so far`,
+      failure
+        ? `Failing since ${new Date(failingSinceMs ?? lookStartedMs).toISOString()}; gives up after ${new Date((failingSinceMs ?? lookStartedMs) + schedule.giveUpAfterMs).toISOString()}`
+        : '',
+      `Next look: ${new Date(Date.now() + nextLookMs).toISOString()}, or when a verification asks`,
     );
     await condition(() => lookRequested, nextLookMs, { summary: 'until the next look' });
     const info = workflowInfo();

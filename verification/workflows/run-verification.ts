@@ -1,9 +1,4 @@
-import {
-  executeChild,
-  ParentClosePolicy,
-  setCurrentDetails,
-  WorkflowIdReusePolicy,
-} from '@temporalio/workflow';
+import { executeChild, ParentClosePolicy, WorkflowIdReusePolicy } from '@temporalio/workflow';
 import { FINAL_URL_MEMO, type SealedVerificationOutcome } from '../domain/outcome';
 import type { VerificationInput } from '../domain/verification';
 import { verificationSession } from './verification-session';
@@ -18,7 +13,6 @@ import { verificationMetadata } from '../shared/metadata';
  * (cancelled, terminated, timed out), the child is asked to cancel, so its clean-up runs.
  */
 export async function runVerification(input: VerificationInput): Promise<SealedVerificationOutcome> {
-  setCurrentDetails(`**running** the verification ${verificationWorkflowId(input.reference)} as its child`);
   return await executeChild(verificationSession, {
     workflowId: verificationWorkflowId(input.reference),
     args: [input],

@@ -158,7 +158,7 @@ export async function sessionRedaction(args: RedactionArgs): Promise<RedactionRe
       calls.deleteLocalSessionData(sessionId, dataKeyId),
     ),
   );
-  await condition(() => ending.done, ENDING_HEAD_START_MS);
+  await condition(() => ending.done, ENDING_HEAD_START_MS, { summary: 'until the session is ended first' });
   const endedBeforeRedaction = ending.done;
   let redacted = settle(
     'redacting at the service',
@@ -184,7 +184,9 @@ export async function sessionRedaction(args: RedactionArgs): Promise<RedactionRe
 /** The current details of a redaction that ran every step. */
 function reportDetails(report: RedactionReport): string {
   if (!report.redactedAt)
-    return markdownLines(['**done**: the session is ended (its data is kept by request)']);
+    return markdownLines([
+      "**done**: the session is ended; this run erases nothing (the verification's redaction does, when due)",
+    ]);
   return markdownLines([
     `**redacted** at ${report.redactedAt}`,
     `At the service: ${report.redactedAtService ? 'redacted' : 'not known there any more'}`,

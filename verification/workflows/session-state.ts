@@ -155,6 +155,7 @@ export class SessionState {
   /** Creation failed: `nextStep` callers are answered with why. */
   creationFailed(failure: Error): void {
     this.#createFailure = failure;
+    this.#changed();
   }
 
   /** The clean-up began. */
@@ -210,6 +211,9 @@ export class SessionState {
   }
 
   #doing(): string {
+    // Refused before anything ran (its input): the run fails, nothing to end or redact.
+    if (this.#createFailure && this.#progress.status === 'starting')
+      return 'refused: the input breaks its bounds; nothing was created, the run fails';
     if (this.#closed) return 'ended';
     if (this.#closing) return 'closing: ending the session if live, scheduling the redaction';
     if (this.done) return 'ended; fetching what it needs before closing';
@@ -219,7 +223,7 @@ export class SessionState {
     const method = this.#progress.collectionMethod;
     return method === 'SubmitNativeChallengeResponse'
       ? 'waiting for the native challenge response'
-      : `waiting for the user (${method ?? 'step'}); polling the session`;
+      : `waiting for the user (${method ?? 'step'}); polling the session (the next poll is the pending pollSession's next attempt)`;
   }
 
   /**
@@ -355,6 +359,7 @@ export class SessionState {
   /** Counts API calls by operation. */
   count(operation: string, calls = 1): void {
     this.#progress.apiCalls[operation] = (this.#progress.apiCalls[operation] ?? 0) + calls;
+    this.#changed();
   }
 
   touch(now: number): void {

@@ -85,20 +85,19 @@ async function waitForText(page: Page, what: string, check: (text: string) => bo
   throw new CheckFailed(`${what}: not on the page ${page.url()}; it showed:\n${text.slice(0, 3000)}`);
 }
 
-/** Rejects after `ms`, so a check that hangs still stops and cleans up. */
-function timeLimit(ms: number): { promise: Promise<never>; clear: () => void } {
-  let timer: NodeJS.Timeout | undefined;
-  const promise = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new CheckFailed(`gave up after ${ms / 60_000} minutes`)), ms);
-  });
-  return { promise, clear: () => clearTimeout(timer) };
-}
-
-async function check(shots: string, opened: (page: Page) => void) {
+/**
+ * The check. An abort (its time limit) stops the browser and the stack, so whatever step waits
+ * fails at once and the clean-up runs; a failure leaves a screenshot of the page it was on.
+ */
+async function check(shots: string, signal: AbortSignal): Promise<void> {
   const executablePath = chromiumPath();
   const dataDir = await mkdtemp(join(tmpdir(), 'idv-ui-stack-'));
   const stack = await startEmbeddedStack({ dataDir, temporalPort: 0, uiPort: 0 });
   let browser: Browser | undefined;
+  let tab: Page | undefined;
+  let stopped: Promise<void> | undefined;
+  const stop = () => (stopped ??= Promise.all([browser?.close(), stack.stop()]).then(() => undefined));
+  signal.addEventListener('abort', () => void stop().catch(() => undefined), { once: true });
   try {
     const env = { IDV_DATA_DIR: dataDir };
     const uiUrl = stack.info.temporalUiUrl;
@@ -110,8 +109,7 @@ async function check(shots: string, opened: (page: Page) => void) {
       headless: true,
       args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage'],
     });
-    const tab = await browser.newPage();
-    opened(tab);
+    tab = await browser.newPage();
     await tab.setViewport({ width: 1400, height: 1000 });
     const base = `${uiUrl}/namespaces/${stack.info.namespace}`;
 
@@ -154,9 +152,11 @@ async function check(shots: string, opened: (page: Page) => void) {
       );
       await tab.screenshot({ path: join(shots, shot), fullPage: true });
     }
+  } catch (error) {
+    await tab?.screenshot({ path: join(shots, 'failed.png'), fullPage: true }).catch(() => undefined);
+    throw signal.aborted ? new CheckFailed(`gave up after ${CHECK_LIMIT_MS / 60_000} minutes`) : error;
   } finally {
-    await browser?.close();
-    await stack.stop();
+    await stop();
     await rm(dataDir, { recursive: true, force: true });
   }
 }
@@ -164,23 +164,16 @@ async function check(shots: string, opened: (page: Page) => void) {
 async function main(): Promise<void> {
   const shots = process.env.UI_CHECK_DIR ?? (await mkdtemp(join(tmpdir(), 'idv-ui-check-')));
   await mkdir(shots, { recursive: true });
-  let page: Page | undefined;
-  const limit = timeLimit(CHECK_LIMIT_MS);
+  const limit = new AbortController();
+  const timer = setTimeout(() => limit.abort(), CHECK_LIMIT_MS);
   try {
-    await Promise.race([
-      check(shots, (tab) => {
-        page = tab;
-      }),
-      limit.promise,
-    ]);
+    await check(shots, limit.signal);
     process.stdout.write(`check:ui passed; screenshots in ${shots}\n`);
   } catch (error) {
-    // What the page showed when it failed, if the browser is still there.
-    await page?.screenshot({ path: join(shots, 'failed.png'), fullPage: true }).catch(() => undefined);
     process.stdout.write(`check:ui failed; screenshots in ${shots}\n`);
     throw error;
   } finally {
-    limit.clear();
+    clearTimeout(timer);
   }
 }
 

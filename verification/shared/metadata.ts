@@ -40,7 +40,7 @@ export function redactionMetadata(args: RedactionArgs, dueAt?: string): StartMet
     staticSummary: [what, of, `· ${target}`].filter(Boolean).join(' '),
     staticDetails: lines([
       args.redact === false
-        ? `**Ends** ${target} at the service; it erases nothing (the verification's redaction does, when due)`
+        ? `**Ends** ${target} at the service; it erases nothing (${endingOnlyWhy(args)})`
         : `**Erases** the person's data of ${target}: at the service, in the stores, and the data key`,
       args.redact === false
         ? ''
@@ -48,6 +48,16 @@ export function redactionMetadata(args: RedactionArgs, dueAt?: string): StartMet
       args.awaitDelivery ? 'Waits first for the results to be delivered' : '',
     ]),
   };
+}
+
+/**
+ * Why an ending-only run erases nothing: the verification keeps its data (`redactAfter: 'never'`,
+ * the one such run that names its verification), or its own redaction erases it later.
+ */
+export function endingOnlyWhy(args: RedactionArgs): string {
+  return args.reference
+    ? 'the verification keeps its data by request'
+    : "the verification's redaction does, when due";
 }
 
 /** A profile's orphan sweep's. */

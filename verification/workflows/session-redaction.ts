@@ -9,6 +9,7 @@ const boundedStep = boundedSteps<VerificationActivities>();
 import { gaveUp } from '../../common/maintenance';
 import { resultsDeliveredSignal } from '../shared/messages';
 import { type RedactionArgs, type RedactionReport } from '../shared/workflows';
+import { endingOnlyWhy } from '../shared/metadata';
 
 const MINUTE = 60_000;
 const HOUR = 60 * MINUTE;
@@ -84,7 +85,7 @@ export async function sessionRedaction(args: RedactionArgs): Promise<RedactionRe
           ),
         );
       if (problems.length === 0) {
-        setCurrentDetails(reportDetails(report));
+        setCurrentDetails(reportDetails(report, args));
         return report;
       }
     }
@@ -182,10 +183,10 @@ export async function sessionRedaction(args: RedactionArgs): Promise<RedactionRe
 }
 
 /** The current details of a redaction that ran every step. */
-function reportDetails(report: RedactionReport): string {
+function reportDetails(report: RedactionReport, args: RedactionArgs): string {
   if (!report.redactedAt)
     return markdownLines([
-      "**done**: the session is ended; this run erases nothing (the verification's redaction does, when due)",
+      `**done**: the session is ended; this run erases nothing (${endingOnlyWhy(args)})`,
     ]);
   return markdownLines([
     `**redacted** at ${report.redactedAt}`,

@@ -11,12 +11,19 @@ export const IdvProvider = defineSearchAttributeKey('IdvProvider', SearchAttribu
  * timed-out). Maintenance workflows: {@link NEEDS_ATTENTION} while a step gave up.
  */
 export const IdvStatus = defineSearchAttributeKey('IdvStatus', SearchAttributeType.KEYWORD);
+/**
+ * Every workflow's one-line summary, the same as its user metadata's: the web UI's workflows list
+ * shows search attributes as columns, never user metadata. Text, since a reference alone may take
+ * 200 characters (SQL visibility keeps a Keyword in 255).
+ */
+export const IdvSummary = defineSearchAttributeKey('IdvSummary', SearchAttributeType.TEXT);
 
 /**
  * Every custom search attribute of the project, for registering them with a server. None carries
- * personal data: only service-issued identifiers, the provider id and the normalised status.
+ * personal data: only service-issued identifiers, the provider id, the normalised status, and the
+ * summaries made of these, the business reference and the tenant.
  */
-export const idvSearchAttributes = [IdvSessionId, IdvProfileId, IdvProvider, IdvStatus] as const;
+export const idvSearchAttributes = [IdvSessionId, IdvProfileId, IdvProvider, IdvStatus, IdvSummary] as const;
 
 /** The name a server's `--search-attribute NAME=TYPE` takes for one of them (`KEYWORD` → `Keyword`). */
 export function searchAttributeTypeName(type: string): string {

@@ -1,11 +1,25 @@
+import type { SearchAttributePair } from '@temporalio/common';
+import { IdvSummary } from './search-attributes';
+
 /**
  * What a workflow start sets as Temporal's user metadata: the one-line summary and the details
  * the Temporal UI and `temporal workflow describe` show beside the IDs (payloads like any other:
- * encrypted, decoded by the codec server). Never personal data.
+ * encrypted, decoded by the codec server), and the summary again as the search attribute
+ * `IdvSummary`, which the UI's workflows list can show as a column. Never personal data.
  */
 export interface StartMetadata {
   staticSummary: string;
   staticDetails: string;
+  typedSearchAttributes: SearchAttributePair[];
+}
+
+/** A start's metadata: its summary, and its details as Markdown lines (see {@link markdownLines}). */
+export function startMetadata(staticSummary: string, details: readonly string[]): StartMetadata {
+  return {
+    staticSummary,
+    staticDetails: markdownLines(details),
+    typedSearchAttributes: [{ key: IdvSummary, value: staticSummary }],
+  };
 }
 
 /** Details as Markdown lines (the UI renders them as Markdown), the empty ones left out. */

@@ -2,7 +2,7 @@ import type { VersioningBehavior } from '@temporalio/common';
 import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
 import type { KeyringEntry } from '../codec/keyring';
 import { kindWorkflowId } from '../common/workflow-ids';
-import { markdownLines, type StartMetadata } from '../common/user-metadata';
+import { startMetadata, type StartMetadata } from '../common/user-metadata';
 
 /** What the keyring answers: its keys (the last is current), and when processes must look again. */
 export interface KeyringView {
@@ -24,13 +24,10 @@ export function keyringWorkflowId(taskQueue: string): string {
 
 /** The keyring's summary and details in the Temporal UI (never a key: key ids and times only). */
 export function keyringMetadata(taskQueue: string): StartMetadata {
-  return {
-    staticSummary: `Keyring · ${taskQueue}`,
-    staticDetails: markdownLines([
-      `**Holds the key-encryption keys** of the data keys of task queue ${taskQueue}`,
-      'Rotates them on its schedule, re-wrapping every live data key',
-    ]),
-  };
+  return startMetadata(`Keyring · ${taskQueue}`, [
+    `**Holds the key-encryption keys** of the data keys of task queue ${taskQueue}`,
+    'Rotates them on its schedule, re-wrapping every live data key',
+  ]);
 }
 
 /** Query: the keyring's keys (no history is written). */

@@ -1,4 +1,4 @@
-import { markdownLines as lines, type StartMetadata } from '../../common/user-metadata';
+import { startMetadata, type StartMetadata } from '../../common/user-metadata';
 
 /*
  * Temporal's user metadata of the agent-platform workflows, for every start of one; the
@@ -8,44 +8,32 @@ import { markdownLines as lines, type StartMetadata } from '../../common/user-me
 
 /** A connection's event log (`agentConnection`). */
 export function connectionMetadata(tenant: string, connectionId: string): StartMetadata {
-  return {
-    staticSummary: `Agent connection ${connectionId} · tenant ${tenant}`,
-    staticDetails: lines([
-      `**Keeps the events** of connection ${connectionId} of tenant ${tenant}, each once`,
-      'Ends when no event has come for its idle timeout',
-    ]),
-  };
+  return startMetadata(`Agent connection ${connectionId} · tenant ${tenant}`, [
+    `**Keeps the events** of connection ${connectionId} of tenant ${tenant}, each once`,
+    'Ends when no event has come for its idle timeout',
+  ]);
 }
 
 /** A tenant's webhook registry (`agentWebhooks`). */
 export function registryMetadata(tenant: string): StartMetadata {
-  return {
-    staticSummary: `Webhook registry · tenant ${tenant}`,
-    staticDetails: lines([
-      `**Owns the webhooks** of tenant ${tenant} on the earlier platform`,
-      'Compares them with what the platform holds and reports any drift',
-    ]),
-  };
+  return startMetadata(`Webhook registry · tenant ${tenant}`, [
+    `**Owns the webhooks** of tenant ${tenant} on the earlier platform`,
+    'Compares them with what the platform holds and reports any drift',
+  ]);
 }
 
 /** A connection's onboarding (`onboarding`). */
 export function onboardingMetadata(tenant: string, connectionId: string): StartMetadata {
-  return {
-    staticSummary: `Onboarding · connection ${connectionId} · tenant ${tenant}`,
-    staticDetails: lines([
-      `**Onboards** connection ${connectionId} of tenant ${tenant}:`,
-      'waits for it to be active, verifies the holder, then offers the credential',
-    ]),
-  };
+  return startMetadata(`Onboarding · connection ${connectionId} · tenant ${tenant}`, [
+    `**Onboards** connection ${connectionId} of tenant ${tenant}:`,
+    'waits for it to be active, verifies the holder, then offers the credential',
+  ]);
 }
 
 /** A tenant's migration off the earlier platform (`platformMigration`). */
 export function migrationMetadata(tenant: string, apply: boolean): StartMetadata {
-  return {
-    staticSummary: `Platform migration · tenant ${tenant} · ${apply ? 'apply' : 'dry run'}`,
-    staticDetails: lines([
-      `**Moves tenant ${tenant}** from the earlier platform to the Identity Verification Service`,
-      apply ? 'Applies the changes' : 'A dry run: reads both platforms and changes nothing',
-    ]),
-  };
+  return startMetadata(`Platform migration · tenant ${tenant} · ${apply ? 'apply' : 'dry run'}`, [
+    `**Moves tenant ${tenant}** from the earlier platform to the Identity Verification Service`,
+    apply ? 'Applies the changes' : 'A dry run: reads both platforms and changes nothing',
+  ]);
 }

@@ -14,6 +14,7 @@ import { type AgentEvent, agentEventSignal } from '../../agent-platform/shared/m
 import { type OnboardingProgress } from '../../agent-platform/shared/onboarding-messages';
 import { eventually } from '../harness/eventually';
 import { useVerificationStack } from '../harness/verification-stack';
+import { expectSummaryAttributes } from '../harness/summaries';
 
 const TENANT = 'tenant-o';
 /** A tenant the receiver does not onboard: its connections stay with agentConnection. */
@@ -110,6 +111,14 @@ describe('onboarding: a connection waited for, verified and reported', () => {
     const child = await stack().client.workflow.getHandle(`idv-${reference}`).describe();
     expect(child.type).toBe('verificationSession');
     expect(child.parentExecution?.workflowId).toBe(onboardingWorkflowId(TENANT, connectionId));
+    // Started by the receiver and by the onboarding (its child), each shows its summary in the UI's list.
+    await eventually(async () => {
+      const started = await expectSummaryAttributes(
+        stack().client,
+        `WorkflowId IN ('${onboardingWorkflowId(TENANT, connectionId)}', 'idv-${reference}')`,
+      );
+      return started.size === 2 ? started : undefined;
+    }, 'the onboarding and its verification listed');
     expect(await onboardings().progress(TENANT, connectionId)).toMatchObject({
       stage: 'verifying',
       waitingFor: [],

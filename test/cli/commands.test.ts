@@ -13,6 +13,8 @@ import { resolveTemporalBinaries } from '../../workers/dev/temporal-binaries';
 import { REDACTED_TEXT, SEALED_TEXT } from '../../codec/open-sealed-values';
 import { harnessEnv, harnessValue } from '../harness/env';
 import { uniqueTaskQueue } from '../harness/worker';
+import { expectSummaryAttributes } from '../harness/summaries';
+import { connectTemporal } from '../../cli/connect';
 import { captureIo } from './capture-io';
 
 const execFileAsync = promisify(execFile);
@@ -522,6 +524,19 @@ describe('idv commands on the embedded stack', () => {
       '--json',
     ]) {
       expect(result.out).toContain(option);
+    }
+  });
+
+  // Last: it reads what every test above started on this stack.
+  it("gives every workflow it started its summary as the search attribute the UI's list shows", async () => {
+    const connected = await connectTemporal(env);
+    try {
+      const types = await expectSummaryAttributes(connected.idv.client, 'WorkflowId STARTS_WITH "idv-"');
+      expect([...types]).toEqual(
+        expect.arrayContaining(['verificationSession', 'sessionRedaction', 'agentConnection']),
+      );
+    } finally {
+      await connected.close();
     }
   });
 });

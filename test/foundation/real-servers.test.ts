@@ -36,7 +36,7 @@ describe('the test harness', () => {
       return Object.keys(response.customAttributes ?? {});
     });
     expect(names).toEqual(
-      expect.arrayContaining(['IdvSessionId', 'IdvProfileId', 'IdvProvider', 'IdvStatus']),
+      expect.arrayContaining(['IdvSessionId', 'IdvProfileId', 'IdvProvider', 'IdvStatus', 'IdvSummary']),
     );
   });
 });

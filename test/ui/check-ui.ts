@@ -9,16 +9,17 @@ import { startEmbeddedStack } from '../../workers/dev/embedded-stack';
 import { captureIo } from '../cli/capture-io';
 import { ENCRYPTED_ENCODING } from '../../codec/aes-gcm-codec';
 import { REDACTED_TEXT } from '../../codec/open-sealed-values';
+import { IdvSummary } from '../../common/search-attributes';
 // The worker's start and stop lines at INFO would bury what the check says; warnings still show.
 import '../harness/quiet-runtime';
 
 /**
  * `npm run check:ui`: what an operator sees in the Temporal web UI, checked in headless Chromium
  * (Debian's `chromium`, or `CHROMIUM_PATH`). It starts the embedded stack, runs a verification
- * with data, and checks from the pages themselves: the workflows list shows the verification; its
- * page shows the summary and current details and the payloads decoded through the codec server
- * (the person's data readable); after `idv redact`, the redaction marker instead of the person's
- * data. Screenshots go to `UI_CHECK_DIR` (a new temporary folder by default), printed at the end.
+ * with data, and checks from the pages themselves: the workflows list shows the verification and,
+ * with the `IdvSummary` column added as an operator adds it, its summary; its page shows the
+ * summary and current details and the payloads decoded through the codec server (the person's
+ * data readable); after `idv redact`, the redaction marker instead of the person's data. Screenshots go to `UI_CHECK_DIR` (a new temporary folder by default), printed at the end.
  */
 
 const REFERENCE = `ui-check-${Date.now()}`;
@@ -79,10 +80,21 @@ async function waitForText(page: Page, what: string, check: (text: string) => bo
   for (;;) {
     text = await pageText(page);
     if (check(text)) return text;
-    if (Date.now() > deadline) break;
-    await page.reload({ waitUntil: 'networkidle2', timeout: PAGE_WAIT_MS });
+    const left = deadline - Date.now();
+    if (left <= 0) break;
+    // A reload that does not settle in time is one more look that failed, not a different error.
+    await page.reload({ waitUntil: 'networkidle2', timeout: left }).catch(() => undefined);
   }
   throw new CheckFailed(`${what}: not on the page ${page.url()}; it showed:\n${text.slice(0, 3000)}`);
+}
+
+/** Clicks the element of `testId` once it is visible and still (a drawer slides in). */
+async function clickOn(page: Page, what: string, testId: string): Promise<void> {
+  try {
+    await page.locator(`[data-testid="${testId}"]`).setTimeout(PAGE_WAIT_MS).click();
+  } catch (error) {
+    throw new CheckFailed(`${what} (${testId}): ${error instanceof Error ? error.message : String(error)}`);
+  }
 }
 
 /**
@@ -110,11 +122,25 @@ async function check(shots: string, signal: AbortSignal): Promise<void> {
       args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage'],
     });
     tab = await browser.newPage();
-    await tab.setViewport({ width: 1400, height: 1000 });
+    // Wide enough for the list's columns up to the summary's, which the UI adds last.
+    await tab.setViewport({ width: 2600, height: 1000 });
     const base = `${uiUrl}/namespaces/${stack.info.namespace}`;
 
     await tab.goto(`${base}/workflows`, { waitUntil: 'networkidle2' });
     await waitForText(tab, 'the verification in the workflows list', (text) => text.includes(WORKFLOW_ID));
+    // The list shows user metadata nowhere; an operator adds the summary's search attribute as a
+    // column once (the UI keeps its columns in the browser).
+    await clickOn(tab, 'the button that configures columns', 'workflows-summary-table-configuration-button');
+    await clickOn(
+      tab,
+      `the button that adds ${IdvSummary.name}`,
+      `orderable-list-item-${IdvSummary.name}-add-button`,
+    );
+    // Loaded again: the drawer closed, the column kept.
+    await tab.reload({ waitUntil: 'networkidle2' });
+    await waitForText(tab, 'the summary in the workflows list', (text) =>
+      text.includes(`Verification ${REFERENCE} · `),
+    );
     await tab.screenshot({ path: join(shots, '1-workflows-list.png'), fullPage: true });
 
     await tab.goto(`${base}/workflows/${WORKFLOW_ID}`, { waitUntil: 'networkidle2' });

@@ -15,6 +15,7 @@ import { harnessEncryptionKeys, harnessEnv, harnessValue } from '../harness/env'
 import { eventually } from '../harness/eventually';
 import { uniqueTaskQueue } from '../harness/worker';
 import { openLocalStore } from '../../stores/local/local-store';
+import { expectSummaryAttributes } from '../harness/summaries';
 
 // The server suggests continue-as-new at this history length (its default is thousands of
 // events; a small value lets a test reach it in seconds).
@@ -125,6 +126,8 @@ describe('verification history stays bounded', () => {
           /^Verification history-\d+ · yoti · .* {2}\n\*\*(pending|succeeded)\*\*/s,
         );
     }
+    // Each run, continued ones too, keeps the summary as the search attribute the UI's list shows.
+    await expectSummaryAttributes(client, `WorkflowId = '${handle.workflowId}'`);
     const first = await client.workflow.getHandle(handle.workflowId, firstRunId).fetchHistory();
     expect(first.events?.at(-1)?.eventType).toBe(EventType.EVENT_TYPE_WORKFLOW_EXECUTION_CONTINUED_AS_NEW);
   }, 90_000);

@@ -14,6 +14,7 @@ import { type ActivityDeps } from '../../workers/activities';
 import { FixedKeyring } from '../harness/fixed-keyring';
 import { eventually } from '../harness/eventually';
 import { withWorker } from '../harness/worker';
+import { expectSummaryAttributes } from '../harness/summaries';
 
 // The keyring under a misbehaving Temporal and a changing deployment: rotations keep coming, a
 // request is never dropped, and no live data key is lost.
@@ -77,6 +78,8 @@ describe('the keyring', () => {
       const handle = client.workflow.getHandle(keyringWorkflowId(taskQueue));
       await handle.signal(rotateKeysSignal);
       await eventually(async () => (await view(client, taskQueue)).lastRotation, 'a first rotation');
+      // Every run, the continued ones too, shows its summary in the UI's list.
+      await expectSummaryAttributes(client, `WorkflowId = '${handle.workflowId}'`);
       await eventually(
         () => Promise.resolve(refusals > 0 ? true : undefined),
         'the second run trying to delete the first',

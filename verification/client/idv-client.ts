@@ -138,17 +138,19 @@ export class IdvClient {
     const input = await prepareVerificationInput(request, this.#dataKeys);
     await this.#reserve(input);
     const workflowId = verificationWorkflowId(input.reference);
+    const metadata = verificationMetadata(input);
     const startWorkflowOperation = new WithStartWorkflowOperation<VerificationSessionWorkflow>(
       verificationWorkflowTypes.session,
       {
         workflowId,
         taskQueue: this.taskQueue,
         args: [input],
-        ...verificationMetadata(input),
+        ...metadata,
         workflowIdConflictPolicy: 'USE_EXISTING',
         // One reference, one verification: a finished one is never started again (no second session).
         workflowIdReusePolicy: 'REJECT_DUPLICATE',
         typedSearchAttributes: [
+          ...metadata.typedSearchAttributes,
           { key: IdvProfileId, value: input.verificationProfileId },
           { key: IdvProvider, value: input.provider },
         ],

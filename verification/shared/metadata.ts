@@ -1,5 +1,5 @@
 import { formatDuration } from '../../common/durations';
-import { markdownLines as lines, type StartMetadata } from '../../common/user-metadata';
+import { startMetadata, type StartMetadata } from '../../common/user-metadata';
 import type { VerificationInput } from '../domain/verification';
 import type { OrphanSweepInput, RedactionArgs } from './workflows';
 
@@ -17,15 +17,15 @@ type VerificationStart = Pick<
 
 /** A verification's, wherever it starts (a client, `runVerification`, an onboarding). */
 export function verificationMetadata(input: VerificationStart): StartMetadata {
-  return {
-    staticSummary: `Verification ${input.reference} · ${input.provider} · profile ${input.verificationProfileId}`,
-    staticDetails: lines([
+  return startMetadata(
+    `Verification ${input.reference} · ${input.provider} · profile ${input.verificationProfileId}`,
+    [
       `**Verification** of reference \`${input.reference}\``,
       `Provider: ${input.provider}; profile: ${input.verificationProfileId}`,
       `Timeout: ${formatDuration(input.timeout)}; results: ${input.results}`,
       `Personal data redacted: ${redactionWords(input.redactAfter)}`,
-    ]),
-  };
+    ],
+  );
 }
 
 /**
@@ -36,18 +36,15 @@ export function redactionMetadata(args: RedactionArgs, dueAt?: string): StartMet
   const what = args.redact === false ? 'Session ending' : 'Redaction';
   const of = args.reference ? `of verification ${args.reference}` : '';
   const target = args.sessionId ? `session ${args.sessionId}` : `data key ${args.dataKeyId ?? 'none'}`;
-  return {
-    staticSummary: [what, of, `· ${target}`].filter(Boolean).join(' '),
-    staticDetails: lines([
-      args.redact === false
-        ? `**Ends** ${target} at the service; it erases nothing (${endingOnlyWhy(args)})`
-        : `**Erases** the person's data of ${target}: at the service, in the stores, and the data key`,
-      args.redact === false
-        ? ''
-        : `Due: ${dueAt ?? (args.delayMs > 0 ? `${formatDuration(args.delayMs)} after its start` : 'at its start')}`,
-      args.awaitDelivery ? 'Waits first for the results to be delivered' : '',
-    ]),
-  };
+  return startMetadata([what, of, `· ${target}`].filter(Boolean).join(' '), [
+    args.redact === false
+      ? `**Ends** ${target} at the service; it erases nothing (${endingOnlyWhy(args)})`
+      : `**Erases** the person's data of ${target}: at the service, in the stores, and the data key`,
+    args.redact === false
+      ? ''
+      : `Due: ${dueAt ?? (args.delayMs > 0 ? `${formatDuration(args.delayMs)} after its start` : 'at its start')}`,
+    args.awaitDelivery ? 'Waits first for the results to be delivered' : '',
+  ]);
 }
 
 /**
@@ -62,13 +59,10 @@ export function endingOnlyWhy(args: RedactionArgs): string {
 
 /** A profile's orphan sweep's. */
 export function orphanSweepMetadata(input: OrphanSweepInput): StartMetadata {
-  return {
-    staticSummary: `Orphan sweep · profile ${input.verificationProfileId}`,
-    staticDetails: lines([
-      `**Looks for sessions** of profile ${input.verificationProfileId} that no verification keeps`,
-      'Each one found is ended at the service and redacted',
-    ]),
-  };
+  return startMetadata(`Orphan sweep · profile ${input.verificationProfileId}`, [
+    `**Looks for sessions** of profile ${input.verificationProfileId} that no verification keeps`,
+    'Each one found is ended at the service and redacted',
+  ]);
 }
 
 /** When a verification's data is redacted, in words. */

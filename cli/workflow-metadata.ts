@@ -1,57 +1,110 @@
-import { type Client, type WorkflowExecutionDescription, type WorkflowHandle } from '@temporalio/client';
+import {
+  type Client,
+  isGrpcDeadlineError,
+  type WorkflowExecutionDescription,
+  type WorkflowHandle,
+} from '@temporalio/client';
+import { detailsAfterSummary } from '../common/user-metadata';
 
 /** The SDK's built-in query that answers a workflow's current details (Temporal's user metadata). */
 const METADATA_QUERY = '__temporal_workflow_metadata';
 /**
- * How long the current details are waited for: a worker answers in milliseconds, while a closed
- * workflow whose workers are gone keeps a query waiting for half a minute.
+ * How long a worker's answer is waited for: a worker answers in milliseconds, while a workflow
+ * whose workers are gone keeps a query waiting for half a minute.
  */
 const QUERY_WAIT_MS = 5_000;
+
+/** What a worker answered, or why there is no answer (said to the operator as is). */
+export type WorkerAnswer<T> = { value: T } | { missing: string };
+
+/** When the answers a command asks for now are given up: one bound for all its questions. */
+export function workerDeadline(): number {
+  return Date.now() + QUERY_WAIT_MS;
+}
+
+/**
+ * Asks a worker about the workflow `description` describes, until `deadline` (see
+ * {@link workerDeadline}). The gRPC deadline alone does not bound it: the client retries a query
+ * the server gave up on, after a backoff that may end past the deadline. A workflow whose start is
+ * delayed has no worker to ask yet.
+ */
+export async function askWorker<T>(
+  client: Client,
+  description: WorkflowExecutionDescription,
+  ask: () => Promise<T>,
+  deadline = workerDeadline(),
+): Promise<WorkerAnswer<T>> {
+  const startsAt = description.executionTime;
+  if (description.status.name === 'RUNNING' && startsAt && startsAt.getTime() > Date.now())
+    return { missing: `its start is delayed until ${startsAt.toISOString()}` };
+  const late: WorkerAnswer<T> = { missing: `no worker answered within ${QUERY_WAIT_MS / 1000} s` };
+  if (Date.now() >= deadline) return late;
+  let timer: NodeJS.Timeout | undefined;
+  const asked = client.connection.withDeadline(deadline, ask).then(
+    (value): WorkerAnswer<T> => ({ value }),
+    (error: unknown): WorkerAnswer<T> =>
+      isGrpcDeadlineError(error)
+        ? late
+        : { missing: `the query failed: ${error instanceof Error ? error.message : String(error)}` },
+  );
+  try {
+    return await Promise.race([
+      asked,
+      new Promise<WorkerAnswer<T>>((resolve) => {
+        timer = setTimeout(() => resolve(late), Math.max(0, deadline - Date.now()));
+      }),
+    ]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
 
 /** A workflow's user metadata as the Temporal UI shows it: summary, details, current details. */
 export interface WorkflowMetadataView {
   summary?: string;
   details?: string;
   currentDetails?: string;
-  /** Why there are no current details: no worker answered in time. */
+  /** Why there are no current details (see {@link askWorker}). */
   currentDetailsMissing?: string;
 }
 
 /**
  * The summary and details its start set (a run continued as new has none: its first run's), and
- * the details the workflow keeps current, asked of a worker for at most {@link QUERY_WAIT_MS}.
- * Decoded with the client's data converter.
+ * the details the workflow keeps current, asked of a worker (see {@link askWorker}), without the
+ * summary a continued run leads them with. Decoded with the client's data converter.
  */
 export async function workflowMetadata(
   client: Client,
   handle: WorkflowHandle,
   description: WorkflowExecutionDescription,
+  deadline = workerDeadline(),
 ): Promise<WorkflowMetadataView> {
   const firstRunId = description.raw.workflowExecutionInfo?.firstRunId;
-  const started =
-    firstRunId && firstRunId !== description.runId
-      ? await client.workflow
+  const continued = firstRunId !== undefined && firstRunId !== null && firstRunId !== description.runId;
+  const [ownSummary, ownDetails, firstRun, current] = await Promise.all([
+    description.staticSummary(),
+    description.staticDetails(),
+    continued
+      ? client.workflow
           .getHandle(handle.workflowId, firstRunId)
           .describe()
-          .catch(() => description)
-      : description;
-  const [summary, details, current] = await Promise.all([
-    started.staticSummary(),
-    started.staticDetails(),
-    client.connection
-      .withDeadline(Date.now() + QUERY_WAIT_MS, () =>
-        handle.query<{ currentDetails?: string }>(METADATA_QUERY),
-      )
-      .catch(() => undefined),
+          .catch(() => undefined)
+      : undefined,
+    askWorker(client, description, () => handle.query<{ currentDetails?: string }>(METADATA_QUERY), deadline),
   ]);
+  const summary = ownSummary ?? (await firstRun?.staticSummary());
+  const details = ownDetails ?? (await firstRun?.staticDetails());
+  const currentDetails =
+    'value' in current && current.value.currentDetails
+      ? summary
+        ? detailsAfterSummary(summary, current.value.currentDetails)
+        : current.value.currentDetails
+      : undefined;
   return {
     ...(summary ? { summary } : {}),
     ...(details ? { details } : {}),
-    ...(current?.currentDetails
-      ? { currentDetails: current.currentDetails }
-      : current === undefined
-        ? { currentDetailsMissing: `no worker answered within ${QUERY_WAIT_MS / 1000} s` }
-        : {}),
+    ...(currentDetails ? { currentDetails } : {}),
+    ...('missing' in current ? { currentDetailsMissing: current.missing } : {}),
   };
 }
 

@@ -1,11 +1,11 @@
 import { setCurrentDetails, workflowInfo } from '@temporalio/workflow';
+import { detailsLedBySummary } from './user-metadata';
 
 /**
  * Sets the running workflow's current details (Temporal's user metadata, shown by the UI and
- * `idv describe`). A run continued as new has no static summary (continue-as-new carries none,
- * and the SDK cannot set one on it), so its details lead with the summary instead.
+ * `idv describe`); a run continued as new leads them with its summary (see `detailsLedBySummary`).
  */
 export function showDetails(details: string, summary: () => string): void {
   const continued = workflowInfo().continuedFromExecutionRunId !== undefined;
-  setCurrentDetails(continued ? `${summary()}  \n${details}` : details);
+  setCurrentDetails(continued ? detailsLedBySummary(summary(), details) : details);
 }

@@ -22,7 +22,24 @@ export function startMetadata(staticSummary: string, details: readonly string[])
   };
 }
 
-/** Details as Markdown lines (the UI renders them as Markdown), the empty ones left out. */
+/** A Markdown line break: the UI renders details as Markdown. */
+const LINE_BREAK = '  \n';
+
+/** Details as Markdown lines, the empty ones left out. */
 export function markdownLines(parts: readonly string[]): string {
-  return parts.filter((part) => part !== '').join('  \n');
+  return parts.filter((part) => part !== '').join(LINE_BREAK);
+}
+
+/**
+ * A run continued as new has no summary of its own (continue-as-new carries no metadata, and the
+ * SDK cannot set it there), so its current details begin with the summary.
+ */
+export function detailsLedBySummary(summary: string, details: string): string {
+  return `${summary}${LINE_BREAK}${details}`;
+}
+
+/** Current details without the summary a continued run leads them with (see {@link detailsLedBySummary}). */
+export function detailsAfterSummary(summary: string, details: string): string {
+  const lead = `${summary}${LINE_BREAK}`;
+  return details.startsWith(lead) ? details.slice(lead.length) : details;
 }

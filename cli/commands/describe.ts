@@ -1,7 +1,13 @@
 import { type Client, WorkflowNotFoundError } from '@temporalio/client';
 import { type VerificationOutcome } from '../../verification/domain/verification';
 import { redactionWorkflowId } from '../../verification/shared/ids';
-import { metadataLines, type WorkflowMetadataView, workflowMetadata } from '../workflow-metadata';
+import {
+  askWorker,
+  metadataLines,
+  type WorkflowMetadataView,
+  workerDeadline,
+  workflowMetadata,
+} from '../workflow-metadata';
 import { type Command } from '../command';
 import { outcomeLines, printJson, progressLine } from '../output';
 import { withVerification } from './follow-commands';
@@ -19,7 +25,7 @@ function withoutPersonalData(outcome: VerificationOutcome): Record<string, unkno
   };
 }
 
-/** The verification's redaction workflow, once one was started: its status and current details. */
+/** The verification's redaction workflow, once one was started: its status and user metadata. */
 async function redactionView(
   client: Client,
   progress: { sessionId?: string; dataKeyId?: string },
@@ -29,8 +35,11 @@ async function redactionView(
   const handle = client.workflow.getHandle(workflowId);
   try {
     const description = await handle.describe();
-    const { summary: _summary, ...metadata } = await workflowMetadata(client, handle, description);
-    return { workflowId, workflowStatus: description.status.name, ...metadata };
+    return {
+      workflowId,
+      workflowStatus: description.status.name,
+      ...(await workflowMetadata(client, handle, description)),
+    };
   } catch (error) {
     if (error instanceof WorkflowNotFoundError) return undefined;
     throw error;
@@ -55,12 +64,16 @@ export const describeCommand: Command = {
     const showData = args.values['show-data'] === true;
     return await withVerification(io, reference, async ({ idv }) => {
       const handle = idv.getVerification(reference);
-      const [progress, description] = await Promise.all([handle.progress(), handle.workflow.describe()]);
+      const description = await handle.workflow.describe();
       const running = description.status.name === 'RUNNING';
-      const [metadata, redaction] = await Promise.all([
-        workflowMetadata(idv.client, handle.workflow, description),
-        redactionView(idv.client, progress),
-      ]);
+      // One question at a time, within one bound: while a query waits for a worker, the server
+      // refuses another to the same workflow, and the client retries that one past the bound.
+      const deadline = workerDeadline();
+      const answer = await askWorker(idv.client, description, () => handle.progress(), deadline);
+      const metadata = await workflowMetadata(idv.client, handle.workflow, description, deadline);
+      const progress = 'value' in answer ? answer.value : undefined;
+      const progressMissing = 'missing' in answer ? answer.missing : undefined;
+      const redaction = progress ? await redactionView(idv.client, progress) : undefined;
       let outcome: VerificationOutcome | undefined;
       let failure: string | undefined;
       if (!running) {
@@ -77,7 +90,7 @@ export const describeCommand: Command = {
         historyEvents: description.historyLength,
         historySizeBytes: description.historySize,
         ...metadata,
-        progress,
+        ...(progress ? { progress } : { progressMissing }),
         ...(outcome ? { outcome: showData ? outcome : withoutPersonalData(outcome) } : {}),
         ...(redaction ? { redaction } : {}),
         ...(failure ? { failure } : {}),
@@ -90,7 +103,7 @@ export const describeCommand: Command = {
         `reference: ${reference}`,
         `workflow:  ${handle.workflowId} (${description.status.name}, ${description.historyLength} history events, ${description.historySize} bytes)`,
         ...metadataLines(metadata),
-        `progress:  ${progressLine(progress)}`,
+        `progress:  ${progress ? progressLine(progress) : `(${progressMissing})`}`,
         ...(outcome ? (showData ? [JSON.stringify(outcome, null, 2)] : outcomeLines(outcome)) : []),
         ...(failure ? [`failure: ${failure}`] : []),
         ...(redaction

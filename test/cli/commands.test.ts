@@ -15,6 +15,7 @@ import { harnessEnv, harnessValue } from '../harness/env';
 import { uniqueTaskQueue } from '../harness/worker';
 import { expectSummaryAttributes } from '../harness/summaries';
 import { connectTemporal } from '../../cli/connect';
+import { startMetadata } from '../../common/user-metadata';
 import { captureIo } from './capture-io';
 
 const execFileAsync = promisify(execFile);
@@ -237,7 +238,12 @@ describe('idv commands on the embedded stack', () => {
       summary: expect.stringMatching(/^Verification cli-meta-done · \S+ · profile /),
       details: expect.stringContaining('Personal data redacted: 1h after the ending'),
       currentDetails: expect.stringMatching(/^\*\*succeeded\*\*: ended {2}\n.*Redaction due: 20/s),
-      redaction: { workflowStatus: 'RUNNING' },
+      // Started with the redaction's delay: no worker to ask yet, and said so at once.
+      redaction: {
+        workflowStatus: 'RUNNING',
+        summary: expect.stringMatching(/^Redaction of verification cli-meta-done · session /),
+        currentDetailsMissing: expect.stringMatching(/^its start is delayed until 20/),
+      },
     });
     expect(done.out).not.toMatch(person);
     const doneCli = await temporalDescribe('idv-cli-meta-done');
@@ -245,7 +251,7 @@ describe('idv commands on the embedded stack', () => {
     await idv('redact', 'cli-meta-done');
     const redacted = await idv('describe', 'cli-meta-done');
     expect(redacted.out).toMatch(
-      /redaction: idv-redact-\S+ \(COMPLETED\)\n {2}details:\n(?: {4}.*\n)+ {2}now:\n {4}redacted at 20/,
+      /redaction: idv-redact-\S+ \(COMPLETED\)\n {2}summary: +Redaction of verification cli-meta-done · session \S+\n {2}details:\n(?: {4}.*\n)+ {2}now:\n {4}redacted at 20/,
     );
     expect(redacted.out).not.toMatch(person);
 
@@ -262,6 +268,25 @@ describe('idv commands on the embedded stack', () => {
     // The person's data is there, sealed, until the redaction marks it gone.
     expect(doneCli).toContain(`"sealed":"${SEALED_TEXT}"`);
     expect(redactedCli).toContain(`"redacted":"${REDACTED_TEXT}"`);
+  });
+
+  it('describe says no worker answered when none polls the verification', async () => {
+    const connected = await connectTemporal(env);
+    const handle = await connected.idv.client.workflow.start('verificationSession', {
+      taskQueue: uniqueTaskQueue('nobody-polls'),
+      workflowId: 'idv-cli-no-worker',
+      args: [],
+      ...startMetadata('Verification cli-no-worker', []),
+    });
+    try {
+      const described = await idv('describe', 'cli-no-worker');
+      expect(described.code).toBe(0);
+      expect(described.out).toContain('progress:  (no worker answered within 5 s)');
+      expect(described.out).toContain('now:       (no worker answered within 5 s)');
+    } finally {
+      await handle.terminate('test over');
+      await connected.close();
+    }
   });
 
   it('emulator complete finishes a session as its user; redirect-captured checks at once', async () => {

@@ -11,6 +11,7 @@ import {
 import { nextStepUpdate } from '../../verification/shared/messages';
 import { verificationSession } from '../../verification/workflows/verification-session';
 import { useVerificationStack } from '../harness/verification-stack';
+import { withWorker } from '../harness/worker';
 
 // Durations are bounded where they enter, and the workflow refuses out-of-bounds input that
 // bypassed the client instead of failing its task forever.
@@ -56,6 +57,28 @@ describe('verification input bounds', () => {
     expect(currentDetails).toMatch(
       /^\*\*starting\*\*: refused: the input breaks its bounds; nothing was created/,
     );
+  }, 30_000);
+
+  it('says the input could not be checked when the check cannot run, not that it breaks its bounds', async () => {
+    const input = await stack().prepare(stack().request());
+    // A worker whose check fails every attempt (a fault, not a rule the input breaks).
+    const activities = {
+      checkVerificationInput: () => Promise.reject(new Error('the check itself failed')),
+    };
+    await withWorker({ activities }, async ({ client, taskQueue }) => {
+      const handle = await client.workflow.start(verificationSession, {
+        taskQueue,
+        workflowId: `idv-${input.reference}`,
+        args: [input],
+      });
+      await expect(handle.result()).rejects.toBeInstanceOf(WorkflowFailedError);
+      const { currentDetails } = await handle.query<{ currentDetails: string }>(
+        '__temporal_workflow_metadata',
+      );
+      expect(currentDetails).toMatch(
+        /^\*\*starting\*\*: refused: the input could not be checked \([\w ]+\); nothing was created/,
+      );
+    });
   }, 30_000);
 
   // The input is checked by an activity after the handlers are registered: the start's update

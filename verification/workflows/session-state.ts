@@ -42,6 +42,7 @@ export class SessionState {
   readonly #progress: VerificationProgress;
   #ending: Ending | undefined;
   #createFailure: Error | undefined;
+  #refusedWhy: string | undefined;
   #cancelRequested: string | undefined;
   #redirectPending = false;
   #closing = false;
@@ -158,6 +159,12 @@ export class SessionState {
     this.#changed();
   }
 
+  /** Refused before anything ran, for `why` (its input): creation failed with `failure`. */
+  inputRefused(failure: Error, why: string): void {
+    this.#refusedWhy = why;
+    this.creationFailed(failure);
+  }
+
   /** The clean-up began. */
   beginClosing(): void {
     this.#closing = true;
@@ -212,8 +219,8 @@ export class SessionState {
 
   #doing(): string {
     // Refused before anything ran (its input): the run fails, nothing to end or redact.
-    if (this.#createFailure && this.#progress.status === 'starting')
-      return 'refused: the input breaks its bounds; nothing was created, the run fails';
+    if (this.#refusedWhy !== undefined)
+      return `refused: ${this.#refusedWhy}; nothing was created, the run fails`;
     if (this.#closed) return 'ended';
     if (this.#closing) return 'closing: ending the session if live, scheduling the redaction';
     if (this.done) return 'ended; fetching what it needs before closing';

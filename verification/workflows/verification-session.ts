@@ -47,7 +47,7 @@ export async function verificationSession(
   );
   showDetails(state.details(), summary);
   registerHandlers(state);
-  const problems = carried ? [] : await checkInput(input);
+  const { problems, why } = carried ? { problems: [], why: '' } : await checkInput(input);
   if (problems.length > 0) {
     const failure = ApplicationFailure.create({
       type: verificationFailureTypes.invalidInput,
@@ -55,7 +55,7 @@ export async function verificationSession(
       nonRetryable: true,
     });
     // Nothing ran: the start's update answers with the refusal, a cancel at once, then the run fails.
-    state.creationFailed(failure);
+    state.inputRefused(failure, why);
     state.beginClosing();
     await condition(allHandlersFinished);
     throw failure;
@@ -95,12 +95,17 @@ export async function verificationSession(
  * A check that cannot run refuses the start as invalid input would. Histories of builds that
  * checked in the workflow passed the check there (or ended at it).
  */
-async function checkInput(input: VerificationInput): Promise<string[]> {
-  if (!patched(INPUT_CHECKED_BY_ACTIVITY)) return [];
+async function checkInput(input: VerificationInput): Promise<{ problems: string[]; why: string }> {
+  if (!patched(INPUT_CHECKED_BY_ACTIVITY)) return { problems: [], why: '' };
   try {
-    return await CancellationScope.nonCancellable(() => inputChecks.checkVerificationInput(input));
+    const problems = await CancellationScope.nonCancellable(() => inputChecks.checkVerificationInput(input));
+    return { problems, why: 'the input breaks its bounds' };
   } catch (error) {
-    return [`could not be checked (${activityFailureType(error) ?? 'unknown failure'})`];
+    const failed = activityFailureType(error) ?? 'unknown failure';
+    return {
+      problems: [`could not be checked (${failed})`],
+      why: `the input could not be checked (${failed})`,
+    };
   }
 }
 

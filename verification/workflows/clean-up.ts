@@ -31,7 +31,7 @@ import { sessionRedaction } from './session-redaction';
 import { type RedactionArgs } from '../shared/workflows';
 import { redactionWorkflowId } from '../shared/ids';
 import { orphanSweepMetadata, redactionMetadata } from '../shared/metadata';
-import { type SessionState } from './session-state';
+import { type RedactionPlan, type SessionState } from './session-state';
 import { recordVerificationEnd } from './verification-metrics';
 
 /** Starts an abandoned child once; a second start of the same ID is fine. */
@@ -90,7 +90,7 @@ export async function askForOrphanSweep(
 async function closeCreation(
   input: VerificationInput,
   state: SessionState,
-  endedAtMs?: number,
+  endedAtMs: number,
 ): Promise<void> {
   const ending = endingOf(input, state, endedAtMs);
   const close = {
@@ -113,7 +113,7 @@ async function closeCreation(
 }
 
 /** How the verification ended, for its record: no personal data. */
-function endingOf(input: VerificationInput, state: SessionState, endedAtMs = Date.now()): EndingToRecord {
+function endingOf(input: VerificationInput, state: SessionState, endedAtMs: number): EndingToRecord {
   const { status, errorCode, sessionId } = state.outcome();
   return {
     reference: input.reference,
@@ -127,8 +127,26 @@ function endingOf(input: VerificationInput, state: SessionState, endedAtMs = Dat
     ...(sessionId ? { sessionId } : {}),
     ...(input.redactAfter === 'never'
       ? {}
-      : { redactionDueAt: new Date(endedAtMs + input.redactAfter).toISOString() }),
+      : { redactionDueAt: redactionDueAt(input.redactAfter, endedAtMs) }),
   };
+}
+
+/** When the person's data is due to be erased: `redactAfter` after the ending. */
+function redactionDueAt(redactAfter: number, endedAtMs: number): string {
+  return new Date(endedAtMs + redactAfter).toISOString();
+}
+
+/** What the verification tells of its redaction once it has started (see `startRedaction`). */
+function redactionPlan(
+  input: VerificationInput,
+  redaction: RedactionArgs | undefined,
+  endedAtMs: number,
+): RedactionPlan {
+  if (input.redactAfter === 'never') return { never: true };
+  const by = redaction && redaction.redact !== false ? { workflowId: redactionWorkflowId(redaction) } : {};
+  return redaction?.awaitDelivery
+    ? { afterDelivery: true, ...by }
+    : { dueAt: redactionDueAt(input.redactAfter, endedAtMs), ...by };
 }
 
 /** Tells the workflow named by `reportTo` how the verification ended; one that has gone is not told. */
@@ -208,27 +226,21 @@ export async function cleanUp(
   recordVerificationEnd(state.progress);
   const redaction = redactionArgs(input, state);
   const endedAtMs = Date.now();
+  // Told as soon as the redaction has started (a start that fails throws instead).
+  const announce = () => state.redactionScheduled(redactionPlan(input, redaction, endedAtMs));
   if (patched(CLOSE_WHILE_REDACTION_STARTS)) {
     // Independent steps, both awaited to their end whatever the other does; the redaction is due
     // from the ending the record says.
     const ended = await Promise.allSettled([
-      redaction ? startRedaction(redaction, endedAtMs) : Promise.resolve(),
+      (redaction ? startRedaction(redaction, endedAtMs) : Promise.resolve()).then(announce),
       closeCreation(input, state, endedAtMs),
     ]);
     for (const step of ended) if (step.status === 'rejected') throw step.reason;
   } else {
     if (redaction) await startRedaction(redaction);
-    await closeCreation(input, state);
+    announce();
+    await closeCreation(input, state, endedAtMs);
   }
-  // Told once the redaction has started (a start that failed has thrown above).
-  const by = redaction && redaction.redact !== false ? { workflowId: redactionWorkflowId(redaction) } : {};
-  state.redactionScheduled(
-    input.redactAfter === 'never'
-      ? { never: true }
-      : redaction?.awaitDelivery
-        ? { afterDelivery: true, ...by }
-        : { dueAt: new Date(endedAtMs + input.redactAfter).toISOString(), ...by },
-  );
   await report(input, state);
   await condition(allHandlersFinished);
   state.closed();

@@ -1,4 +1,5 @@
-import { startMetadata, type StartMetadata } from '../../common/user-metadata';
+import { markdownLines, startMetadata, type StartMetadata } from '../../common/user-metadata';
+import type { MigrationProgress } from './migration-messages';
 
 /*
  * Temporal's user metadata of the agent-platform workflows, for every start of one; the
@@ -35,5 +36,23 @@ export function migrationMetadata(tenant: string, apply: boolean): StartMetadata
   return startMetadata(`Platform migration · tenant ${tenant} · ${apply ? 'apply' : 'dry run'}`, [
     `**Moves tenant ${tenant}** from the earlier platform to the Identity Verification Service`,
     apply ? 'Applies the changes' : 'A dry run: reads both platforms and changes nothing',
+  ]);
+}
+
+/** A running migration's current details: its step, with what it has done of it. */
+export function migrationDetails(progress: MigrationProgress): string {
+  const { redirectUris: uris, webhooks } = progress;
+  const doing: Record<MigrationProgress['stage'], string> = {
+    inventory: 'reading what the earlier platform holds, and planning',
+    convert: 'converting its templates and authorize requests',
+    apply: `registering redirect URIs: ${uris.registered} registered, ${uris.skipped} there already, of ${uris.needed}`,
+    'cut-over': `disabling the earlier webhooks: ${webhooks.disabled} of ${webhooks.toDisable}`,
+    compensate: `enabling again the webhooks it disabled: ${webhooks.reEnabled} so far`,
+    report: 'writing the report',
+    done: 'done',
+  };
+  return markdownLines([
+    `**running** (${progress.mode}): ${progress.stage}: ${doing[progress.stage]}`,
+    progress.flags > 0 ? `Flags raised by the conversion: ${progress.flags}` : '',
   ]);
 }

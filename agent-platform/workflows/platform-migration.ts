@@ -23,6 +23,7 @@ import { type MigrationProgress, migrationProgressQuery } from '../shared/migrat
 import { agentPlatformVersioning } from '../shared/workflows';
 import { setCurrentDetails, setWorkflowOptions } from '@temporalio/workflow';
 import { markdownLines } from '../../common/user-metadata';
+import { migrationDetails } from '../shared/metadata';
 
 // Each call is short and heartbeats (a dead worker is noticed in seconds); the registry behind the
 // cut-over retries the platform itself. A call still failing after ten minutes fails the step,
@@ -63,7 +64,13 @@ export async function platformMigration(input: PlatformMigrationInput): Promise<
     flags: 0,
   };
   setHandler(migrationProgressQuery, () => progress);
-  setCurrentDetails(markdownLines([`**running** (${mode}): planning, then converting and applying`]));
+  // Said after every change of the progress, which the query answers too.
+  const show = () => setCurrentDetails(migrationDetails(progress));
+  const at = (stage: MigrationProgress['stage']) => {
+    progress.stage = stage;
+    show();
+  };
+  show();
   const report: MigrationReport = {
     tenant,
     mode,
@@ -99,14 +106,14 @@ export async function platformMigration(input: PlatformMigrationInput): Promise<
   } catch (error) {
     return finish('failed', expectedFailure(error));
   }
-  progress.stage = 'convert';
+  at('convert');
   const { plan, webhooks, blockers } = tenantPlan;
   report.templates = plan.templates;
   report.authorizeRequests = plan.authorizeRequests;
   if (blockers.length > 0) report.blockers = blockers;
   progress.flags = reportFlagCount(report);
 
-  progress.stage = 'apply';
+  at('apply');
   try {
     report.redirectUris = await calls.classifyRedirectUris(plan.redirectUris);
   } catch (error) {
@@ -122,6 +129,7 @@ export async function platformMigration(input: PlatformMigrationInput): Promise<
     skipped: report.redirectUris.filter((uri) => uri.action === 'exists').length,
   };
   progress.webhooks.toDisable = plan.webhooksToDisable.length;
+  show();
   if (mode === 'dry-run') return finish('planned');
   if (blockers.length > 0) return finish('failed', new Error(`nothing changed: ${blockers.join('; ')}`));
 
@@ -137,12 +145,13 @@ export async function platformMigration(input: PlatformMigrationInput): Promise<
         changed = true;
         progress.redirectUris.registered += 1;
       } else progress.redirectUris.skipped += 1;
+      show();
     }
   } catch (error) {
     return finish('failed', expectedFailure(error));
   }
 
-  progress.stage = 'cut-over';
+  at('cut-over');
   // Each disable runs to its end even when the migration is cancelled meanwhile: a disable cut
   // short could still land at the registry after the compensation, and stay. The cancel is
   // taken between webhooks. The one in flight when a call fails is compensated too: enabling
@@ -160,20 +169,21 @@ export async function platformMigration(input: PlatformMigrationInput): Promise<
       if (entry.action === 'disabled') {
         changed = true;
         progress.webhooks.disabled += 1;
+        show();
       }
     }
     if (root.consideredCancelled) await root.cancelRequested;
   } catch (error) {
     // Compensation: the tenant keeps receiving events on the earlier platform, as before the
     // cut-over began. It runs even when the migration was cancelled.
-    progress.stage = 'compensate';
+    at('compensate');
     // Each webhook it disabled, and the one in flight; not one found disabled already by a first
     // attempt (someone else's doing; a retry after a lost answer reports its own as disabled).
     const inFlight = attempted.find((entry) => entry.action === 'disable');
     const touched = attempted.filter((entry) => entry.action !== 'already-disabled');
     const failedEnables: ActivityFailure[] = [];
     const compensated = await CancellationScope.nonCancellable(() =>
-      reEnable(tenant, touched, progress, failedEnables),
+      reEnable(tenant, touched, progress, failedEnables, show),
     );
     if (inFlight?.action === 're-enabled') inFlight.action = 'failed';
     for (const entry of report.webhooks) if (entry.action === 'disable') entry.action = 'not-reached';
@@ -196,7 +206,7 @@ export async function platformMigration(input: PlatformMigrationInput): Promise<
     );
   }
 
-  progress.stage = 'report';
+  at('report');
   return finish(changed ? 'applied' : 'unchanged');
 }
 
@@ -206,12 +216,14 @@ async function reEnable(
   disabled: WebhookReport[],
   progress: MigrationProgress,
   failures: ActivityFailure[],
+  show: () => void,
 ): Promise<boolean> {
   let all = true;
   for (const entry of [...disabled].reverse()) {
     try {
       entry.action = await calls.enableEarlierWebhook({ tenant, webhookId: entry.id });
       progress.webhooks.reEnabled += 1;
+      show();
     } catch (error) {
       failures.push(expectedFailure(error));
       entry.action = 're-enable-failed';

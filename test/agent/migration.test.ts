@@ -195,6 +195,11 @@ describe('platformMigration: dry run, apply, compensation, re-run', () => {
       const now = await migrations().progress(TENANT);
       return now.webhooks.disabled >= 1 ? now : undefined;
     }, 'a webhook to be disabled');
+    // The UI's current details name the step and how far it got.
+    const { currentDetails } = await handle.query<{ currentDetails: string }>('__temporal_workflow_metadata');
+    expect(currentDetails).toMatch(
+      /^\*\*running\*\* \(apply\): cut-over: disabling the earlier webhooks: [1-9]\d* of [1-9]/,
+    );
     await handle.cancel();
     const ended = await handle.result().catch((error: unknown) => error);
     expect(ended).toBeInstanceOf(WorkflowFailedError);

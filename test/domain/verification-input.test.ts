@@ -35,3 +35,28 @@ describe('a verification input from a newer client', () => {
     expect(verificationInputProblems({ ...input, aNewOption: true })).toEqual([]);
   });
 });
+
+// The provider id is shown in every verification's summary, a search attribute no codec encrypts
+// and whose size the server bounds: an id as the service issues them, never free text.
+describe("a verification input's provider", () => {
+  const input = {
+    reference: 'order-1',
+    verificationProfileId: '1b0f7c2e-8d3a-4b6e-9f1a-2c3d4e5f6a7b',
+    capabilities: ['PollResult'],
+    timeout: 3_600_000,
+    results: 'data',
+    redactAfter: 0,
+    dataKeyId: 'key-1',
+  };
+
+  it('is an id: bounded, letters, digits and . _ : -', () => {
+    expect(verificationInputProblems({ ...input, provider: 'mdl-digital-credentials' })).toEqual([]);
+    expect(verificationInputProblems({ ...input, provider: 'p'.repeat(100) })).toEqual([]);
+    expect(verificationInputProblems({ ...input, provider: 'p'.repeat(101) })).toEqual([
+      'provider must be at most 100 characters',
+    ]);
+    expect(verificationInputProblems({ ...input, provider: 'Jane Doe, 1 Main St' })).toEqual([
+      'provider may contain only letters, digits, . _ : and -',
+    ]);
+  });
+});

@@ -113,11 +113,21 @@ export const newReferenceSchema = referenceSchema
     message: `must not start with ${Object.values(workflowKinds).join(', ')}`,
   });
 
+/**
+ * A provider id, as the service issues them (`yoti`): every verification's summary names it, and
+ * that summary is a search attribute, readable without the payload keys and bounded in size.
+ */
+const providerIdSchema = z
+  .string()
+  .min(1, { message: 'is required' })
+  .max(100, { message: 'must be at most 100 characters' })
+  .regex(/^[A-Za-z0-9][A-Za-z0-9._:-]*$/, { message: 'may contain only letters, digits, . _ : and -' });
+
 /** What a business service passes to start a verification (validated in the client). */
 export const verificationRequestSchema = z.strictObject({
   reference: newReferenceSchema,
   verificationProfileId: z.guid({ message: 'must be a uuid' }),
-  provider: z.string().min(1, { message: 'is required' }),
+  provider: providerIdSchema,
   capabilities: z.array(z.enum(integrationCapabilities)).min(1, { message: 'needs at least one capability' }),
   fallbackToHostedUI: z.boolean().optional(),
   redirectUrl: absoluteUrl.optional(),

@@ -4,6 +4,7 @@ import {
   type WorkflowExecutionDescription,
   type WorkflowHandle,
 } from '@temporalio/client';
+import { IdvSummary } from '../common/search-attributes';
 import { detailsAfterSummary } from '../common/user-metadata';
 
 /** The SDK's built-in query that answers a workflow's current details (Temporal's user metadata). */
@@ -24,38 +25,25 @@ export function workerDeadline(): number {
 
 /**
  * Asks a worker about the workflow `description` describes, until `deadline` (see
- * {@link workerDeadline}). The gRPC deadline alone does not bound it: the client retries a query
- * the server gave up on, after a backoff that may end past the deadline. A workflow whose start is
- * delayed has no worker to ask yet.
+ * {@link workerDeadline}); the client must retry no call past its deadline (as the commands'
+ * connection does). A workflow whose start is delayed has no worker to ask yet.
  */
 export async function askWorker<T>(
   client: Client,
   description: WorkflowExecutionDescription,
   ask: () => Promise<T>,
-  deadline = workerDeadline(),
+  deadline: number,
 ): Promise<WorkerAnswer<T>> {
   const startsAt = description.executionTime;
   if (description.status.name === 'RUNNING' && startsAt && startsAt.getTime() > Date.now())
     return { missing: `its start is delayed until ${startsAt.toISOString()}` };
   const late: WorkerAnswer<T> = { missing: `no worker answered within ${QUERY_WAIT_MS / 1000} s` };
   if (Date.now() >= deadline) return late;
-  let timer: NodeJS.Timeout | undefined;
-  const asked = client.connection.withDeadline(deadline, ask).then(
-    (value): WorkerAnswer<T> => ({ value }),
-    (error: unknown): WorkerAnswer<T> =>
-      isGrpcDeadlineError(error)
-        ? late
-        : { missing: `the query failed: ${error instanceof Error ? error.message : String(error)}` },
-  );
   try {
-    return await Promise.race([
-      asked,
-      new Promise<WorkerAnswer<T>>((resolve) => {
-        timer = setTimeout(() => resolve(late), Math.max(0, deadline - Date.now()));
-      }),
-    ]);
-  } finally {
-    clearTimeout(timer);
+    return { value: await client.connection.withDeadline(deadline, ask) };
+  } catch (error) {
+    if (isGrpcDeadlineError(error)) return late;
+    return { missing: `the query failed: ${error instanceof Error ? error.message : String(error)}` };
   }
 }
 
@@ -69,15 +57,16 @@ export interface WorkflowMetadataView {
 }
 
 /**
- * The summary and details its start set (a run continued as new has none: its first run's), and
- * the details the workflow keeps current, asked of a worker (see {@link askWorker}), without the
- * summary a continued run leads them with. Decoded with the client's data converter.
+ * The summary and details its start set (a run continued as new has none: the summary of its
+ * search attribute, the details of its first run), and the details the workflow keeps current,
+ * asked of a worker (see {@link askWorker}), without the summary a continued run leads them with.
+ * Decoded with the client's data converter.
  */
 export async function workflowMetadata(
   client: Client,
   handle: WorkflowHandle,
   description: WorkflowExecutionDescription,
-  deadline = workerDeadline(),
+  deadline: number,
 ): Promise<WorkflowMetadataView> {
   const firstRunId = description.raw.workflowExecutionInfo?.firstRunId;
   const continued = firstRunId !== undefined && firstRunId !== null && firstRunId !== description.runId;
@@ -92,7 +81,9 @@ export async function workflowMetadata(
       : undefined,
     askWorker(client, description, () => handle.query<{ currentDetails?: string }>(METADATA_QUERY), deadline),
   ]);
-  const summary = ownSummary ?? (await firstRun?.staticSummary());
+  // A continued run keeps the summary as its search attribute, also once its first run is gone.
+  const summary =
+    ownSummary ?? description.typedSearchAttributes.get(IdvSummary) ?? (await firstRun?.staticSummary());
   const details = ownDetails ?? (await firstRun?.staticDetails());
   const currentDetails =
     'value' in current && current.value.currentDetails

@@ -1,9 +1,10 @@
 import { type Client, WorkflowNotFoundError } from '@temporalio/client';
-import { type VerificationOutcome } from '../../verification/domain/verification';
+import { type VerificationOutcome, type VerificationProgress } from '../../verification/domain/verification';
 import { redactionWorkflowId } from '../../verification/shared/ids';
 import {
   askWorker,
   metadataLines,
+  type WorkerAnswer,
   type WorkflowMetadataView,
   workerDeadline,
   workflowMetadata,
@@ -29,6 +30,7 @@ function withoutPersonalData(outcome: VerificationOutcome): Record<string, unkno
 async function redactionView(
   client: Client,
   progress: { sessionId?: string; dataKeyId?: string },
+  deadline: number,
 ): Promise<({ workflowId: string; workflowStatus: string } & WorkflowMetadataView) | undefined> {
   if (!progress.sessionId && !progress.dataKeyId) return undefined;
   const workflowId = redactionWorkflowId(progress);
@@ -38,7 +40,7 @@ async function redactionView(
     return {
       workflowId,
       workflowStatus: description.status.name,
-      ...(await workflowMetadata(client, handle, description)),
+      ...(await workflowMetadata(client, handle, description, deadline)),
     };
   } catch (error) {
     if (error instanceof WorkflowNotFoundError) return undefined;
@@ -69,11 +71,19 @@ export const describeCommand: Command = {
       // One question at a time, within one bound: while a query waits for a worker, the server
       // refuses another to the same workflow, and the client retries that one past the bound.
       const deadline = workerDeadline();
-      const answer = await askWorker(idv.client, description, () => handle.progress(), deadline);
+      // An ended verification's progress is read from its record or history, not asked of a worker.
+      const answer: WorkerAnswer<VerificationProgress> = running
+        ? await askWorker(idv.client, description, () => handle.progress(), deadline)
+        : await handle.progress().then(
+            (value) => ({ value }),
+            (error: unknown) => ({
+              missing: `could not be read: ${error instanceof Error ? error.message : String(error)}`,
+            }),
+          );
       const metadata = await workflowMetadata(idv.client, handle.workflow, description, deadline);
       const progress = 'value' in answer ? answer.value : undefined;
       const progressMissing = 'missing' in answer ? answer.missing : undefined;
-      const redaction = progress ? await redactionView(idv.client, progress) : undefined;
+      const redaction = progress ? await redactionView(idv.client, progress, deadline) : undefined;
       let outcome: VerificationOutcome | undefined;
       let failure: string | undefined;
       if (!running) {

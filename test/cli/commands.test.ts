@@ -17,6 +17,7 @@ import { expectSummaryAttributes } from '../harness/summaries';
 import { connectTemporal } from '../../cli/connect';
 import { startMetadata } from '../../common/user-metadata';
 import { captureIo } from './capture-io';
+import { eventually } from '../harness/eventually';
 
 const execFileAsync = promisify(execFile);
 
@@ -288,6 +289,41 @@ describe('idv commands on the embedded stack', () => {
       await connected.close();
     }
   });
+
+  it("a command's refused call is not retried past its deadline", async () => {
+    const connected = await connectTemporal(env);
+    const { connection } = connected.idv.client;
+    const handle = await connected.idv.client.workflow.start('verificationSession', {
+      taskQueue: uniqueTaskQueue('nobody-polls'),
+      workflowId: 'idv-cli-refused-query',
+      args: [],
+      ...startMetadata('Verification cli-refused-query', []),
+    });
+    try {
+      // While one query waits for a worker, the server refuses another to the same workflow
+      // (RESOURCE_EXHAUSTED). The client's default backoff (1.7 s, then 2.9 s) would start its
+      // second retry after a 2 s deadline, and end with DEADLINE_EXCEEDED; the commands'
+      // connection gives up before, with the refusal.
+      const waiting = connection
+        .withDeadline(Date.now() + 30_000, () => handle.query('progress'))
+        .catch(() => undefined);
+      const refusal = await eventually(async () => {
+        const failed = await connection
+          .withDeadline(Date.now() + 2_000, () => handle.query('progress'))
+          .then(
+            () => undefined,
+            (error: unknown) => (error as { cause?: { code?: number } }).cause,
+          );
+        return failed?.code === 8 ? failed : undefined; // the one that waited is not the refused one
+      }, 'a refused query');
+      expect(refusal.code).toBe(8);
+      await handle.terminate('test over');
+      await waiting;
+    } finally {
+      await handle.terminate('test over').catch(() => undefined);
+      await connected.close();
+    }
+  }, 60_000);
 
   it('emulator complete finishes a session as its user; redirect-captured checks at once', async () => {
     await emulatorControl(stack.info.emulator?.controlUrl ?? '')('PUT', '/script', { outcome: 'manual' });

@@ -16,7 +16,7 @@ import { eventually } from '../harness/eventually';
 import { uniqueTaskQueue } from '../harness/worker';
 import { openLocalStore } from '../../stores/local/local-store';
 import { expectSummaryAttributes } from '../harness/summaries';
-import { workflowMetadata } from '../../cli/workflow-metadata';
+import { workerDeadline, workflowMetadata } from '../../cli/workflow-metadata';
 
 // The server suggests continue-as-new at this history length (its default is thousands of
 // events; a small value lets a test reach it in seconds).
@@ -129,7 +129,7 @@ describe('verification history stays bounded', () => {
     }
     // idv describe shows a continued run's summary (its first run's) once, not again in its details.
     const last = client.workflow.getHandle(handle.workflowId);
-    const shown = await workflowMetadata(client, last, await last.describe());
+    const shown = await workflowMetadata(client, last, await last.describe(), workerDeadline());
     expect(shown.summary).toMatch(/^Verification history-\d+ · yoti · /);
     expect(shown.currentDetails).toMatch(/^\*\*succeeded\*\*/);
     // Each run, continued ones too, keeps the summary as the search attribute the UI's list shows.

@@ -44,7 +44,7 @@ export function migrationDetails(progress: MigrationProgress): string {
   const { redirectUris: uris, webhooks } = progress;
   const doing: Record<MigrationProgress['stage'], string> = {
     inventory: 'reading what the earlier platform holds, and planning',
-    convert: 'converting its templates and authorize requests',
+    convert: `converted; checking which of its ${uris.needed} redirect URIs the service has already`,
     apply: `registering redirect URIs: ${uris.registered} registered, ${uris.skipped} there already, of ${uris.needed}`,
     'cut-over': `disabling the earlier webhooks: ${webhooks.disabled} of ${webhooks.toDisable}`,
     compensate: `enabling again the webhooks it disabled: ${webhooks.reEnabled} so far`,

@@ -106,14 +106,14 @@ export async function platformMigration(input: PlatformMigrationInput): Promise<
   } catch (error) {
     return finish('failed', expectedFailure(error));
   }
-  at('convert');
   const { plan, webhooks, blockers } = tenantPlan;
   report.templates = plan.templates;
   report.authorizeRequests = plan.authorizeRequests;
   if (blockers.length > 0) report.blockers = blockers;
   progress.flags = reportFlagCount(report);
+  progress.redirectUris.needed = plan.redirectUris.length;
+  at('convert');
 
-  at('apply');
   try {
     report.redirectUris = await calls.classifyRedirectUris(plan.redirectUris);
   } catch (error) {
@@ -123,13 +123,9 @@ export async function platformMigration(input: PlatformMigrationInput): Promise<
     ...webhook,
     action: webhook.enabled ? 'disable' : 'already-disabled',
   }));
-  progress.redirectUris = {
-    needed: plan.redirectUris.length,
-    registered: 0,
-    skipped: report.redirectUris.filter((uri) => uri.action === 'exists').length,
-  };
+  progress.redirectUris.skipped = report.redirectUris.filter((uri) => uri.action === 'exists').length;
   progress.webhooks.toDisable = plan.webhooksToDisable.length;
-  show();
+  at('apply');
   if (mode === 'dry-run') return finish('planned');
   if (blockers.length > 0) return finish('failed', new Error(`nothing changed: ${blockers.join('; ')}`));
 

@@ -291,11 +291,17 @@ describe('platformMigration: dry run, apply, compensation, re-run', () => {
       .catch((error: unknown) => error);
     expect(refused).toBeInstanceOf(MigrationError);
     expect((refused as Error).message).toMatch(/dry-run mode is running/);
+    // While it asks the service which redirect URIs it has, it says how many it asks about.
     const progress = await eventually(async () => {
       const now = await migrations().progress(TENANT);
-      return now.stage === 'apply' ? now : undefined;
-    }, 'the migration to reach apply');
+      return now.stage === 'convert' ? now : undefined;
+    }, 'the migration to check its redirect URIs');
     expect(progress).toMatchObject({ tenant: TENANT, mode: 'dry-run', webhooks: { disabled: 0 } });
+    expect(progress.redirectUris.needed).toBeGreaterThan(0);
+    const { currentDetails } = await handle.query<{ currentDetails: string }>('__temporal_workflow_metadata');
+    expect(currentDetails).toContain(
+      `convert: converted; checking which of its ${progress.redirectUris.needed} redirect URIs the service has already`,
+    );
     const other = await migrations()
       .start({ tenant: TENANT, target: target() })
       .catch((error: unknown) => error);

@@ -190,12 +190,12 @@ async function startRedaction(args: RedactionArgs, endedAtMs?: number): Promise<
     await startRedactionNow({ sessionId: args.sessionId, delayMs: 0, redact: false });
   // Given the ending's time (the record's), the redaction is due `delayMs` after it, however late
   // the start comes; otherwise `delayMs` after the start.
-  const dueAtMs = endedAtMs === undefined ? undefined : endedAtMs + args.delayMs;
+  const dueAt = endedAtMs === undefined ? undefined : redactionDueAt(args.delayMs, endedAtMs);
   try {
     await creationCalls.scheduleRedaction({
       args: { ...args, delayMs: 0 },
       delayMs: args.delayMs,
-      ...(dueAtMs === undefined ? {} : { dueAt: new Date(dueAtMs).toISOString() }),
+      ...(dueAt === undefined ? {} : { dueAt }),
     });
   } catch (error) {
     if (isCancellation(error)) throw error;
@@ -203,7 +203,7 @@ async function startRedaction(args: RedactionArgs, endedAtMs?: number): Promise<
       reason: describeFailure(error),
     });
     await startRedactionNow(
-      dueAtMs === undefined ? args : { ...args, delayMs: Math.max(0, dueAtMs - Date.now()) },
+      dueAt === undefined ? args : { ...args, delayMs: Math.max(0, Date.parse(dueAt) - Date.now()) },
     );
   }
 }

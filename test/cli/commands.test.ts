@@ -271,14 +271,20 @@ describe('idv commands on the embedded stack', () => {
     expect(redactedCli).toContain(`"redacted":"${REDACTED_TEXT}"`);
   });
 
-  it('describe says no worker answered when none polls the verification', async () => {
+  /** A verification workflow no worker polls, through a command's connection. */
+  async function unpolledVerification(reference: string) {
     const connected = await connectTemporal(env);
     const handle = await connected.idv.client.workflow.start('verificationSession', {
       taskQueue: uniqueTaskQueue('nobody-polls'),
-      workflowId: 'idv-cli-no-worker',
+      workflowId: `idv-${reference}`,
       args: [],
-      ...startMetadata('Verification cli-no-worker', []),
+      ...startMetadata(`Verification ${reference}`, []),
     });
+    return { connected, handle };
+  }
+
+  it('describe says no worker answered when none polls the verification', async () => {
+    const { connected, handle } = await unpolledVerification('cli-no-worker');
     try {
       const described = await idv('describe', 'cli-no-worker');
       expect(described.code).toBe(0);
@@ -291,21 +297,16 @@ describe('idv commands on the embedded stack', () => {
   });
 
   it("a command's refused call is not retried past its deadline", async () => {
-    const connected = await connectTemporal(env);
+    const { connected, handle } = await unpolledVerification('cli-refused-query');
     const { connection } = connected.idv.client;
-    const handle = await connected.idv.client.workflow.start('verificationSession', {
-      taskQueue: uniqueTaskQueue('nobody-polls'),
-      workflowId: 'idv-cli-refused-query',
-      args: [],
-      ...startMetadata('Verification cli-refused-query', []),
-    });
     try {
       // While one query waits for a worker, the server refuses another to the same workflow
       // (RESOURCE_EXHAUSTED). The client's default backoff (1.7 s, then 2.9 s) would start its
       // second retry after a 2 s deadline, and end with DEADLINE_EXCEEDED; the commands'
       // connection gives up before, with the refusal.
+      const waitingOver = new AbortController();
       const waiting = connection
-        .withDeadline(Date.now() + 30_000, () => handle.query('progress'))
+        .withAbortSignal(waitingOver.signal, () => handle.query('progress'))
         .catch(() => undefined);
       const refusal = await eventually(async () => {
         const failed = await connection
@@ -317,7 +318,7 @@ describe('idv commands on the embedded stack', () => {
         return failed?.code === 8 ? failed : undefined; // the one that waited is not the refused one
       }, 'a refused query');
       expect(refusal.code).toBe(8);
-      await handle.terminate('test over');
+      waitingOver.abort();
       await waiting;
     } finally {
       await handle.terminate('test over').catch(() => undefined);

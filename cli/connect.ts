@@ -1,10 +1,4 @@
-import {
-  Client,
-  Connection,
-  type ConnectionOptions,
-  defaultGrpcRetryOptions,
-  makeGrpcRetryInterceptor,
-} from '@temporalio/client';
+import { Client, Connection } from '@temporalio/client';
 import { createIdentityClient, type IdentityClient } from '../api/identity/identity-client';
 import { type EncryptionKey } from '../codec/encryption-keys';
 import { ConfigError, type IdvConfig, loadConfig } from '../workers/config';
@@ -12,6 +6,7 @@ import { encryptingDataConverter } from '../codec/data-converter';
 import { noStackReason, readStackState, type StackInfo } from '../workers/dev/stack-file';
 import { requireEncryptionKeys } from '../workers/encryption-keys-source';
 import { temporalTarget } from '../workers/temporal-target';
+import { retriesWithinDeadline } from '../workers/grpc-retries';
 import { type IdvStore } from '../stores/idv-store';
 import { openStore, StoreUnavailableError } from '../stores/open-store';
 import { IdvClient } from '../verification/client/idv-client';
@@ -24,31 +19,6 @@ export interface Connected {
   store: IdvStore;
   stack: StackInfo | undefined;
   close(): Promise<void>;
-}
-
-type GrpcInterceptor = NonNullable<ConnectionOptions['interceptors']>[number];
-
-/**
- * The client's retries of a refused call (its default backoff), none started once the call's
- * deadline would have passed: that backoff waits up to 6 s, so a command's bound would not hold,
- * and a retry that starts after the command closed its connection throws from its timer.
- */
-export function retriesWithinDeadline(): GrpcInterceptor {
-  const backoff = defaultGrpcRetryOptions();
-  return (options, nextCall) => {
-    const { deadline } = options;
-    const deadlineMs =
-      deadline === undefined ? Infinity : typeof deadline === 'number' ? deadline : deadline.getTime();
-    let delayMs = 0;
-    return makeGrpcRetryInterceptor({
-      retryableDecider(attempt, status) {
-        if (!backoff.retryableDecider(attempt, status)) return false;
-        delayMs = backoff.delayFunction(attempt, status);
-        return Date.now() + delayMs < deadlineMs;
-      },
-      delayFunction: () => delayMs,
-    })(options, nextCall);
-  };
 }
 
 /** The configuration of a command; invalid configuration is one line. */

@@ -1,6 +1,7 @@
 import {
   type Client,
   isGrpcDeadlineError,
+  isGrpcServiceError,
   type WorkflowExecutionDescription,
   type WorkflowHandle,
 } from '@temporalio/client';
@@ -14,6 +15,9 @@ const METADATA_QUERY = '__temporal_workflow_metadata';
  * whose workers are gone keeps a query waiting for half a minute.
  */
 const QUERY_WAIT_MS = 5_000;
+
+/** gRPC's status code for a refusal under load (`@grpc/grpc-js` is not ours to import). */
+const RESOURCE_EXHAUSTED = 8;
 
 /** What a worker answered, or why there is no answer (said to the operator as is). */
 export type WorkerAnswer<T> = { value: T } | { missing: string };
@@ -43,6 +47,12 @@ export async function askWorker<T>(
     return { value: await client.connection.withDeadline(deadline, ask) };
   } catch (error) {
     if (isGrpcDeadlineError(error)) return late;
+    // While one query waits for a worker, the server refuses others to the same workflow.
+    const cause = error instanceof Error ? error.cause : undefined;
+    if (isGrpcServiceError(cause)) {
+      const code: number = cause.code;
+      if (code === RESOURCE_EXHAUSTED) return { missing: `the server refused the query: ${cause.details}` };
+    }
     return { missing: `the query failed: ${error instanceof Error ? error.message : String(error)}` };
   }
 }

@@ -70,16 +70,18 @@ export const describeCommand: Command = {
       const running = description.status.name === 'RUNNING';
       // One question at a time, within one bound: while a query waits for a worker, the server
       // refuses another to the same workflow, and the client retries that one past the bound.
-      const deadline = workerDeadline();
-      // An ended verification's progress is read from its record or history, not asked of a worker.
-      const answer: WorkerAnswer<VerificationProgress> = running
-        ? await askWorker(idv.client, description, () => handle.progress(), deadline)
+      // An ended verification's progress is read from its record or history, not asked of a
+      // worker: the bound starts after it.
+      const runningDeadline = running ? workerDeadline() : undefined;
+      const answer: WorkerAnswer<VerificationProgress> = runningDeadline
+        ? await askWorker(idv.client, description, () => handle.progress(), runningDeadline)
         : await handle.progress().then(
             (value) => ({ value }),
             (error: unknown) => ({
               missing: `could not be read: ${error instanceof Error ? error.message : String(error)}`,
             }),
           );
+      const deadline = runningDeadline ?? workerDeadline();
       const metadata = await workflowMetadata(idv.client, handle.workflow, description, deadline);
       const progress = 'value' in answer ? answer.value : undefined;
       const progressMissing = 'missing' in answer ? answer.missing : undefined;

@@ -9,6 +9,7 @@ import { SpoolInUseError } from '../../workers/receiver/delivery-spool';
 import { startReceiver } from '../../workers/receiver/receiver-server';
 import { ReceiverSecretError, ReceiverTokens } from '../../codec/receiver-tokens';
 import { temporalTarget } from '../../workers/temporal-target';
+import { retriesWithinDeadline } from '../../workers/grpc-retries';
 import { type Command, CommandFailedError } from '../command';
 import { commandConfig, commandEncryptionKeys } from '../connect';
 import { listenOptions, metricsAddress, metricsOptions, parsePort, stringOption } from '../parse-values';
@@ -67,6 +68,7 @@ export const receiverCommand: Command = {
     const connection = Connection.lazy({
       ...target.connectionOptions,
       address: target.connectionOptions.address,
+      interceptors: [retriesWithinDeadline()],
     });
     const client = new Client({
       connection,

@@ -15,6 +15,7 @@ import { harnessEnv, harnessValue } from '../harness/env';
 import { uniqueTaskQueue } from '../harness/worker';
 import { expectSummaryAttributes } from '../harness/summaries';
 import { connectTemporal } from '../../cli/connect';
+import { askWorker } from '../../cli/workflow-metadata';
 import { startMetadata } from '../../common/user-metadata';
 import { captureIo } from './capture-io';
 import { eventually } from '../harness/eventually';
@@ -296,32 +297,24 @@ describe('idv commands on the embedded stack', () => {
     }
   });
 
-  it("a command's refused call is not retried past its deadline", async () => {
+  it("a command's refused query is not retried past its deadline, and says it was refused", async () => {
     const { connected, handle } = await unpolledVerification('cli-refused-query');
-    const { connection } = connected.idv.client;
     try {
+      const description = await handle.describe();
       // While one query waits for a worker, the server refuses another to the same workflow
       // (RESOURCE_EXHAUSTED). The client's default backoff (1.7 s, then 2.9 s) would start its
-      // second retry after a 2 s deadline, and end with DEADLINE_EXCEEDED; the commands'
-      // connection gives up before, with the refusal.
-      const waitingOver = new AbortController();
-      const waiting = connection
-        .withAbortSignal(waitingOver.signal, () => handle.query('progress'))
-        .catch(() => undefined);
+      // second retry after a 2 s deadline and end with DEADLINE_EXCEEDED, as the waiting one
+      // does; the commands' connection gives up before, with the refusal.
       const refusal = await eventually(async () => {
-        const failed = await connection
-          .withDeadline(Date.now() + 2_000, () => handle.query('progress'))
-          .then(
-            () => undefined,
-            (error: unknown) => (error as { cause?: { code?: number } }).cause,
-          );
-        return failed?.code === 8 ? failed : undefined; // the one that waited is not the refused one
+        const deadline = Date.now() + 2_000;
+        const ask = () =>
+          askWorker(connected.idv.client, description, () => handle.query('progress'), deadline);
+        const answers = await Promise.all([ask(), ask()]);
+        return answers.find((answer) => 'missing' in answer && answer.missing.includes('refused'));
       }, 'a refused query');
-      expect(refusal.code).toBe(8);
-      waitingOver.abort();
-      await waiting;
+      expect(refusal).toEqual({ missing: expect.stringMatching(/^the server refused the query: \S/) });
     } finally {
-      await handle.terminate('test over').catch(() => undefined);
+      await handle.terminate('test over');
       await connected.close();
     }
   }, 60_000);

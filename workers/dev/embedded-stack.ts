@@ -6,6 +6,7 @@ import { chmod, mkdir } from 'node:fs/promises';
 import { receiverLog } from '../log/receiver-log';
 import { join, resolve } from 'node:path';
 import { Client, Connection } from '@temporalio/client';
+import { retriesWithinDeadline } from '../grpc-retries';
 import { NativeConnection, Runtime } from '@temporalio/worker';
 import { AgentClients } from '../../api/agent/agent-clients';
 import { encryptingDataConverter } from '../../codec/data-converter';
@@ -139,7 +140,10 @@ export async function startEmbeddedStack(options: EmbeddedStackOptions = {}): Pr
     });
     stoppers.push(() => emulator.close());
     const tokens = new ReceiverTokens(await devReceiverSecret(dataDir));
-    const receiverConnection = await Connection.connect({ address: temporal.address });
+    const receiverConnection = await Connection.connect({
+      address: temporal.address,
+      interceptors: [retriesWithinDeadline()],
+    });
     stoppers.push(() => receiverConnection.close());
     temporalClient.current = new Client({
       connection: receiverConnection,

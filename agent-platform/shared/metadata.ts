@@ -39,13 +39,18 @@ export function migrationMetadata(tenant: string, apply: boolean): StartMetadata
   ]);
 }
 
-/** A running migration's current details: its step, with what it has done of it. */
-export function migrationDetails(progress: MigrationProgress): string {
+/**
+ * A running migration's current details: its step, with what it has done of it (`urisClassified`:
+ * the service has said which of the redirect URIs it has already).
+ */
+export function migrationDetails(progress: MigrationProgress, urisClassified: boolean): string {
   const { redirectUris: uris, webhooks } = progress;
   const doing: Record<MigrationProgress['stage'], string> = {
     inventory: 'reading what the earlier platform holds, and planning',
-    convert: `converted; checking which of its ${uris.needed} redirect URIs the service has already`,
-    apply: `registering redirect URIs: ${uris.registered} registered, ${uris.skipped} there already, of ${uris.needed}`,
+    convert: 'converting its templates and authorize requests',
+    apply: urisClassified
+      ? `registering redirect URIs: ${uris.registered} registered, ${uris.skipped} there already, of ${uris.needed}`
+      : `checking which of its ${uris.needed} redirect URIs the service has already`,
     'cut-over': `disabling the earlier webhooks: ${webhooks.disabled} of ${webhooks.toDisable}`,
     compensate: `enabling again the webhooks it disabled: ${webhooks.reEnabled} so far`,
     report: 'writing the report',

@@ -65,7 +65,8 @@ export async function platformMigration(input: PlatformMigrationInput): Promise<
   };
   setHandler(migrationProgressQuery, () => progress);
   // Said after every change of the progress, which the query answers too.
-  const show = () => setCurrentDetails(migrationDetails(progress));
+  let urisClassified = true;
+  const show = () => setCurrentDetails(migrationDetails(progress, urisClassified));
   const at = (stage: MigrationProgress['stage']) => {
     progress.stage = stage;
     show();
@@ -111,9 +112,12 @@ export async function platformMigration(input: PlatformMigrationInput): Promise<
   report.authorizeRequests = plan.authorizeRequests;
   if (blockers.length > 0) report.blockers = blockers;
   progress.flags = reportFlagCount(report);
-  progress.redirectUris.needed = plan.redirectUris.length;
   at('convert');
 
+  // Until the service said which of them it has, the details say how many it is asked about.
+  progress.redirectUris.needed = plan.redirectUris.length;
+  urisClassified = false;
+  at('apply');
   try {
     report.redirectUris = await calls.classifyRedirectUris(plan.redirectUris);
   } catch (error) {
@@ -125,7 +129,8 @@ export async function platformMigration(input: PlatformMigrationInput): Promise<
   }));
   progress.redirectUris.skipped = report.redirectUris.filter((uri) => uri.action === 'exists').length;
   progress.webhooks.toDisable = plan.webhooksToDisable.length;
-  at('apply');
+  urisClassified = true;
+  show();
   if (mode === 'dry-run') return finish('planned');
   if (blockers.length > 0) return finish('failed', new Error(`nothing changed: ${blockers.join('; ')}`));
 

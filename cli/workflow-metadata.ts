@@ -79,7 +79,7 @@ export async function workflowMetadata(
   deadline: number,
 ): Promise<WorkflowMetadataView> {
   const firstRunId = description.raw.workflowExecutionInfo?.firstRunId;
-  const continued = firstRunId !== undefined && firstRunId !== null && firstRunId !== description.runId;
+  const continued = !!firstRunId && firstRunId !== description.runId;
   const [ownSummary, ownDetails, firstRun, current] = await Promise.all([
     description.staticSummary(),
     description.staticDetails(),

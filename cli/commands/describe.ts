@@ -69,9 +69,8 @@ export const describeCommand: Command = {
       const description = await handle.workflow.describe();
       const running = description.status.name === 'RUNNING';
       // One question at a time, within one bound: while a query waits for a worker, the server
-      // refuses another to the same workflow, and the client retries that one past the bound.
-      // An ended verification's progress is read from its record or history, not asked of a
-      // worker: the bound starts after it.
+      // refuses another to the same workflow. An ended verification's progress is read from its
+      // record or history, not asked of a worker: the bound starts after it.
       const runningDeadline = running ? workerDeadline() : undefined;
       const answer: WorkerAnswer<VerificationProgress> = runningDeadline
         ? await askWorker(idv.client, description, () => handle.progress(), runningDeadline)

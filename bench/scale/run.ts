@@ -1,7 +1,7 @@
 // bench/scale: a log-normal user population (ours under the default budget beside fixed 2-second
-// polling), many open verifications on one worker, and instant users against a bare workflow
-// (several workers sharing a budget: bench/scale/workers.ts). Rewrites its section of docs/benchmarks.md and the
-// delay plot docs/bench-delays.svg.
+// polling) and many open verifications on one worker (several workers sharing a budget:
+// bench/scale/workers.ts; instant users against a bare workflow: bench/scale/instant.ts).
+// Rewrites its section of docs/benchmarks.md and the delay plot docs/bench-delays.svg.
 import { cpus, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { Runtime } from '@temporalio/worker';
@@ -9,7 +9,6 @@ import { DEFAULT_API_RATE } from '../../api/http/call-budget';
 import { runtimeOptions } from '../../workers/logging';
 import { recordSection } from '../support/record';
 import { round, summarise } from '../support/stats';
-import { runInstant } from './instant';
 import { runOpenVerifications } from './open-verifications';
 import { writeDelayPlot } from './plot';
 import { type Flow, logNormalTimes, runPopulation, type PopulationRun } from './population';
@@ -23,7 +22,6 @@ const TAIL_MS = numberFrom('BENCH_TAIL_MS', 20 * 60_000);
 const OPEN = numberFrom('BENCH_OPEN', 10_000);
 const OPEN_RATE = numberFrom('BENCH_OPEN_RATE', 100);
 const IDLE_SECONDS = numberFrom('BENCH_IDLE_SECONDS', 60);
-const INSTANT = numberFrom('BENCH_INSTANT', 300);
 /** Spread of the log-normal: with median 90 s, about one user in a thousand takes over 20 minutes. */
 const SIGMA = 0.84;
 
@@ -127,12 +125,8 @@ async function main(): Promise<void> {
     });
     await openWorker.stop();
 
-    log(`instant: ${INSTANT} verifications and ${INSTANT} bare workflows`);
-    const instant = await runInstant({ stack, emulator: ours, count: INSTANT, inFlight: 50, apiRate: 1_000 });
-
-    const [ourInstant, bare] = instant as [(typeof instant)[0], (typeof instant)[0]];
     const markdown = [
-      '## bench/scale: a user population, 10,000 open verifications, instant users',
+      '## bench/scale: a user population, 10,000 open verifications',
       '',
       `Run: \`npm run bench:scale\` (or \`npm run bench\` for every section), ${new Date().toISOString().slice(0, 10)}, Node ${process.version}, ${cpus().length} cores, ${round(totalmem() / 2 ** 30, 0)} GiB. One dev server (SQLite in memory); each emulator and each worker (\`idv worker\`, payloads encrypted, measured from /proc) in its own process; the client, the receiver and the load in the bench's process. Polling is our default (1 s growing by half to 10 s) unless said; the budget is the worker's \`IDV_API_RATE\`.`,
       '',
@@ -161,19 +155,6 @@ async function main(): Promise<void> {
       `| ${open.count} | ${cell(open.startSeconds)} | ${cell(open.rssMiB)} | ${cell(open.peakRssMiB)} | ${cell(open.idleCpuPercent)} | ${cell(open.idleCallsPerMinute)} | ${open.busiestSecond} | ${OPEN_RATE} | ${cell(open.drainSeconds)} |`,
       '',
       `Idle calls are bounded by the budget, not by the number of open verifications: each waiting session is polled about every ${cell(open.count / ((OPEN_RATE / 1.1) * 0.8))} s (${open.count} sessions over 80 % of the ${OPEN_RATE} calls per 1.1 s window).`,
-      '',
-      `### Instant users: orchestration cost per verification (${INSTANT} each, 50 at a time)`,
-      '',
-      `The emulator's users finish at once; the worker (this process, budget 1000/s so the budget is not the bound) runs our verification workflow (create, polls at the default interval, results fetch) and a bare workflow of one no-op activity on the same server.`,
-      '',
-      '| workflow | wall s | per second | worker + client CPU ms/verification | Temporal server CPU ms/verification |',
-      '|---|---|---|---|---|',
-      ...instant.map(
-        (v) =>
-          `| ${v.name} | ${cell(v.wallSeconds)} | ${cell(v.perSecond)} | ${cell(v.workerCpuMs)} | ${cell(v.serverCpuMs)} |`,
-      ),
-      '',
-      `Orchestration cost, ours / bare: **${cell(ourInstant.workerCpuMs / bare.workerCpuMs)}x** worker CPU, **${cell(ourInstant.serverCpuMs / bare.serverCpuMs)}x** server CPU per verification; throughput ${cell(ourInstant.perSecond / bare.perSecond)}x (ours waits the first 1 s poll interval).`,
     ].join('\n');
     recordSection('scale', markdown);
     process.stdout.write(`${markdown}\n`);

@@ -156,6 +156,27 @@ describe('verification ending paths, end to end', () => {
     });
   }, 30_000);
 
+  // The interface defines no 404: one answered to a read does not prove the session gone.
+  it('still ends a session at the service after a read answered 404, in case it is there', async () => {
+    await stack().control('PUT', '/faults', {
+      operation: 'GetSession',
+      errorRate: 1,
+      errorStatus: 404,
+      count: 1,
+    });
+    const { handle, nextStep } = await stack().idv.startVerification(
+      stack().request({ redactAfter: 'never', ...fast }),
+    );
+    await expect(handle.result()).resolves.toMatchObject({
+      status: 'failed',
+      errorCode: 'SessionNotFound',
+      sessionId: nextStep.sessionId,
+    });
+    const view = await stack().control('GET', `/sessions/${nextStep.sessionId}`);
+    expect(view).toMatchObject({ outcome: { done: true, errorCode: 'Canceled' } });
+    expect(await counted(nextStep.sessionId, 'CancelSession')).toBe(1);
+  }, 30_000);
+
   it('answers a second cancel with VerificationEndedError while the first one’s clean-up runs', async () => {
     await stack().control('PUT', '/faults', { operation: 'GetSessionResult', latencyMs: 1_500, count: 1 });
     const { handle, nextStep } = await stack().idv.startVerification(

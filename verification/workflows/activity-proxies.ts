@@ -22,6 +22,13 @@ export const INPUT_CHECKED_BY_ACTIVITY = 'input-checked-by-activity';
 export const CLOSE_WHILE_REDACTION_STARTS = 'close-while-redaction-starts';
 
 /**
+ * The patch under which a session a read (a poll, a check, a refresh) was told is unknown (404)
+ * is still asked to end by the clean-up: the interface defines no 404, so only the ending's own
+ * answer is taken as proof that the session is gone.
+ */
+export const UNKNOWN_SESSION_CONFIRMED_BY_ENDING = 'unknown-session-confirmed-by-ending';
+
+/**
  * Input checks: pure, in the worker's own process (a local activity, one marker in history and no
  * task of its own), three attempts at most.
  */

@@ -1,7 +1,7 @@
-import { condition, isCancellation, log, workflowInfo } from '@temporalio/workflow';
+import { condition, isCancellation, log, patched, workflowInfo } from '@temporalio/workflow';
 import type { PolledOutcome, PollingPlan } from '../activities/polling-activities';
 import type { VerificationInput } from '../domain/verification';
-import { sessionCalls, sessionPolls } from './activity-proxies';
+import { sessionCalls, sessionPolls, UNKNOWN_SESSION_CONFIRMED_BY_ENDING } from './activity-proxies';
 import { endAtService } from './end-at-service';
 import { activityFailureType, failedForGood } from '../../common/failure-types';
 import { refusalCode, sessionUnknown } from '../shared/failure-types';
@@ -24,12 +24,13 @@ export function historyFull(): boolean {
 
 /**
  * Records what the service said of the session: a session it no longer knows ends the
- * verification (`SessionNotFound`), and so does a refusal for good or an answer it cannot read
- * (`ServiceRefused`, `UnreadableAnswer`): an outcome, not a failed workflow.
+ * verification (`SessionNotFound`; the clean-up still asks it to end, in case the service was
+ * wrong), and so does a refusal for good or an answer it cannot read (`ServiceRefused`,
+ * `UnreadableAnswer`): an outcome, not a failed workflow.
  */
 function learned(state: SessionState, error: unknown): void {
   if (isCancellation(error)) throw error;
-  if (sessionUnknown(error)) state.sessionUnknown(Date.now());
+  if (sessionUnknown(error)) state.sessionUnknown(Date.now(), !patched(UNKNOWN_SESSION_CONFIRMED_BY_ENDING));
   else state.end({ status: 'failed', errorCode: refusalCode(error) }, Date.now());
 }
 

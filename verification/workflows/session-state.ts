@@ -338,9 +338,13 @@ export class SessionState {
     this.touch(now);
   }
 
-  /** The service no longer knows the session: nothing is left to end there. */
-  sessionUnknown(now: number): void {
-    this.#sessionDone = true;
+  /**
+   * The service said it does not know the session: the verification ends. `proven` when the
+   * answer came to the ending itself (nothing is left to end there); a read's answer is not
+   * proof, and the clean-up still asks the session to end.
+   */
+  sessionUnknown(now: number, proven = true): void {
+    if (proven) this.#sessionDone = true;
     this.end({ status: 'failed', errorCode: verificationErrorCodes.sessionNotFound }, now);
   }
 

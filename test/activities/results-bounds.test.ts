@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { ApplicationFailure } from '@temporalio/common';
 import { MockActivityEnvironment } from '@temporalio/testing';
 import { createActivities } from '../../workers/activities';
-import { type ResultLimits } from '../../verification/activities/result-limits';
+import { MISSING_IDENTITY_WAIT_MS, type ResultLimits } from '../../verification/activities/result-limits';
 import { createIdentityClient, type IdentityClient } from '../../api/identity/identity-client';
 import { type Emulator, startEmulator } from '../../emulator/emulator';
 import { type SessionRecord } from '../../emulator/state/model';
@@ -62,7 +62,11 @@ describe('results fetching is bounded', () => {
     return session;
   }
 
-  const fetch = async (sessionId: string, limits: Partial<ResultLimits> = {}) => {
+  const fetch = async (
+    sessionId: string,
+    limits: Partial<ResultLimits> = {},
+    info: { scheduledTimestampMs?: number } = {},
+  ) => {
     const activities = createActivities({
       identity,
       vault: vault(),
@@ -72,7 +76,7 @@ describe('results fetching is bounded', () => {
       resultLimits: limits,
     });
     const dataKeyId = await dataKeys().create();
-    return await new MockActivityEnvironment()
+    return await new MockActivityEnvironment(info)
       .run(
         (id: string) => activities.fetchResults({ sessionId: id, mode: 'data+attachments', dataKeyId }),
         sessionId,
@@ -103,6 +107,19 @@ describe('results fetching is bounded', () => {
     const [attachment] = session.attachments.values();
     if (attachment) attachment.bytes = Buffer.alloc(2 * 1024 * 1024, 1);
     expect(refusal(await fetch(session.id))).toBe('ResponseTooLargeError');
+  });
+
+  // The interface lets GetSessionResult answer `identityData: null`: a succeeded session whose
+  // data is not there (yet) is no success without data.
+  it('asks again for identity data a succeeded session answered without, then refuses', async () => {
+    const session = await succeededSession();
+    session.identity = undefined;
+    const first = await fetch(session.id, {}, { scheduledTimestampMs: Date.now() });
+    expect(first).toBeInstanceOf(Error);
+    expect(first).toMatchObject({ name: 'ResultsNotReadyError' });
+    expect(first).not.toBeInstanceOf(ApplicationFailure);
+    const late = await fetch(session.id, {}, { scheduledTimestampMs: Date.now() - MISSING_IDENTITY_WAIT_MS });
+    expect(refusal(late)).toBe('ResultsRefusedError');
   });
 
   it('replaces an oversized provider output by a marker instead of copying it', async () => {

@@ -177,6 +177,21 @@ describe('verification ending paths, end to end', () => {
     expect(await counted(nextStep.sessionId, 'CancelSession')).toBe(1);
   }, 30_000);
 
+  it('asks again for results answered without identity data, and delivers them', async () => {
+    await stack().control('PUT', '/script', { outcome: 'success', latencyMs: 0 });
+    await stack().control('PUT', '/faults', {
+      operation: 'GetSessionResult',
+      mergeBody: { identityData: null },
+      count: 1,
+    });
+    const { handle } = await stack().idv.startVerification(
+      stack().request({ results: 'data', redactAfter: 'never', ...fast }),
+    );
+    const outcome = await handle.result();
+    expect(outcome).toMatchObject({ status: 'succeeded' });
+    expect(outcome.identity).toBeDefined();
+  }, 30_000);
+
   it('answers a second cancel with VerificationEndedError while the first one’s clean-up runs', async () => {
     await stack().control('PUT', '/faults', { operation: 'GetSessionResult', latencyMs: 1_500, count: 1 });
     const { handle, nextStep } = await stack().idv.startVerification(

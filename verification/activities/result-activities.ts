@@ -4,7 +4,13 @@ import { attachmentAad, type Sealed } from '../../codec/sealed';
 import { type AttachmentRef, type ResultMode } from '../domain/verification';
 import { type VerificationDeps } from './deps';
 import { classified } from './failures';
-import { boundIdentity, defaultResultLimits, ResultsRefusedError } from './result-limits';
+import {
+  boundIdentity,
+  defaultResultLimits,
+  MISSING_IDENTITY_WAIT_MS,
+  ResultsNotReadyError,
+  ResultsRefusedError,
+} from './result-limits';
 
 /** Identity data and attachment references of a session. */
 export interface FetchedResults {
@@ -52,7 +58,12 @@ function resultsFetcher(deps: VerificationDeps) {
       const { identityData } = await deps.identity.sessions.getResult(args.sessionId, resultsAccessKey, {
         signal: signal(),
       });
-      if (!identityData) return {};
+      if (!identityData) {
+        const waitedMs = Date.now() - Context.current().info.scheduledTimestampMs;
+        if (waitedMs >= MISSING_IDENTITY_WAIT_MS)
+          throw new ResultsRefusedError('the succeeded session was answered without identity data');
+        throw new ResultsNotReadyError('the succeeded session was answered without identity data yet');
+      }
       const { attachments: infos, ...fields } = identityData;
       const identity = await deps.dataKeys.seal(
         dataKeyId,

@@ -15,6 +15,18 @@ export const defaultResultLimits: ResultLimits = {
   maxIdentityFieldBytes: 64 * 1024,
 };
 
+/**
+ * How long, from the fetch's first attempt, a succeeded session answered without identity data
+ * (`identityData: null`, which the interface allows: not assembled yet, or already erased) is
+ * asked again before its results count as unavailable.
+ */
+export const MISSING_IDENTITY_WAIT_MS = 5 * 60_000;
+
+/** A succeeded session answered without identity data: retried (see {@link MISSING_IDENTITY_WAIT_MS}). */
+export class ResultsNotReadyError extends Error {
+  override readonly name = 'ResultsNotReadyError';
+}
+
 /** Thrown when a session's results exceed a bound; not retried (the answer would be the same). */
 export class ResultsRefusedError extends Error {
   override readonly name = 'ResultsRefusedError';

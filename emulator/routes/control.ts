@@ -81,12 +81,16 @@ function parseScript(body: Record<string, unknown>, current: SessionScript): Ses
     if (min !== undefined || max !== undefined)
       errors.latencyMinMs = ['latencyMinMs and latencyMaxMs go together, min <= max.'];
   }
+  if (body.redactionSticks !== undefined && typeof body.redactionSticks !== 'boolean')
+    errors.redactionSticks = ['redactionSticks must be true or false.'];
   if (Object.keys(errors).length > 0) invalid(errors);
   const latencyMs = min !== undefined && max !== undefined ? { min, max } : (fixed ?? current.latencyMs);
+  const sticks = (body.redactionSticks as boolean | undefined) ?? current.redactionSticks;
   return {
     outcome: outcome as SessionScript['outcome'],
     latencyMs,
     stepTtlSeconds: ttl ?? current.stepTtlSeconds,
+    ...(sticks === undefined ? {} : { redactionSticks: sticks }),
   };
 }
 

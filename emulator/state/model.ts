@@ -19,6 +19,11 @@ export interface StepRecord {
 export interface UserPlan {
   atMs: number | undefined;
   result: 'success' | SessionErrorCode;
+  /**
+   * The user's data is gathered when they finish even if the session was redacted while it ran
+   * (the service erased only what it held then). Absent: a redaction sticks.
+   */
+  gathersAfterRedaction?: true;
 }
 
 /** One attachment's bytes, held until redaction. */
@@ -77,4 +82,10 @@ export interface SessionScript {
   latencyMs: number | { min: number; max: number };
   /** Lifetime of refreshable step content. */
   stepTtlSeconds: number;
+  /**
+   * Whether a redaction of a running session sticks (no data is gathered when its user finishes
+   * afterwards); false: new sessions gather it all the same. The interface says neither.
+   * @default true
+   */
+  redactionSticks?: boolean;
 }

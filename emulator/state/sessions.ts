@@ -37,8 +37,8 @@ export function settle(
 }
 
 /**
- * Ends a pending session with a result; personal data is produced only on success, and never
- * for a session redacted while it ran (a redaction sticks).
+ * Ends a pending session with a result; personal data is produced only on success, and not for
+ * a session redacted while it ran unless its plan says the service gathers it all the same.
  */
 export function finish(
   session: SessionRecord,
@@ -50,7 +50,7 @@ export function finish(
   session.updatedMs = atMs;
   if (result === 'success') {
     session.outcome = { done: true, success: true };
-    if (!session.redacted) produceIdentity(session, random);
+    if (!session.redacted || session.plan.gathersAfterRedaction) produceIdentity(session, random);
   } else {
     session.outcome = { done: true, success: false, errorCode: result };
   }
@@ -79,11 +79,12 @@ export function planFor(
   // A native challenge completes when the device's response is submitted, never on its own.
   const manual = script.outcome === 'manual' || provider.collectionMethod === 'SubmitNativeChallengeResponse';
   const atMs = manual ? undefined : now + latency;
+  const after = script.redactionSticks === false ? { gathersAfterRedaction: true as const } : {};
   if (script.outcome === 'by-input' || script.outcome === 'manual') {
     const fails = provider.id === TEST_PROVIDER_ID && input.identityCode !== '123456';
-    return { atMs, result: fails ? 'Other' : 'success' };
+    return { atMs, result: fails ? 'Other' : 'success', ...after };
   }
-  return { atMs, result: script.outcome };
+  return { atMs, result: script.outcome, ...after };
 }
 
 /** The first step of a new session, for its launch method (or the hosted UI on fallback). */

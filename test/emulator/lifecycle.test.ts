@@ -106,6 +106,31 @@ describe('emulator session lifecycle', () => {
     expect(await getSession(id)).toMatchObject({ done: true, success: false, errorCode: 'Expired' });
   });
 
+  it.each([
+    [undefined, false],
+    [false, true],
+  ])(
+    'redactionSticks %s: a session redacted while it ran gathers data when its user finishes: %s',
+    async (sticks, gathers) => {
+      const script = { outcome: 'manual', ...(sticks === undefined ? {} : { redactionSticks: sticks }) };
+      expect((await call(emulator, 'PUT', '/_emulator/script', { key: null, body: script })).status).toBe(
+        200,
+      );
+      const { id } = await create();
+      expect((await call(emulator, 'POST', `/api/v1/sessions/${id}/redact`)).status).toBeLessThan(300);
+      await control(`/sessions/${id}/complete`);
+      expect(emulator.store.sessions.get(id)?.identity !== undefined).toBe(gathers);
+    },
+  );
+
+  it('refuses a redactionSticks that is not true or false', async () => {
+    const answer = await call(emulator, 'PUT', '/_emulator/script', {
+      key: null,
+      body: { redactionSticks: 'no' },
+    });
+    expect(answer.status).toBe(400);
+  });
+
   it('redaction removes identity data and attachments at once and is observable', async () => {
     const { id, key } = await create();
     emulator.store.clock.advance(2_000);

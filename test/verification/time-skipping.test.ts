@@ -9,6 +9,8 @@ import { type ActivityDeps } from '../../workers/activities';
 import { localActivityDeps } from '../harness/activity-deps';
 import { type Emulator, startEmulator } from '../../emulator/emulator';
 import { type sessionRedaction } from '../../verification/workflows/session-redaction';
+import { progressQuery } from '../../verification/shared/messages';
+import { eventually } from '../harness/eventually';
 import { verificationSession } from '../../verification/workflows/verification-session';
 import { emulatorControl } from '../../emulator/control-client';
 import { WorkflowFailedError } from '@temporalio/client';
@@ -119,6 +121,59 @@ describe('verification timers on the time-skipping server', () => {
     expect(report.waitedMs).toBeGreaterThanOrEqual(HOUR);
     expect(report.waitedMs).toBeLessThan(2 * HOUR);
   });
+
+  // A service whose redaction erases only what it holds: a session redacted while it ran may
+  // gather the person's data afterwards, whoever ends it.
+  it('redacts again once a session it redacted while live has ended, though not by its cancel', async () => {
+    const control = emulatorControl(emulator.controlUrl);
+    const script = emulator.store.script;
+    emulator.store.script = { ...script, outcome: 'manual', latencyMs: 0, redactionSticks: false };
+    await control('PUT', '/faults', { operation: 'CancelSession', errorRate: 1, errorStatus: 503 });
+    const redactions = (sessionId: string) =>
+      emulator.store.counters.bySession.get(sessionId)?.get('RedactSession') ?? 0;
+    try {
+      const input = await prepareVerificationInput(
+        testProviderRequest('ts-late-ending', profileId(), { results: 'none', redactAfter: 0 }),
+        deps.dataKeys,
+      );
+      const sessionId = await withTimeSkipping(
+        { activities: activities() },
+        async ({ env, client, taskQueue }) => {
+          const handle = await client.workflow.start(verificationSession, {
+            taskQueue,
+            workflowId: 'idv-ts-late-ending',
+            args: [input],
+          });
+          const created = await eventually(
+            async () => (await handle.query(progressQuery)).sessionId,
+            'the session created',
+          );
+          // The cancel is refused throughout the verification's clean-up: its redaction ends it.
+          await handle.cancel();
+          await expect(handle.result()).resolves.toMatchObject({ status: 'cancelled' });
+          // Past the ending's head start, the session is redacted while it still runs. Time moves
+          // a minute at a time (the redaction may not have armed its wait yet), never past it.
+          await eventually(async () => {
+            if (redactions(created) >= 1) return true;
+            await env.sleep(60_000);
+            return undefined;
+          }, 'the first redaction');
+          expect(emulator.store.sessions.get(created)?.outcome.done).toBe(false);
+          // The user finishes meanwhile, and the service then answers the ending's cancel.
+          await control('POST', `/sessions/${created}/complete`);
+          expect(emulator.store.sessions.get(created)?.identity).toBeDefined();
+          await control('DELETE', '/faults');
+          await client.workflow.getHandle<typeof sessionRedaction>(`idv-redact-${created}`).result();
+          return created;
+        },
+      );
+      expect(redactions(sessionId)).toBe(2);
+      expect(emulator.store.sessions.get(sessionId)?.identity).toBeUndefined();
+    } finally {
+      emulator.store.script = script;
+      await control('DELETE', '/faults');
+    }
+  }, 120_000);
 
   it('gives up redacting at the service after a week of 5xx, visibly, having shredded its own data', async () => {
     const control = emulatorControl(emulator.controlUrl);

@@ -1,4 +1,11 @@
-import { condition, isCancellation, setCurrentDetails, setHandler, sleep } from '@temporalio/workflow';
+import {
+  condition,
+  isCancellation,
+  patched,
+  setCurrentDetails,
+  setHandler,
+  sleep,
+} from '@temporalio/workflow';
 import { markdownLines } from '../../common/user-metadata';
 import { boundedSteps, type StepBound, type StepOutcome } from '../../common/bounded-step';
 import type { VerificationActivities } from '../activities/index';
@@ -47,6 +54,13 @@ export const redactionBounds = {
  * and again once the session is ended.
  */
 export const ENDING_HEAD_START_MS = 10 * 60_000;
+
+/**
+ * The patch under which the redaction at the service is repeated whenever the ending settled
+ * after it, not only when its own cancel ended a live session: the user may have finished, or
+ * the service ended it, in between, and a session redacted while it ran may have gathered data.
+ */
+export const REDACT_AGAIN_AFTER_ANY_LATE_ENDING = 'redact-again-after-any-late-ending';
 
 /** How long results due "right after delivery" wait for the caller to receive them. */
 export const DELIVERY_GRACE_MS = HOUR;
@@ -166,8 +180,8 @@ export async function sessionRedaction(args: RedactionArgs): Promise<RedactionRe
     await boundedStep(redactionBounds.redactAtService, (calls) => calls.redactAtService(sessionId)),
   )?.redacted;
   await endingSettled();
-  // Ended only after the redaction: what it gathered meanwhile goes too.
-  if (!endedBeforeRedaction && ending.endedLive)
+  // Ended only after the redaction, by whatever: what it gathered meanwhile goes too.
+  if (!endedBeforeRedaction && (ending.endedLive || patched(REDACT_AGAIN_AFTER_ANY_LATE_ENDING)))
     redacted =
       settle(
         'redacting at the service',

@@ -37,7 +37,8 @@ export function errorFromResponse(response: ErrorResponse): ApiError {
   if (status === 400 || status === 422) return new ValidationError(details);
   if (status === 401) return new UnauthorizedError(details);
   if (status === 403) return new ForbiddenError(details);
-  if (status === 404) return new NotFoundError(details);
+  // Gone: no longer there, as a 404 says (the interface lists neither).
+  if (status === 404 || status === 410) return new NotFoundError(details);
   if (status === 409) return new ConflictError(details);
   if (status === 429) return new RateLimitedError(details);
   if (status >= 500) return new ServerError(details);

@@ -87,6 +87,8 @@ describe('identity service client: errors', () => {
     [401, UnauthorizedError, false],
     [403, ForbiddenError, false],
     [404, NotFoundError, false],
+    // Gone: the interface lists neither, and a session gone is a session the service does not know.
+    [410, NotFoundError, false],
     [409, ConflictError, true],
     [500, ServerError, true],
     [503, ServerError, true],

@@ -242,6 +242,17 @@ describe('verification ending paths, end to end', () => {
     await expect(handle.result()).resolves.toMatchObject({ status: 'succeeded', identityRedacted: true });
   }, 30_000);
 
+  it('takes a session the service answers 410 Gone for as one it no longer knows, and redacts', async () => {
+    await stack().control('PUT', '/script', { outcome: 'success', latencyMs: 0 });
+    const { handle, nextStep } = await stack().idv.startVerification(
+      stack().request({ results: 'data', redactAfter: 'never', ...fast }),
+    );
+    await handle.result();
+    await stack().control('PUT', '/faults', { operation: 'RedactSession', errorRate: 1, errorStatus: 410 });
+    const report = await stack().idv.redactNow(nextStep.sessionId);
+    expect(report).toMatchObject({ redactedAtService: false, dataKeyDestroyed: true });
+  }, 30_000);
+
   it('destroys the data key when a session is redacted by its id alone', async () => {
     await stack().control('PUT', '/script', { outcome: 'success', latencyMs: 0 });
     const { handle, nextStep } = await stack().idv.startVerification(

@@ -127,6 +127,28 @@ describe('verification ending paths, end to end', () => {
     await expect(handle.result()).resolves.toMatchObject({ status: 'succeeded' });
   }, 30_000);
 
+  it('answers a native challenge submission whose answer was lost with the session’s real state', async () => {
+    const { handle } = await stack().idv.startVerification(
+      stack().request({
+        provider: 'mdl-digital-credentials',
+        capabilities: ['NativeChallenge'],
+        providerInput: undefined,
+        results: 'none',
+        redactAfter: 'never',
+      }),
+    );
+    // Carried out, its answer lost: the retry is refused (the session is done by then).
+    await stack().control('PUT', '/faults', {
+      operation: 'SubmitNativeChallengeResponse',
+      dropResponseRate: 1,
+      count: 1,
+    });
+    await expect(handle.submitNativeChallenge('device-response')).resolves.toMatchObject({
+      status: 'succeeded',
+    });
+    await expect(handle.result()).resolves.toMatchObject({ status: 'succeeded' });
+  }, 30_000);
+
   it('lets an update in flight finish before the verification ends on a failure path', async () => {
     await stack().control('PUT', '/faults', {
       operation: 'GetSessionResult',

@@ -1,23 +1,26 @@
 import { ConflictError, ValidationError } from '../../api/http/errors';
 import { type CallOptions } from '../../api/http/http-core';
+import { type Session } from '../../api/identity/schemas/session';
 import { type SessionsApi } from '../../api/identity/sessions-api';
 import { type NormalisedSessionState } from '../domain/session-status';
 import { stateOf } from './wire-views';
 
 /**
- * CancelSession, unless the session has finished: the one rule for "cancelling a finished
- * session is fine". A refusal that may mean "already finished" (a 400, as the service answers
- * it, or a 409, which the interface does not rule out) is checked with GetSession: a session
- * that is done answers its real state (a last-moment success is kept); one still running
- * rethrows the refusal. A session the service does not know throws its `NotFoundError`.
+ * A call that ends a session (CancelSession, SubmitNativeChallengeResponse), answered with the
+ * session's state. A refusal that may mean the session has finished already (a 400, as the
+ * service answers it, or a 409, which the interface does not rule out; an earlier attempt whose
+ * answer was lost, say) is checked with GetSession: a session that is done answers its real
+ * state (a last-moment success is kept); one still running rethrows the refusal. A session the
+ * service does not know throws its `NotFoundError`.
  */
-export async function cancelUnlessDone(
+export async function unlessDone(
   sessions: SessionsApi,
   sessionId: string,
+  call: () => Promise<Session>,
   options: CallOptions = {},
 ): Promise<NormalisedSessionState> {
   try {
-    return stateOf(await sessions.cancel(sessionId, options));
+    return stateOf(await call());
   } catch (error) {
     const mayBeFinished = (error instanceof ValidationError && error.sent) || error instanceof ConflictError;
     if (!mayBeFinished) throw error;
@@ -25,4 +28,13 @@ export async function cancelUnlessDone(
     if (state.done) return state;
     throw error;
   }
+}
+
+/** CancelSession, unless the session has finished: the one rule for "cancelling a finished session is fine". */
+export async function cancelUnlessDone(
+  sessions: SessionsApi,
+  sessionId: string,
+  options: CallOptions = {},
+): Promise<NormalisedSessionState> {
+  return await unlessDone(sessions, sessionId, () => sessions.cancel(sessionId, options), options);
 }

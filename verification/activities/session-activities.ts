@@ -4,7 +4,7 @@ import { ApiError, ValidationError } from '../../api/http/errors';
 import { type NormalisedSessionState } from '../domain/session-status';
 import { type NextStep, type VerificationInput } from '../domain/verification';
 import { mayHaveOrphans } from './create-attempts';
-import { cancelUnlessDone } from './end-session';
+import { cancelUnlessDone, unlessDone } from './end-session';
 import { type VerificationDeps } from './deps';
 import { classified } from './failures';
 import { stateOf, stepView } from './wire-views';
@@ -163,18 +163,28 @@ export function sessionActivities(deps: VerificationDeps) {
       });
     },
 
-    /** SubmitNativeChallengeResponse with the vault's key. */
+    /**
+     * SubmitNativeChallengeResponse with the vault's key. A retry refused because the session
+     * has finished (an earlier attempt carried out, its answer lost) answers the session's real
+     * state (see `unlessDone`).
+     */
     async submitNativeChallenge(args: {
       sessionId: string;
       responseToken: string;
     }): Promise<NormalisedSessionState> {
       return await classified(async () => {
         const resultsAccessKey = await deps.vault.accessKey(args.sessionId);
-        const session = await deps.identity.sessions.submitNativeChallengeResponse(
-          { sessionId: args.sessionId, resultsAccessKey, responseToken: args.responseToken },
-          { signal: signal() },
+        const options = { signal: signal() };
+        return await unlessDone(
+          deps.identity.sessions,
+          args.sessionId,
+          () =>
+            deps.identity.sessions.submitNativeChallengeResponse(
+              { sessionId: args.sessionId, resultsAccessKey, responseToken: args.responseToken },
+              options,
+            ),
+          options,
         );
-        return stateOf(session);
       });
     },
 

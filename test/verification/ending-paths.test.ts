@@ -373,6 +373,37 @@ describe('verification ending paths, end to end', () => {
     await expect(handle.result()).resolves.toMatchObject({ status: 'failed', errorCode: 'UserAbandoned' });
   }, 60_000);
 
+  it('refreshes a step the service always says is due at most twice per its lifetime', async () => {
+    const past = { nextStep: { refresh: { refreshAfter: '2000-01-01T00:00:00Z' } } };
+    await stack().control('PUT', '/faults', { operation: 'RefreshStepContent', mergeBody: past });
+    await stack().control('PUT', '/script', { outcome: 'manual', stepTtlSeconds: 4 });
+    const { handle, nextStep } = await stack().idv.startVerification(
+      stack().request({
+        provider: 'yoti',
+        capabilities: ['DeeplinkToMobile', 'PollResult', 'RefreshStepContent'],
+        providerInput: undefined,
+        redactAfter: 'never',
+        ...fast,
+      }),
+    );
+    const reached = async (refreshes: number) => {
+      await eventually(
+        async () =>
+          (await counted(nextStep.sessionId, 'RefreshStepContent')) >= refreshes ? true : undefined,
+        `${refreshes} refreshes`,
+      );
+      return Date.now();
+    };
+    // The first comes when the created step is due (at 80 % of its 4 s); each refreshed one is
+    // due already, and the next waits half its lifetime (before: one a second).
+    const first = await reached(1);
+    const second = await reached(2);
+    expect(second - first).toBeGreaterThanOrEqual(1_800);
+    await stack().control('POST', `/sessions/${nextStep.sessionId}/complete`);
+    await handle.redirectCaptured();
+    await expect(handle.result()).resolves.toMatchObject({ status: 'succeeded' });
+  }, 30_000);
+
   it('does not refresh in a loop when the service gives a refresh time in the past', async () => {
     await stack().control('PUT', '/faults', {
       operation: 'RefreshStepContent',

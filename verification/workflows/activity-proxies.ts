@@ -29,6 +29,13 @@ export const CLOSE_WHILE_REDACTION_STARTS = 'close-while-redaction-starts';
 export const UNKNOWN_SESSION_CONFIRMED_BY_ENDING = 'unknown-session-confirmed-by-ending';
 
 /**
+ * The patch under which automatic step refreshes are at least half the step's lifetime apart
+ * (a refresh due already, as a service whose clock is behind ours says of every step, came
+ * every second before).
+ */
+export const REFRESH_GAP_FROM_STEP_LIFETIME = 'refresh-gap-from-step-lifetime';
+
+/**
  * Input checks: pure, in the worker's own process (a local activity, one marker in history and no
  * task of its own), three attempts at most.
  */

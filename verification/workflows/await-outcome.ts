@@ -1,7 +1,12 @@
 import { condition, isCancellation, log, patched, workflowInfo } from '@temporalio/workflow';
 import type { PolledOutcome, PollingPlan } from '../activities/polling-activities';
 import type { VerificationInput } from '../domain/verification';
-import { sessionCalls, sessionPolls, UNKNOWN_SESSION_CONFIRMED_BY_ENDING } from './activity-proxies';
+import {
+  REFRESH_GAP_FROM_STEP_LIFETIME,
+  sessionCalls,
+  sessionPolls,
+  UNKNOWN_SESSION_CONFIRMED_BY_ENDING,
+} from './activity-proxies';
 import { endAtService } from './end-at-service';
 import { activityFailureType, failedForGood } from '../../common/failure-types';
 import { refusalCode, sessionUnknown } from '../shared/failure-types';
@@ -126,7 +131,7 @@ export async function awaitOutcome(
         checkAtMs = Date.now() + checkEveryMs;
         continue;
       }
-      const refreshAt = state.refreshAtMs();
+      const refreshAt = state.refreshAtMs(() => patched(REFRESH_GAP_FROM_STEP_LIFETIME));
       if (refreshAt !== undefined && Date.now() >= refreshAt) {
         await refreshNow(state, sessionId);
         continue;

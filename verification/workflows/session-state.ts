@@ -288,13 +288,20 @@ export class SessionState {
   /**
    * When the step's content is due for an automatic refresh; undefined when it is not (or the
    * service's time cannot be read). Never sooner than {@link MIN_REFRESH_GAP_MS} after the last
-   * refresh, whatever the service says, so a `refreshAfter` in the past cannot start a loop.
+   * refresh, whatever the service says, and, when `gapFromLifetime` says so, never sooner than
+   * half the step's lifetime after it: a service whose clock is behind ours by more than a step
+   * lives answers every step due already, which would otherwise be refreshed every second.
+   * `gapFromLifetime` is asked only when it would make the refresh later (a patch, in workflows).
    */
-  refreshAtMs(): number | undefined {
+  refreshAtMs(gapFromLifetime: () => boolean = () => false): number | undefined {
     const refresh = this.#progress.nextStep?.refresh;
     const dueMs = refresh ? Date.parse(refresh.refreshAfter) : Number.NaN;
     if (this.#refreshStopped || Number.isNaN(dueMs)) return undefined;
-    return Math.max(dueMs, this.#refreshRetryAtMs ?? 0, (this.#lastRefreshAtMs ?? 0) + MIN_REFRESH_GAP_MS);
+    const last = this.#lastRefreshAtMs;
+    const atMs = Math.max(dueMs, this.#refreshRetryAtMs ?? 0, (last ?? 0) + MIN_REFRESH_GAP_MS);
+    const lifetimeMs = (refresh?.timeToLiveSeconds ?? 0) * 1000;
+    if (last === undefined || !(last + lifetimeMs / 2 > atMs)) return atMs;
+    return gapFromLifetime() ? last + lifetimeMs / 2 : atMs;
   }
 
   /** Records the created session and its first step. */

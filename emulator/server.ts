@@ -110,7 +110,7 @@ export class EmulatorHttpServer {
       context.principal = principal;
       this.store.count(route.operation, params.sessionId);
       const named = params.sessionId === undefined ? undefined : this.store.session(params.sessionId);
-      const fault = this.faults.decide(route.operation, named?.outcome.done);
+      const fault = this.faults.decide(route.operation, named?.outcome.done, params.sessionId);
       if (fault.latencyMs > 0) await delay(fault.latencyMs);
       if (fault.kind === 'drop') return void response.socket?.destroy();
       // Carried out whether or not the client still waits; answered only if it does.

@@ -42,6 +42,8 @@ export interface FaultSpec {
    * service answering an unexpected shape, an oversized field or a body that lies about sizes.
    */
   mergeBody?: Record<string, unknown>;
+  /** The fault touches only requests that name this session; others pass and count for nothing. */
+  sessionId?: string;
   /** The fault ends after this many affected requests. */
   count?: number;
   /** This many requests pass untouched before the fault begins (a failure part way through). */
@@ -99,7 +101,7 @@ export class FaultInjector {
    * Decides the fate of one request of `operation`; `sessionDone` says whether the session the
    * request names is done (undefined: it names none, or an unknown one).
    */
-  decide(operation: string, sessionDone?: boolean): FaultDecision {
+  decide(operation: string, sessionDone?: boolean, sessionId?: string): FaultDecision {
     const key = this.#faults.has(operation) ? operation : '*';
     const fault = this.#faults.get(key);
     if (!fault) return { kind: 'none', latencyMs: 0, slowBodyMs: 0 };
@@ -108,6 +110,8 @@ export class FaultInjector {
       return { kind: 'none', latencyMs: 0, slowBodyMs: 0 };
     }
     if (fault.spec.whenSessionDone && sessionDone !== true)
+      return { kind: 'none', latencyMs: 0, slowBodyMs: 0 };
+    if (fault.spec.sessionId !== undefined && fault.spec.sessionId !== sessionId)
       return { kind: 'none', latencyMs: 0, slowBodyMs: 0 };
     if (fault.skipping > 0) {
       fault.skipping -= 1;

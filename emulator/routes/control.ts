@@ -121,6 +121,11 @@ function parseFault(body: Record<string, unknown>): { operation: string; spec: F
     if (typeof body.whenSessionDone === 'boolean') spec.whenSessionDone = body.whenSessionDone;
     else errors.whenSessionDone = ['whenSessionDone must be true or false.'];
   }
+  if (body.sessionId !== undefined) {
+    if (typeof body.sessionId === 'string' && body.sessionId.length > 0 && body.sessionId.length <= 200)
+      spec.sessionId = body.sessionId;
+    else errors.sessionId = ['sessionId must be a session id.'];
+  }
   if (body.mergeBody !== undefined) {
     if (typeof body.mergeBody === 'object' && body.mergeBody !== null && !Array.isArray(body.mergeBody))
       spec.mergeBody = body.mergeBody as Record<string, unknown>;

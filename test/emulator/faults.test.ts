@@ -138,6 +138,30 @@ describe('emulator fault injection', () => {
     }
   });
 
+  it('touches only requests naming its session with sessionId', async () => {
+    const client = createIdentityClient({
+      baseUrl: emulator().baseUrl,
+      apiKey: emulator().apiKeys[0] ?? '',
+      budget: 'unlimited',
+    });
+    try {
+      const create = () => client.sessions.createDirectProviderSession(createRequest());
+      const [target, other] = [await create(), await create()];
+      await setFault({
+        operation: 'GetSession',
+        errorRate: 1,
+        errorStatus: 503,
+        sessionId: target.sessionId,
+      });
+      await expect(client.sessions.get(other.sessionId)).resolves.toMatchObject({ done: false });
+      await expect(client.sessions.get(target.sessionId)).rejects.toBeInstanceOf(ServerError);
+      const invalid = await setFault({ sessionId: 7 });
+      expect(Object.keys(invalid.json.errors)).toEqual(['sessionId']);
+    } finally {
+      await client.close();
+    }
+  });
+
   it('rejects an invalid fault with an errors map', async () => {
     const response = await setFault({ errorRate: 3 });
     expect(response.status).toBe(400);

@@ -179,24 +179,45 @@ describe('verification ending paths, end to end', () => {
   }, 30_000);
 
   // The interface defines no 404: one answered to a read does not prove the session gone.
-  it('still ends a session at the service after a read answered 404, in case it is there', async () => {
+  it('reads a session again after a read answered 404, and goes on when it is there', async () => {
+    const { handle, nextStep } = await stack().idv.startVerification(
+      stack().request({ redactAfter: 'never', ...fast }),
+    );
+    const { sessionId } = nextStep;
     await stack().control('PUT', '/faults', {
       operation: 'GetSession',
       errorRate: 1,
       errorStatus: 404,
       count: 1,
+      sessionId,
     });
+    // The 404 and reads after it.
+    await eventually(async () => ((await counted(sessionId, 'GetSession')) >= 3 ? true : undefined), 'reads');
+    expect((await handle.progress()).status).toBe('pending');
+    await stack().control('POST', `/sessions/${sessionId}/complete`);
+    await handle.redirectCaptured();
+    await expect(handle.result()).resolves.toMatchObject({ status: 'succeeded' });
+  }, 30_000);
+
+  it('ends a session every read says is unknown, and still cancels it in case it is there', async () => {
     const { handle, nextStep } = await stack().idv.startVerification(
       stack().request({ redactAfter: 'never', ...fast }),
     );
+    const { sessionId } = nextStep;
+    await stack().control('PUT', '/faults', {
+      operation: 'GetSession',
+      errorRate: 1,
+      errorStatus: 404,
+      sessionId,
+    });
     await expect(handle.result()).resolves.toMatchObject({
       status: 'failed',
       errorCode: 'SessionNotFound',
-      sessionId: nextStep.sessionId,
+      sessionId,
     });
-    const view = await stack().control('GET', `/sessions/${nextStep.sessionId}`);
+    const view = await stack().control('GET', `/sessions/${sessionId}`);
     expect(view).toMatchObject({ outcome: { done: true, errorCode: 'Canceled' } });
-    expect(await counted(nextStep.sessionId, 'CancelSession')).toBe(1);
+    expect(await counted(sessionId, 'CancelSession')).toBe(1);
   }, 30_000);
 
   it('asks again for results answered without identity data, and delivers them', async () => {

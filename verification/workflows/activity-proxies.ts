@@ -23,10 +23,10 @@ export const CLOSE_WHILE_REDACTION_STARTS = 'close-while-redaction-starts';
 
 /**
  * The patch under which a session a read (a poll, a check, a refresh) was told is unknown (404)
- * is still asked to end by the clean-up: the interface defines no 404, so only the ending's own
- * answer is taken as proof that the session is gone.
+ * is read again before the 404 is believed, and then still asked to end by the clean-up: the
+ * interface defines no 404, so only the ending's own answer proves the session gone.
  */
-export const UNKNOWN_SESSION_CONFIRMED_BY_ENDING = 'unknown-session-confirmed-by-ending';
+export const UNKNOWN_SESSION_CONFIRMED = 'unknown-session-confirmed';
 
 /**
  * The patch under which automatic step refreshes are at least half the step's lifetime apart

@@ -5,7 +5,7 @@ import {
   REFRESH_GAP_FROM_STEP_LIFETIME,
   sessionCalls,
   sessionPolls,
-  UNKNOWN_SESSION_CONFIRMED_BY_ENDING,
+  UNKNOWN_SESSION_CONFIRMED,
 } from './activity-proxies';
 import { endAtService } from './end-at-service';
 import { activityFailureType, failedForGood } from '../../common/failure-types';
@@ -27,16 +27,50 @@ export function historyFull(): boolean {
   return info.continueAsNewSuggested || info.historyLength >= MAX_HISTORY_EVENTS;
 }
 
+/** After a read's 404, the session is read once more this much later before the 404 is believed. */
+const READ_AGAIN_AFTER_MS = 5_000;
+
+/**
+ * A session a read was told is unknown (a 404, which the interface does not define): read once
+ * more a little later before it is believed; believed, the clean-up still asks it to end, and
+ * only the ending's own 404 proves it gone. Histories before the patch ended at the first 404.
+ */
+class UnknownSession {
+  #doubting = false;
+  /** When the session is to be read again. */
+  readAgainAtMs: number | undefined;
+
+  /** True when this 404 is to be read again rather than believed. */
+  readAgain(): boolean {
+    if (this.#doubting || !patched(UNKNOWN_SESSION_CONFIRMED)) return false;
+    this.#doubting = true;
+    this.readAgainAtMs = Date.now() + READ_AGAIN_AFTER_MS;
+    return true;
+  }
+
+  /** The read again is under way: a 404 now is believed; any other answer doubts the next one. */
+  readingAgain(): void {
+    this.readAgainAtMs = undefined;
+  }
+
+  /** The session answered: a later 404 is doubted again. */
+  known(): void {
+    this.#doubting = false;
+  }
+}
+
 /**
  * Records what the service said of the session: a session it no longer knows ends the
- * verification (`SessionNotFound`; the clean-up still asks it to end, in case the service was
- * wrong), and so does a refusal for good or an answer it cannot read (`ServiceRefused`,
- * `UnreadableAnswer`): an outcome, not a failed workflow.
+ * verification (`SessionNotFound`) once a second read says so too, and so does a refusal for
+ * good or an answer it cannot read (`ServiceRefused`, `UnreadableAnswer`): an outcome, not a
+ * failed workflow.
  */
-function learned(state: SessionState, error: unknown): void {
+function learned(state: SessionState, error: unknown, unknown: UnknownSession): void {
   if (isCancellation(error)) throw error;
-  if (sessionUnknown(error)) state.sessionUnknown(Date.now(), !patched(UNKNOWN_SESSION_CONFIRMED_BY_ENDING));
-  else state.end({ status: 'failed', errorCode: refusalCode(error) }, Date.now());
+  if (sessionUnknown(error)) {
+    if (unknown.readAgain()) return;
+    state.sessionUnknown(Date.now(), !patched(UNKNOWN_SESSION_CONFIRMED));
+  } else state.end({ status: 'failed', errorCode: refusalCode(error) }, Date.now());
 }
 
 /**
@@ -47,24 +81,31 @@ function learned(state: SessionState, error: unknown): void {
 async function checkNow(
   state: SessionState,
   sessionId: string,
+  unknown: UnknownSession,
   refusal: 'poll-goes-on' | 'ends-on-refusal' = 'poll-goes-on',
 ): Promise<void> {
   state.count('GetSession');
   try {
     state.finish(await sessionCalls.checkSession(sessionId), Date.now());
+    unknown.known();
   } catch (error) {
     const ends = refusal === 'ends-on-refusal' && failedForGood(error);
-    if (isCancellation(error) || sessionUnknown(error) || ends) learned(state, error);
+    if (isCancellation(error) || sessionUnknown(error) || ends) learned(state, error, unknown);
     else log.warn('checking the session failed', { failureType: activityFailureType(error) });
   }
 }
 
-async function refreshNow(state: SessionState, sessionId: string): Promise<void> {
+async function refreshNow(state: SessionState, sessionId: string, unknown: UnknownSession): Promise<void> {
   state.count('RefreshStepContent');
   try {
     state.step(await sessionCalls.refreshStep(sessionId), Date.now());
   } catch (error) {
-    if (isCancellation(error) || sessionUnknown(error)) return learned(state, error);
+    if (isCancellation(error) || sessionUnknown(error)) {
+      learned(state, error, unknown);
+      // Read again first: the refresh waits as after a transient failure.
+      if (!state.done) state.refreshFailed(false, Date.now(), REFRESH_RETRY_MS);
+      return;
+    }
     // The user may have finished meanwhile (the service refuses then): the poll will say.
     state.refreshFailed(failedForGood(error), Date.now(), REFRESH_RETRY_MS);
     log.warn('refreshing the step failed', { failureType: activityFailureType(error) });
@@ -96,6 +137,7 @@ export async function awaitOutcome(
   const checkEveryMs = Math.max(polling.maxMs, NATIVE_CHECK_FLOOR_MS);
   let checkAtMs = holdsPoll ? Number.POSITIVE_INFINITY : Date.now() + checkEveryMs;
   const poll = new OwnedActivity<PolledOutcome>();
+  const unknown = new UnknownSession();
   // A poll whose retries ran out of their bound is not started again: the deadline (or a
   // redirect, which restarts it) decides instead.
   let pollRanOut = false;
@@ -123,29 +165,42 @@ export async function awaitOutcome(
         await poll.stop(); // restarted afterwards at its initial interval: the user is active
         pollRanOut = false;
         afterReturn = true;
-        await checkNow(state, sessionId);
+        await checkNow(state, sessionId, unknown);
+        continue;
+      }
+      const readAgainAt = unknown.readAgainAtMs;
+      if (readAgainAt !== undefined && Date.now() >= readAgainAt) {
+        unknown.readingAgain();
+        await checkNow(state, sessionId, unknown);
         continue;
       }
       if (Date.now() >= checkAtMs) {
-        await checkNow(state, sessionId, 'ends-on-refusal');
+        await checkNow(state, sessionId, unknown, 'ends-on-refusal');
         checkAtMs = Date.now() + checkEveryMs;
         continue;
       }
       const refreshAt = state.refreshAtMs(() => patched(REFRESH_GAP_FROM_STEP_LIFETIME));
       if (refreshAt !== undefined && Date.now() >= refreshAt) {
-        await refreshNow(state, sessionId);
+        await refreshNow(state, sessionId, unknown);
         continue;
       }
       if (historyFull()) return 'continue';
       if (holdsPoll && !poll.active && !pollRanOut) startPoll(poll, plan(), state.deadlineMs);
       const step = state.progress.nextStep;
-      const wakeAt = Math.min(state.deadlineMs, refreshAt ?? Number.POSITIVE_INFINITY, checkAtMs);
+      const wakeAt = Math.min(
+        state.deadlineMs,
+        refreshAt ?? Number.POSITIVE_INFINITY,
+        checkAtMs,
+        readAgainAt ?? Number.POSITIVE_INFINITY,
+      );
       const why =
         wakeAt === state.deadlineMs
           ? 'the deadline'
           : wakeAt === checkAtMs
             ? 'a check of the session'
-            : 'a step refresh';
+            : wakeAt === readAgainAt
+              ? 'reading the session again after a 404'
+              : 'a step refresh';
       state.waitsUntil(wakeAt, why);
       await condition(
         () =>
@@ -164,7 +219,8 @@ export async function awaitOutcome(
         state.finish(polled.value.state, Date.now());
       } else if (polled) {
         const { error } = polled;
-        if (isCancellation(error) || sessionUnknown(error) || failedForGood(error)) learned(state, error);
+        if (isCancellation(error) || sessionUnknown(error) || failedForGood(error))
+          learned(state, error, unknown);
         else {
           // Retries that ran out of their bound (past the deadline, or a worker away that long):
           // the deadline or a redirect decides now, not a failed verification.

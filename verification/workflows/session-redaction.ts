@@ -135,12 +135,20 @@ export async function sessionRedaction(args: RedactionArgs): Promise<RedactionRe
   const dueAtMs = Date.now() + args.delayMs;
   // The ending runs beside the wait and never rejects (a cancellation is kept, rethrown where
   // awaited), so a workflow cancelled meanwhile leaves no unhandled rejection.
-  const ending = { done: args.sessionDone === true, endedLive: false, cancelled: undefined as unknown };
+  const ending = {
+    done: args.sessionDone === true,
+    endedLive: false,
+    /** It ended (or found ended) the session, rather than giving up. */
+    settled: false,
+    cancelled: undefined as unknown,
+  };
   const endingRun = ending.done
     ? Promise.resolve()
     : boundedStep(redactionBounds.endSession, (calls) => calls.endSessionIfLive(sessionId)).then(
         (outcome) => {
-          ending.endedLive = settle('ending the session', outcome)?.cancelled ?? false;
+          const ended = settle('ending the session', outcome);
+          ending.endedLive = ended?.cancelled ?? false;
+          ending.settled = ended !== undefined;
           ending.done = true;
         },
         (error: unknown) => {
@@ -180,8 +188,13 @@ export async function sessionRedaction(args: RedactionArgs): Promise<RedactionRe
     await boundedStep(redactionBounds.redactAtService, (calls) => calls.redactAtService(sessionId)),
   )?.redacted;
   await endingSettled();
-  // Ended only after the redaction, by whatever: what it gathered meanwhile goes too.
-  if (!endedBeforeRedaction && (ending.endedLive || patched(REDACT_AGAIN_AFTER_ANY_LATE_ENDING)))
+  // Ended only after the redaction, by whatever: what it gathered meanwhile goes too. Not when
+  // either step gave up (the workflow fails visibly; another week of tries would only delay it).
+  // (The patch is asked only where it decides, so other redactions record no marker.)
+  const redactAgain = () =>
+    ending.endedLive ||
+    (ending.settled && redacted !== undefined && patched(REDACT_AGAIN_AFTER_ANY_LATE_ENDING));
+  if (!endedBeforeRedaction && redactAgain())
     redacted =
       settle(
         'redacting at the service',

@@ -65,7 +65,7 @@ describe('results fetching is bounded', () => {
   const fetch = async (
     sessionId: string,
     limits: Partial<ResultLimits> = {},
-    info: { scheduledTimestampMs?: number } = {},
+    info: { scheduledTimestampMs?: number; currentAttemptScheduledTimestampMs?: number } = {},
   ) => {
     const activities = createActivities({
       identity,
@@ -114,11 +114,19 @@ describe('results fetching is bounded', () => {
   it('asks again for identity data a succeeded session answered without, then refuses', async () => {
     const session = await succeededSession();
     session.identity = undefined;
-    const first = await fetch(session.id, {}, { scheduledTimestampMs: Date.now() });
+    const first = await fetch(
+      session.id,
+      {},
+      { scheduledTimestampMs: 0, currentAttemptScheduledTimestampMs: 0 },
+    );
     expect(first).toBeInstanceOf(Error);
     expect(first).toMatchObject({ name: 'ResultsNotReadyError' });
     expect(first).not.toBeInstanceOf(ApplicationFailure);
-    const late = await fetch(session.id, {}, { scheduledTimestampMs: Date.now() - MISSING_IDENTITY_WAIT_MS });
+    const late = await fetch(
+      session.id,
+      {},
+      { scheduledTimestampMs: 0, currentAttemptScheduledTimestampMs: MISSING_IDENTITY_WAIT_MS },
+    );
     expect(refusal(late)).toBe('ResultsRefusedError');
   });
 

@@ -59,7 +59,9 @@ function resultsFetcher(deps: VerificationDeps) {
         signal: signal(),
       });
       if (!identityData) {
-        const waitedMs = Date.now() - Context.current().info.scheduledTimestampMs;
+        // Both times are the server's: this attempt's schedule against the fetch's first.
+        const { scheduledTimestampMs, currentAttemptScheduledTimestampMs } = Context.current().info;
+        const waitedMs = currentAttemptScheduledTimestampMs - scheduledTimestampMs;
         if (waitedMs >= MISSING_IDENTITY_WAIT_MS)
           throw new ResultsRefusedError('the succeeded session was answered without identity data');
         throw new ResultsNotReadyError('the succeeded session was answered without identity data yet');

@@ -166,7 +166,7 @@ export function sessionActivities(deps: VerificationDeps) {
     /**
      * SubmitNativeChallengeResponse with the vault's key. A retry refused because the session
      * has finished (an earlier attempt carried out, its answer lost) answers the session's real
-     * state (see `unlessDone`).
+     * state (see `unlessDone`); a first attempt's refusal is the caller's (a bad token, say).
      */
     async submitNativeChallenge(args: {
       sessionId: string;
@@ -175,16 +175,13 @@ export function sessionActivities(deps: VerificationDeps) {
       return await classified(async () => {
         const resultsAccessKey = await deps.vault.accessKey(args.sessionId);
         const options = { signal: signal() };
-        return await unlessDone(
-          deps.identity.sessions,
-          args.sessionId,
-          () =>
-            deps.identity.sessions.submitNativeChallengeResponse(
-              { sessionId: args.sessionId, resultsAccessKey, responseToken: args.responseToken },
-              options,
-            ),
-          options,
-        );
+        const submit = () =>
+          deps.identity.sessions.submitNativeChallengeResponse(
+            { sessionId: args.sessionId, resultsAccessKey, responseToken: args.responseToken },
+            options,
+          );
+        if (Context.current().info.attempt === 1) return stateOf(await submit());
+        return await unlessDone(deps.identity.sessions, args.sessionId, submit, options);
       });
     },
 

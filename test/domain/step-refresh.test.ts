@@ -36,6 +36,16 @@ describe('automatic step refreshes', () => {
     expect(refreshedAt('2000-01-01T00:00:00Z', 1).refreshAtMs(() => true)).toBe(NOW + MIN_REFRESH_GAP_MS);
   });
 
+  it('keep their gap in the run a verification continues as new with', () => {
+    const carried = refreshedAt('2000-01-01T00:00:00Z', 60).carry();
+    const next = new SessionState(
+      { reference: 'r', timeout: 3_600_000 } as VerificationInput,
+      NOW + 10,
+      carried,
+    );
+    expect(next.refreshAtMs(() => true)).toBe(NOW + 30_000);
+  });
+
   it('keep the minimum gap alone in a history recorded before the lifetime counted', () => {
     expect(refreshedAt('2000-01-01T00:00:00Z', 60).refreshAtMs(() => false)).toBe(NOW + MIN_REFRESH_GAP_MS);
   });

@@ -26,6 +26,9 @@ export interface CarriedVerification {
   sessionDone: boolean;
   redirectPending: boolean;
   refreshStopped: boolean;
+  /** When the step was last refreshed, and when a failed refresh is tried again (runs before these: absent). */
+  lastRefreshAtMs?: number;
+  refreshRetryAtMs?: number;
 }
 
 /** When the person's data is redacted, as the clean-up scheduled it. */
@@ -66,6 +69,8 @@ export class SessionState {
       this.#sessionDone = carried.sessionDone;
       this.#redirectPending = carried.redirectPending;
       this.#refreshStopped = carried.refreshStopped;
+      this.#lastRefreshAtMs = carried.lastRefreshAtMs;
+      this.#refreshRetryAtMs = carried.refreshRetryAtMs;
       this.#progress.dataKeyId = input.dataKeyId;
       return;
     }
@@ -270,6 +275,8 @@ export class SessionState {
       sessionDone: this.#sessionDone,
       redirectPending: this.#redirectPending,
       refreshStopped: this.#refreshStopped,
+      ...(this.#lastRefreshAtMs === undefined ? {} : { lastRefreshAtMs: this.#lastRefreshAtMs }),
+      ...(this.#refreshRetryAtMs === undefined ? {} : { refreshRetryAtMs: this.#refreshRetryAtMs }),
     };
   }
 

@@ -419,7 +419,7 @@ describe('verification ending paths, end to end', () => {
     // due already, and the next waits half its lifetime (before: one a second).
     const first = await reached(1);
     const second = await reached(2);
-    expect(second - first).toBeGreaterThanOrEqual(1_800);
+    expect(second - first).toBeGreaterThanOrEqual(1_500);
     await stack().control('POST', `/sessions/${nextStep.sessionId}/complete`);
     await handle.redirectCaptured();
     await expect(handle.result()).resolves.toMatchObject({ status: 'succeeded' });

@@ -23,9 +23,10 @@ export interface AttachmentRef {
 
 /**
  * The error codes of our own in an outcome (beside the service's codes):
- * - `SessionNotFound`: the service no longer knew the session;
- * - `ResultsUnavailable`: the session succeeded but its results could not be fetched (they are
- *   redacted all the same);
+ * - `SessionNotFound`: the service answered 404 for the session, and again when read once more
+ *   (the clean-up still asked it to end);
+ * - `ResultsUnavailable`: the session succeeded but its results could not be fetched, or came
+ *   without identity data (they are redacted all the same);
  * - `ServiceRefused`: the service refused for good (400, 401, 403, …) to create or read the session;
  * - `UnreadableAnswer`: the service answered something that cannot be read (a 200 of the wrong
  *   shape, an answer too large);

@@ -184,11 +184,12 @@ describe('verification ending paths, end to end', () => {
       stack().request({ redactAfter: 'never', ...fast }),
     );
     const { sessionId } = nextStep;
+    // 404s for four seconds: the poll is not restarted to meet another before the read again.
     await stack().control('PUT', '/faults', {
       operation: 'GetSession',
       errorRate: 1,
       errorStatus: 404,
-      count: 1,
+      durationMs: 4_000,
       sessionId,
     });
     // The 404 and reads after it.
@@ -217,6 +218,54 @@ describe('verification ending paths, end to end', () => {
     });
     const view = await stack().control('GET', `/sessions/${sessionId}`);
     expect(view).toMatchObject({ outcome: { done: true, errorCode: 'Canceled' } });
+    expect(await counted(sessionId, 'CancelSession')).toBe(1);
+  }, 30_000);
+
+  it('stops refreshing a step automatically after a refresh answered 404 while the session is there', async () => {
+    await stack().control('PUT', '/script', { outcome: 'manual', stepTtlSeconds: 1 });
+    const { handle, nextStep } = await stack().idv.startVerification(mobile());
+    const { sessionId } = nextStep;
+    await stack().control('PUT', '/faults', {
+      operation: 'RefreshStepContent',
+      errorRate: 1,
+      errorStatus: 404,
+      sessionId,
+    });
+    // The session is read again 5 s after the refresh's 404; then only the deadline wakes it.
+    const waitsForDeadline = async () => {
+      const { currentDetails } = await handle.workflow.query<{ currentDetails: string }>(
+        '__temporal_workflow_metadata',
+      );
+      return /Wakes: .*\(the deadline\)/.test(currentDetails) ? true : undefined;
+    };
+    await eventually(
+      async () => ((await counted(sessionId, 'RefreshStepContent')) >= 1 ? true : undefined),
+      'the refresh',
+    );
+    await eventually(waitsForDeadline, 'automatic refreshes stopped', 15_000);
+    expect(await counted(sessionId, 'RefreshStepContent')).toBe(1);
+    await stack().control('POST', `/sessions/${sessionId}/complete`);
+    await handle.redirectCaptured();
+    await expect(handle.result()).resolves.toMatchObject({ status: 'succeeded' });
+  }, 30_000);
+
+  it('keeps the success of a session that finished while two reads said it is unknown', async () => {
+    const { handle, nextStep } = await stack().idv.startVerification(
+      stack().request({ results: 'data', redactAfter: 'never', ...fast }),
+    );
+    const { sessionId } = nextStep;
+    await stack().control('PUT', '/faults', {
+      operation: 'GetSession',
+      errorRate: 1,
+      errorStatus: 404,
+      count: 2,
+      sessionId,
+    });
+    await stack().control('POST', `/sessions/${sessionId}/complete`);
+    // The poll's 404 and the read again's: the cancel then learns the session succeeded.
+    const outcome = await handle.result();
+    expect(outcome).toMatchObject({ status: 'succeeded', sessionId });
+    expect(outcome.identity).toBeDefined();
     expect(await counted(sessionId, 'CancelSession')).toBe(1);
   }, 30_000);
 

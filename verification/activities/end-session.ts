@@ -10,21 +10,31 @@ import { stateOf } from './wire-views';
  * session's state. A refusal that may mean the session has finished already (a 400, as the
  * service answers it, or a 409, which the interface does not rule out; an earlier attempt whose
  * answer was lost, say) is checked with GetSession: a session that is done answers its real
- * state (a last-moment success is kept); one still running rethrows the refusal. A session the
- * service does not know throws its `NotFoundError`.
+ * state (a last-moment success is kept); one still running rethrows the refusal. A check that
+ * fails throws its own error, or with `refusalWhenUnchecked` the refusal (a caller's bad input is
+ * then not retried as the check's 5xx would be). A session the service does not know throws its
+ * `NotFoundError`.
  */
 export async function unlessDone(
   sessions: SessionsApi,
   sessionId: string,
   call: () => Promise<Session>,
-  options: CallOptions = {},
+  options: CallOptions & { refusalWhenUnchecked?: boolean } = {},
 ): Promise<NormalisedSessionState> {
+  const { refusalWhenUnchecked, ...callOptions } = options;
   try {
     return stateOf(await call());
   } catch (error) {
     const mayBeFinished = (error instanceof ValidationError && error.sent) || error instanceof ConflictError;
     if (!mayBeFinished) throw error;
-    const state = stateOf(await sessions.get(sessionId, options));
+    const checked = sessions.get(sessionId, callOptions);
+    const state = stateOf(
+      refusalWhenUnchecked
+        ? await checked.catch(() => {
+            throw error;
+          })
+        : await checked,
+    );
     if (state.done) return state;
     throw error;
   }

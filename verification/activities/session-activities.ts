@@ -164,9 +164,10 @@ export function sessionActivities(deps: VerificationDeps) {
     },
 
     /**
-     * SubmitNativeChallengeResponse with the vault's key. A retry refused because the session
-     * has finished (an earlier attempt carried out, its answer lost) answers the session's real
-     * state (see `unlessDone`); a first attempt's refusal is the caller's (a bad token, say).
+     * SubmitNativeChallengeResponse with the vault's key. A submission refused because the
+     * session has finished (an earlier one carried out, its answer lost) answers the session's
+     * real state (see `unlessDone`); any other refusal is the caller's (a bad token, say), also
+     * when the session could not be checked.
      */
     async submitNativeChallenge(args: {
       sessionId: string;
@@ -180,8 +181,10 @@ export function sessionActivities(deps: VerificationDeps) {
             { sessionId: args.sessionId, resultsAccessKey, responseToken: args.responseToken },
             options,
           );
-        if (Context.current().info.attempt === 1) return stateOf(await submit());
-        return await unlessDone(deps.identity.sessions, args.sessionId, submit, options);
+        return await unlessDone(deps.identity.sessions, args.sessionId, submit, {
+          ...options,
+          refusalWhenUnchecked: true,
+        });
       });
     },
 

@@ -1,6 +1,7 @@
 import { condition, isCancellation, log, patched, workflowInfo } from '@temporalio/workflow';
 import type { PolledOutcome, PollingPlan } from '../activities/polling-activities';
 import type { VerificationInput } from '../domain/verification';
+import { verificationErrorCodes } from '../domain/outcome';
 import {
   REFRESH_GAP_FROM_STEP_LIFETIME,
   sessionCalls,
@@ -31,45 +32,50 @@ export function historyFull(): boolean {
 const READ_AGAIN_AFTER_MS = 5_000;
 
 /**
- * A session a read was told is unknown (a 404, which the interface does not define): read once
- * more a little later before it is believed; believed, the clean-up still asks it to end, and
- * only the ending's own 404 proves it gone. Histories before the patch ended at the first 404.
+ * A session a read was told is unknown (a 404, which the interface does not define): no poll
+ * runs and a 404 from a read before is set aside until the session is read once more a little
+ * later; a 404 then is believed, and the session's ending decides (its own 404 proves the session
+ * gone, a session still there is ended, one that finished meanwhile keeps its outcome). Histories
+ * before the patch ended the verification at the first 404.
  */
 class UnknownSession {
-  #doubting = false;
-  /** When the session is to be read again. */
-  readAgainAtMs: number | undefined;
+  #readAgainAtMs: number | undefined;
+  /** A 404 came after the read again was due: the session's ending decides. */
+  believed = false;
 
-  /** True when this 404 is to be read again rather than believed. */
-  readAgain(): boolean {
-    if (this.#doubting || !patched(UNKNOWN_SESSION_CONFIRMED)) return false;
-    this.#doubting = true;
-    this.readAgainAtMs = Date.now() + READ_AGAIN_AFTER_MS;
+  /** A read answered 404: true when this object takes it from here; false to end at once (old histories). */
+  take(): boolean {
+    if (!patched(UNKNOWN_SESSION_CONFIRMED)) return false;
+    if (this.#readAgainAtMs === undefined) this.#readAgainAtMs = Date.now() + READ_AGAIN_AFTER_MS;
+    else if (Date.now() >= this.#readAgainAtMs) this.believed = true;
     return true;
   }
 
-  /** The read again is under way: a 404 now is believed; any other answer doubts the next one. */
-  readingAgain(): void {
-    this.readAgainAtMs = undefined;
+  /** A 404 waits for the session to be read again (no poll runs meanwhile). */
+  get doubting(): boolean {
+    return this.#readAgainAtMs !== undefined;
   }
 
-  /** The session answered: a later 404 is doubted again. */
-  known(): void {
-    this.#doubting = false;
+  /** When the session is to be read again (undefined: no read is waited for). */
+  get readAgainAtMs(): number | undefined {
+    return this.believed ? undefined : this.#readAgainAtMs;
+  }
+
+  /** The read again answered, or failed for a while: a later 404 is doubted again. */
+  settled(): void {
+    if (!this.believed) this.#readAgainAtMs = undefined;
   }
 }
 
 /**
- * Records what the service said of the session: a session it no longer knows ends the
- * verification (`SessionNotFound`) once a second read says so too, and so does a refusal for
- * good or an answer it cannot read (`ServiceRefused`, `UnreadableAnswer`): an outcome, not a
- * failed workflow.
+ * Records what the service said of the session: a session it no longer knows (see
+ * {@link UnknownSession}) or a refusal for good or an answer it cannot read (`ServiceRefused`,
+ * `UnreadableAnswer`) ends the verification: an outcome, not a failed workflow.
  */
 function learned(state: SessionState, error: unknown, unknown: UnknownSession): void {
   if (isCancellation(error)) throw error;
   if (sessionUnknown(error)) {
-    if (unknown.readAgain()) return;
-    state.sessionUnknown(Date.now(), !patched(UNKNOWN_SESSION_CONFIRMED));
+    if (!unknown.take()) state.sessionUnknown(Date.now());
   } else state.end({ status: 'failed', errorCode: refusalCode(error) }, Date.now());
 }
 
@@ -87,7 +93,6 @@ async function checkNow(
   state.count('GetSession');
   try {
     state.finish(await sessionCalls.checkSession(sessionId), Date.now());
-    unknown.known();
   } catch (error) {
     const ends = refusal === 'ends-on-refusal' && failedForGood(error);
     if (isCancellation(error) || sessionUnknown(error) || ends) learned(state, error, unknown);
@@ -102,8 +107,8 @@ async function refreshNow(state: SessionState, sessionId: string, unknown: Unkno
   } catch (error) {
     if (isCancellation(error) || sessionUnknown(error)) {
       learned(state, error, unknown);
-      // Read again first: the refresh waits as after a transient failure.
-      if (!state.done) state.refreshFailed(false, Date.now(), REFRESH_RETRY_MS);
+      // The session is read again; its step is not refreshed automatically any more.
+      if (!state.done) state.refreshFailed(true, Date.now(), REFRESH_RETRY_MS);
       return;
     }
     // The user may have finished meanwhile (the service refuses then): the poll will say.
@@ -168,10 +173,15 @@ export async function awaitOutcome(
         await checkNow(state, sessionId, unknown);
         continue;
       }
+      if (unknown.believed) {
+        await poll.stop();
+        await endAtService(state, 'failed', verificationErrorCodes.sessionNotFound);
+        continue;
+      }
       const readAgainAt = unknown.readAgainAtMs;
       if (readAgainAt !== undefined && Date.now() >= readAgainAt) {
-        unknown.readingAgain();
         await checkNow(state, sessionId, unknown);
+        unknown.settled();
         continue;
       }
       if (Date.now() >= checkAtMs) {
@@ -184,8 +194,10 @@ export async function awaitOutcome(
         await refreshNow(state, sessionId, unknown);
         continue;
       }
-      if (historyFull()) return 'continue';
-      if (holdsPoll && !poll.active && !pollRanOut) startPoll(poll, plan(), state.deadlineMs);
+      // (A read again due within seconds is waited for: the next run would start undoubting.)
+      if (historyFull() && !unknown.doubting) return 'continue';
+      if (holdsPoll && !poll.active && !pollRanOut && !unknown.doubting)
+        startPoll(poll, plan(), state.deadlineMs);
       const step = state.progress.nextStep;
       const wakeAt = Math.min(
         state.deadlineMs,
@@ -209,7 +221,7 @@ export async function awaitOutcome(
           state.redirectPending ||
           poll.settled ||
           state.progress.nextStep !== step ||
-          historyFull(),
+          (historyFull() && !unknown.doubting),
         Math.max(1, wakeAt - Date.now()),
         { summary: `until ${why}` },
       );

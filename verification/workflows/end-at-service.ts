@@ -8,19 +8,25 @@ import { type SessionState } from './session-state';
 /**
  * Cancels the session at the service unless the service said it is done, and ends the
  * verification (the first ending stays): with the service's real state when it had finished
- * meanwhile (a last-moment success is kept), otherwise with `status`. When the cancel fails the
+ * meanwhile (a last-moment success is kept), otherwise with `status` (and `errorCode`, also
+ * when the cancel ended the session: a cancel of the workflow's own). When the cancel fails the
  * verification ends all the same, its session not known to be done: the clean-up hands it to a
  * redaction that ends it, bounded and visibly.
  */
 export async function endAtService(
   state: SessionState,
   status: Extract<VerificationStatus, 'cancelled' | 'timed-out' | 'failed'>,
+  errorCode?: string,
 ): Promise<void> {
   const sessionId = state.sessionId;
   if (sessionId && state.takeCancelTurn()) {
     state.count('CancelSession');
     try {
-      state.finish(await sessionCalls.cancelSession(sessionId), Date.now(), status === 'timed-out');
+      const ourCancel =
+        status === 'timed-out' || errorCode !== undefined
+          ? { status, ...(errorCode === undefined ? {} : { errorCode }) }
+          : undefined;
+      state.finish(await sessionCalls.cancelSession(sessionId), Date.now(), ourCancel);
     } catch (error) {
       if (isCancellation(error)) throw error;
       if (sessionUnknown(error)) state.sessionUnknown(Date.now());
@@ -30,5 +36,5 @@ export async function endAtService(
         });
     }
   }
-  state.end({ status }, Date.now());
+  state.end({ status, ...(errorCode === undefined ? {} : { errorCode }) }, Date.now());
 }

@@ -326,16 +326,20 @@ export class SessionState {
   }
 
   /**
-   * Ends the verification from the service's state; the first ending wins. `asTimeout` marks a
-   * cancellation the workflow made because its deadline passed.
+   * Ends the verification from the service's state; the first ending wins. `ourCancel` is the
+   * ending of a cancellation the workflow made itself (its deadline passed: `timed-out`; every
+   * read said the session is unknown: `SessionNotFound`), recorded when the service says the
+   * session is cancelled.
    */
-  finish(state: NormalisedSessionState, now: number, asTimeout = false): void {
+  finish(state: NormalisedSessionState, now: number, ourCancel?: Ending): void {
     if (!state.done) return;
     this.#sessionDone = true;
+    if (ourCancel && state.status === 'cancelled')
+      return this.end({ ...(state.errorCode ? { errorCode: state.errorCode } : {}), ...ourCancel }, now);
     const status: VerificationStatus =
       state.status === 'succeeded'
         ? 'succeeded'
-        : state.status === 'expired' || (asTimeout && state.status === 'cancelled')
+        : state.status === 'expired'
           ? 'timed-out'
           : state.status === 'cancelled'
             ? 'cancelled'
@@ -352,13 +356,9 @@ export class SessionState {
     this.touch(now);
   }
 
-  /**
-   * The service said it does not know the session: the verification ends. `proven` when the
-   * answer came to the ending itself (nothing is left to end there); a read's answer is not
-   * proof, and the clean-up still asks the session to end.
-   */
-  sessionUnknown(now: number, proven = true): void {
-    if (proven) this.#sessionDone = true;
+  /** The service no longer knows the session: nothing is left to end there. */
+  sessionUnknown(now: number): void {
+    this.#sessionDone = true;
     this.end({ status: 'failed', errorCode: verificationErrorCodes.sessionNotFound }, now);
   }
 

@@ -269,6 +269,52 @@ describe('verification ending paths, end to end', () => {
     expect(await counted(sessionId, 'CancelSession')).toBe(1);
   }, 30_000);
 
+  it('goes on when the user comes back while the read again says 404, and the session is there', async () => {
+    const { handle, nextStep } = await stack().idv.startVerification(
+      stack().request({ redactAfter: 'never', ...fast }),
+    );
+    const { sessionId } = nextStep;
+    // The poll's 404 and the read again's, each answered 1.5 s after it arrived.
+    await stack().control('PUT', '/faults', {
+      operation: 'GetSession',
+      errorRate: 1,
+      errorStatus: 404,
+      latencyMs: 1_500,
+      count: 2,
+      sessionId,
+    });
+    await eventually(
+      async () => ((await counted(sessionId, 'GetSession')) >= 2 ? true : undefined),
+      'the read again sent',
+    );
+    // The user comes back while it waits for its answer: the redirect's check finds the session.
+    await handle.redirectCaptured();
+    await eventually(
+      async () => ((await counted(sessionId, 'GetSession')) >= 3 ? true : undefined),
+      'the check',
+    );
+    await stack().control('POST', `/sessions/${sessionId}/complete`);
+    await handle.redirectCaptured();
+    await expect(handle.result()).resolves.toMatchObject({ status: 'succeeded' });
+    expect(await counted(sessionId, 'CancelSession')).toBe(0);
+  }, 30_000);
+
+  it('keeps the ending of a session someone else cancelled while two reads said it is unknown', async () => {
+    const { handle, nextStep } = await stack().idv.startVerification(
+      stack().request({ redactAfter: 'never', ...fast }),
+    );
+    const { sessionId } = nextStep;
+    await stack().control('PUT', '/faults', {
+      operation: 'GetSession',
+      errorRate: 1,
+      errorStatus: 404,
+      count: 2,
+      sessionId,
+    });
+    await stack().control('POST', `/sessions/${sessionId}/fail`, { errorCode: 'Canceled' });
+    await expect(handle.result()).resolves.toMatchObject({ status: 'cancelled', errorCode: 'Canceled' });
+  }, 30_000);
+
   it('asks again for results answered without identity data, and delivers them', async () => {
     await stack().control('PUT', '/script', { outcome: 'success', latencyMs: 0 });
     await stack().control('PUT', '/faults', {

@@ -1,9 +1,12 @@
-import { ConflictError, ValidationError } from '../../api/http/errors';
+import { ConflictError, NotFoundError, ValidationError } from '../../api/http/errors';
 import { type CallOptions } from '../../api/http/http-core';
 import { type Session } from '../../api/identity/schemas/session';
 import { type SessionsApi } from '../../api/identity/sessions-api';
 import { type NormalisedSessionState } from '../domain/session-status';
 import { stateOf } from './wire-views';
+
+/** A session's state after a call that ends it; `endedByCall` when that call itself was carried out. */
+export type EndingCallState = NormalisedSessionState & { endedByCall?: true };
 
 /**
  * A call that ends a session (CancelSession, SubmitNativeChallengeResponse), answered with the
@@ -20,20 +23,19 @@ export async function unlessDone(
   sessionId: string,
   call: () => Promise<Session>,
   options: CallOptions & { refusalWhenUnchecked?: boolean } = {},
-): Promise<NormalisedSessionState> {
+): Promise<EndingCallState> {
   const { refusalWhenUnchecked, ...callOptions } = options;
   try {
-    return stateOf(await call());
+    return { ...stateOf(await call()), endedByCall: true };
   } catch (error) {
     const mayBeFinished = (error instanceof ValidationError && error.sent) || error instanceof ConflictError;
     if (!mayBeFinished) throw error;
-    const checked = sessions.get(sessionId, callOptions);
     const state = stateOf(
-      refusalWhenUnchecked
-        ? await checked.catch(() => {
-            throw error;
-          })
-        : await checked,
+      await sessions.get(sessionId, callOptions).catch((checkError: unknown) => {
+        const refusal =
+          refusalWhenUnchecked && !(checkError instanceof NotFoundError) && !callOptions.signal?.aborted;
+        throw refusal ? error : checkError;
+      }),
     );
     if (state.done) return state;
     throw error;
@@ -45,6 +47,6 @@ export async function cancelUnlessDone(
   sessions: SessionsApi,
   sessionId: string,
   options: CallOptions = {},
-): Promise<NormalisedSessionState> {
+): Promise<EndingCallState> {
   return await unlessDone(sessions, sessionId, () => sessions.cancel(sessionId, options), options);
 }

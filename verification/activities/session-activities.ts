@@ -4,7 +4,7 @@ import { ApiError, ValidationError } from '../../api/http/errors';
 import { type NormalisedSessionState } from '../domain/session-status';
 import { type NextStep, type VerificationInput } from '../domain/verification';
 import { mayHaveOrphans } from './create-attempts';
-import { cancelUnlessDone, unlessDone } from './end-session';
+import { cancelUnlessDone, type EndingCallState, unlessDone } from './end-session';
 import { type VerificationDeps } from './deps';
 import { classified } from './failures';
 import { stateOf, stepView } from './wire-views';
@@ -52,7 +52,7 @@ function settles(error: unknown): boolean {
 export function sessionActivities(deps: VerificationDeps) {
   const signal = () => Context.current().cancellationSignal;
   /** A session seen done needs no more polls: the budget stops spreading polls over it. */
-  const unpolledWhenDone = (sessionId: string, state: NormalisedSessionState) => {
+  const unpolledWhenDone = <S extends NormalisedSessionState>(sessionId: string, state: S): S => {
     if (state.done) deps.identity.budget?.forget(sessionId);
     return state;
   };
@@ -181,9 +181,11 @@ export function sessionActivities(deps: VerificationDeps) {
             { sessionId: args.sessionId, resultsAccessKey, responseToken: args.responseToken },
             options,
           );
+        // A first submission's refusal is the caller's when the session cannot be checked; a
+        // retry's may follow an earlier one carried out, and is retried while it cannot.
         return await unlessDone(deps.identity.sessions, args.sessionId, submit, {
           ...options,
-          refusalWhenUnchecked: true,
+          refusalWhenUnchecked: Context.current().info.attempt === 1,
         });
       });
     },
@@ -192,7 +194,7 @@ export function sessionActivities(deps: VerificationDeps) {
      * CancelSession. A session that already finished is not cancelled: its real state is
      * answered, so a last-moment success is not lost (see `cancelUnlessDone`).
      */
-    async cancelSession(sessionId: string): Promise<NormalisedSessionState> {
+    async cancelSession(sessionId: string): Promise<EndingCallState> {
       return await classified(async () =>
         unpolledWhenDone(
           sessionId,

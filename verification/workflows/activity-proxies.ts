@@ -23,7 +23,7 @@ export const CLOSE_WHILE_REDACTION_STARTS = 'close-while-redaction-starts';
 
 /**
  * The patch under which a session a read (a poll, a check, a refresh) was told is unknown (404)
- * is read again before the 404 is believed, and then still asked to end by the clean-up: the
+ * is read again before the 404 is believed, and then asked to end, whose answer decides: the
  * interface defines no 404, so only the ending's own answer proves the session gone.
  */
 export const UNKNOWN_SESSION_CONFIRMED = 'unknown-session-confirmed';

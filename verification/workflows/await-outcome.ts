@@ -65,6 +65,12 @@ class UnknownSession {
   settled(): void {
     if (!this.believed) this.#readAgainAtMs = undefined;
   }
+
+  /** A read answered the session's state: whatever a 404 said before, it is there. */
+  known(): void {
+    this.believed = false;
+    this.#readAgainAtMs = undefined;
+  }
 }
 
 /**
@@ -93,6 +99,7 @@ async function checkNow(
   state.count('GetSession');
   try {
     state.finish(await sessionCalls.checkSession(sessionId), Date.now());
+    unknown.known();
   } catch (error) {
     const ends = refusal === 'ends-on-refusal' && failedForGood(error);
     if (isCancellation(error) || sessionUnknown(error) || ends) learned(state, error, unknown);
@@ -180,7 +187,8 @@ export async function awaitOutcome(
       }
       const readAgainAt = unknown.readAgainAtMs;
       if (readAgainAt !== undefined && Date.now() >= readAgainAt) {
-        await checkNow(state, sessionId, unknown);
+        // As the only read of a native challenge session, a refusal for good ends it too.
+        await checkNow(state, sessionId, unknown, holdsPoll ? 'poll-goes-on' : 'ends-on-refusal');
         unknown.settled();
         continue;
       }

@@ -22,11 +22,12 @@ export async function endAtService(
   if (sessionId && state.takeCancelTurn()) {
     state.count('CancelSession');
     try {
-      const ourCancel =
-        status === 'timed-out' || errorCode !== undefined
-          ? { status, ...(errorCode === undefined ? {} : { errorCode }) }
-          : undefined;
-      state.finish(await sessionCalls.cancelSession(sessionId), Date.now(), ourCancel);
+      const answer = await sessionCalls.cancelSession(sessionId);
+      // Ended by this cancel: the ending is ours (a session cancelled meanwhile by someone else
+      // keeps its own, but for a deadline's cancel, as ever).
+      const ours = status === 'timed-out' || (errorCode !== undefined && answer.endedByCall === true);
+      const ourCancel = ours ? { status, ...(errorCode === undefined ? {} : { errorCode }) } : undefined;
+      state.finish(answer, Date.now(), ourCancel);
     } catch (error) {
       if (isCancellation(error)) throw error;
       if (sessionUnknown(error)) state.sessionUnknown(Date.now());

@@ -117,13 +117,22 @@ describe('emulator fault injection', () => {
     }
   });
 
-  it('touches only requests on finished sessions with whenSessionDone (a 409 for cancelling one)', async () => {
+  /** Runs `body` with an identity client of the emulator (no budget), closed afterwards. */
+  async function withClient(body: (client: ReturnType<typeof createIdentityClient>) => Promise<void>) {
     const client = createIdentityClient({
       baseUrl: emulator().baseUrl,
       apiKey: emulator().apiKeys[0] ?? '',
       budget: 'unlimited',
     });
     try {
+      await body(client);
+    } finally {
+      await client.close();
+    }
+  }
+
+  it('touches only requests on finished sessions with whenSessionDone (a 409 for cancelling one)', async () => {
+    await withClient(async (client) => {
       await setFault({ operation: 'CancelSession', errorRate: 1, errorStatus: 409, whenSessionDone: true });
       const create = () => client.sessions.createDirectProviderSession(createRequest());
       const finished = await create();
@@ -133,18 +142,11 @@ describe('emulator fault injection', () => {
       await expect(client.sessions.cancel(live.sessionId)).resolves.toMatchObject({ done: true });
       const invalid = await setFault({ whenSessionDone: 'yes' });
       expect(Object.keys(invalid.json.errors)).toEqual(['whenSessionDone']);
-    } finally {
-      await client.close();
-    }
+    });
   });
 
   it('touches only requests naming its session with sessionId', async () => {
-    const client = createIdentityClient({
-      baseUrl: emulator().baseUrl,
-      apiKey: emulator().apiKeys[0] ?? '',
-      budget: 'unlimited',
-    });
-    try {
+    await withClient(async (client) => {
       const create = () => client.sessions.createDirectProviderSession(createRequest());
       const [target, other] = [await create(), await create()];
       await setFault({
@@ -157,9 +159,7 @@ describe('emulator fault injection', () => {
       await expect(client.sessions.get(target.sessionId)).rejects.toBeInstanceOf(ServerError);
       const invalid = await setFault({ sessionId: 7 });
       expect(Object.keys(invalid.json.errors)).toEqual(['sessionId']);
-    } finally {
-      await client.close();
-    }
+    });
   });
 
   it('rejects an invalid fault with an errors map', async () => {

@@ -43,6 +43,16 @@ describe('verification ending paths, end to end', () => {
     });
 
   const fast = { polling: { initialMs: 200, maxMs: 500 } };
+  /** A native challenge verification (an mDL through the browser), no results kept. */
+  const nativeChallenge = (overrides: Partial<VerificationRequest> = {}) =>
+    stack().request({
+      provider: 'mdl-digital-credentials',
+      capabilities: ['NativeChallenge'],
+      providerInput: undefined,
+      results: 'none',
+      redactAfter: 'never',
+      ...overrides,
+    });
 
   /**
    * A verification whose cancel the service refuses (403; `refusals` times, or always), cancelled
@@ -64,6 +74,31 @@ describe('verification ending paths, end to end', () => {
     const counters = await stack().control('GET', '/counters');
     return (counters.bySession as Record<string, Record<string, number>>)[sessionId]?.[operation] ?? 0;
   };
+
+  /**
+   * A verification whose session's GetSession answers 404 as `fault` says (the session is there
+   * all along): the interface defines no 404, so one does not prove the session gone.
+   */
+  async function answered404(fault: Record<string, number>, overrides: Partial<VerificationRequest> = {}) {
+    const started = await stack().idv.startVerification(
+      stack().request({ redactAfter: 'never', ...fast, ...overrides }),
+    );
+    const { sessionId } = started.nextStep;
+    await stack().control('PUT', '/faults', {
+      operation: 'GetSession',
+      errorRate: 1,
+      errorStatus: 404,
+      ...fault,
+      sessionId,
+    });
+    return { ...started, sessionId };
+  }
+  /** Resolves once the session was read `reads` times. */
+  const read = (sessionId: string, reads: number) =>
+    eventually(
+      async () => ((await counted(sessionId, 'GetSession')) >= reads ? true : undefined),
+      `${reads} reads`,
+    );
 
   it('goes on when an automatic step refresh fails for good, and still learns the outcome', async () => {
     await stack().control('PUT', '/script', { outcome: 'manual', stepTtlSeconds: 1 });
@@ -114,29 +149,13 @@ describe('verification ending paths, end to end', () => {
   }, 30_000);
 
   it('answers a native challenge submission at once, without waiting for the deadline', async () => {
-    const { handle } = await stack().idv.startVerification(
-      stack().request({
-        provider: 'mdl-digital-credentials',
-        capabilities: ['NativeChallenge'],
-        providerInput: undefined,
-        results: 'none',
-        redactAfter: 'never',
-      }),
-    );
+    const { handle } = await stack().idv.startVerification(nativeChallenge());
     await handle.submitNativeChallenge('device-response');
     await expect(handle.result()).resolves.toMatchObject({ status: 'succeeded' });
   }, 30_000);
 
   it('answers a native challenge submission whose answer was lost with the session’s real state', async () => {
-    const { handle } = await stack().idv.startVerification(
-      stack().request({
-        provider: 'mdl-digital-credentials',
-        capabilities: ['NativeChallenge'],
-        providerInput: undefined,
-        results: 'none',
-        redactAfter: 'never',
-      }),
-    );
+    const { handle } = await stack().idv.startVerification(nativeChallenge());
     // Carried out, its answer lost: the retry is refused (the session is done by then).
     await stack().control('PUT', '/faults', {
       operation: 'SubmitNativeChallengeResponse',
@@ -180,20 +199,10 @@ describe('verification ending paths, end to end', () => {
 
   // The interface defines no 404: one answered to a read does not prove the session gone.
   it('reads a session again after a read answered 404, and goes on when it is there', async () => {
-    const { handle, nextStep } = await stack().idv.startVerification(
-      stack().request({ redactAfter: 'never', ...fast }),
-    );
-    const { sessionId } = nextStep;
     // 404s for four seconds: the poll is not restarted to meet another before the read again.
-    await stack().control('PUT', '/faults', {
-      operation: 'GetSession',
-      errorRate: 1,
-      errorStatus: 404,
-      durationMs: 4_000,
-      sessionId,
-    });
+    const { handle, sessionId } = await answered404({ durationMs: 4_000 });
     // The 404 and reads after it.
-    await eventually(async () => ((await counted(sessionId, 'GetSession')) >= 3 ? true : undefined), 'reads');
+    await read(sessionId, 3);
     expect((await handle.progress()).status).toBe('pending');
     await stack().control('POST', `/sessions/${sessionId}/complete`);
     await handle.redirectCaptured();
@@ -201,16 +210,7 @@ describe('verification ending paths, end to end', () => {
   }, 30_000);
 
   it('ends a session every read says is unknown, and still cancels it in case it is there', async () => {
-    const { handle, nextStep } = await stack().idv.startVerification(
-      stack().request({ redactAfter: 'never', ...fast }),
-    );
-    const { sessionId } = nextStep;
-    await stack().control('PUT', '/faults', {
-      operation: 'GetSession',
-      errorRate: 1,
-      errorStatus: 404,
-      sessionId,
-    });
+    const { handle, sessionId } = await answered404({});
     await expect(handle.result()).resolves.toMatchObject({
       status: 'failed',
       errorCode: 'SessionNotFound',
@@ -250,17 +250,7 @@ describe('verification ending paths, end to end', () => {
   }, 30_000);
 
   it('keeps the success of a session that finished while two reads said it is unknown', async () => {
-    const { handle, nextStep } = await stack().idv.startVerification(
-      stack().request({ results: 'data', redactAfter: 'never', ...fast }),
-    );
-    const { sessionId } = nextStep;
-    await stack().control('PUT', '/faults', {
-      operation: 'GetSession',
-      errorRate: 1,
-      errorStatus: 404,
-      count: 2,
-      sessionId,
-    });
+    const { handle, sessionId } = await answered404({ count: 2 }, { results: 'data' });
     await stack().control('POST', `/sessions/${sessionId}/complete`);
     // The poll's 404 and the read again's: the cancel then learns the session succeeded.
     const outcome = await handle.result();
@@ -270,29 +260,12 @@ describe('verification ending paths, end to end', () => {
   }, 30_000);
 
   it('goes on when the user comes back while the read again says 404, and the session is there', async () => {
-    const { handle, nextStep } = await stack().idv.startVerification(
-      stack().request({ redactAfter: 'never', ...fast }),
-    );
-    const { sessionId } = nextStep;
     // The poll's 404 and the read again's, each answered 1.5 s after it arrived.
-    await stack().control('PUT', '/faults', {
-      operation: 'GetSession',
-      errorRate: 1,
-      errorStatus: 404,
-      latencyMs: 1_500,
-      count: 2,
-      sessionId,
-    });
-    await eventually(
-      async () => ((await counted(sessionId, 'GetSession')) >= 2 ? true : undefined),
-      'the read again sent',
-    );
+    const { handle, sessionId } = await answered404({ count: 2, latencyMs: 1_500 });
+    await read(sessionId, 2);
     // The user comes back while it waits for its answer: the redirect's check finds the session.
     await handle.redirectCaptured();
-    await eventually(
-      async () => ((await counted(sessionId, 'GetSession')) >= 3 ? true : undefined),
-      'the check',
-    );
+    await read(sessionId, 3);
     await stack().control('POST', `/sessions/${sessionId}/complete`);
     await handle.redirectCaptured();
     await expect(handle.result()).resolves.toMatchObject({ status: 'succeeded' });
@@ -300,17 +273,7 @@ describe('verification ending paths, end to end', () => {
   }, 30_000);
 
   it('keeps the ending of a session someone else cancelled while two reads said it is unknown', async () => {
-    const { handle, nextStep } = await stack().idv.startVerification(
-      stack().request({ redactAfter: 'never', ...fast }),
-    );
-    const { sessionId } = nextStep;
-    await stack().control('PUT', '/faults', {
-      operation: 'GetSession',
-      errorRate: 1,
-      errorStatus: 404,
-      count: 2,
-      sessionId,
-    });
+    const { handle, sessionId } = await answered404({ count: 2 });
     await stack().control('POST', `/sessions/${sessionId}/fail`, { errorCode: 'Canceled' });
     await expect(handle.result()).resolves.toMatchObject({ status: 'cancelled', errorCode: 'Canceled' });
   }, 30_000);
@@ -475,15 +438,7 @@ describe('verification ending paths, end to end', () => {
   // Native challenge sessions are checked every 30 s at most often.
   it('notices a native challenge session the user abandoned, long before the deadline', async () => {
     const { handle, nextStep } = await stack().idv.startVerification(
-      stack().request({
-        provider: 'mdl-digital-credentials',
-        capabilities: ['NativeChallenge'],
-        providerInput: undefined,
-        results: 'none',
-        redactAfter: 'never',
-        timeout: '1h',
-        ...fast,
-      }),
+      nativeChallenge({ timeout: '1h', ...fast }),
     );
     await stack().control('POST', `/sessions/${nextStep.sessionId}/abandon`);
     await expect(handle.result()).resolves.toMatchObject({ status: 'failed', errorCode: 'UserAbandoned' });
@@ -493,15 +448,7 @@ describe('verification ending paths, end to end', () => {
     const past = { nextStep: { refresh: { refreshAfter: '2000-01-01T00:00:00Z' } } };
     await stack().control('PUT', '/faults', { operation: 'RefreshStepContent', mergeBody: past });
     await stack().control('PUT', '/script', { outcome: 'manual', stepTtlSeconds: 4 });
-    const { handle, nextStep } = await stack().idv.startVerification(
-      stack().request({
-        provider: 'yoti',
-        capabilities: ['DeeplinkToMobile', 'PollResult', 'RefreshStepContent'],
-        providerInput: undefined,
-        redactAfter: 'never',
-        ...fast,
-      }),
-    );
+    const { handle, nextStep } = await stack().idv.startVerification(mobile());
     const reached = async (refreshes: number) => {
       await eventually(
         async () =>
@@ -526,15 +473,7 @@ describe('verification ending paths, end to end', () => {
       mergeBody: { nextStep: { refresh: { refreshAfter: '2000-01-01T00:00:00Z' } } },
     });
     await stack().control('PUT', '/script', { outcome: 'manual', stepTtlSeconds: 1 });
-    const { handle, nextStep } = await stack().idv.startVerification(
-      stack().request({
-        provider: 'yoti',
-        capabilities: ['DeeplinkToMobile', 'PollResult', 'RefreshStepContent'],
-        providerInput: undefined,
-        redactAfter: 'never',
-        ...fast,
-      }),
-    );
+    const { handle, nextStep } = await stack().idv.startVerification(mobile());
     await eventually(
       async () => ((await counted(nextStep.sessionId, 'RefreshStepContent')) >= 2 ? true : undefined),
       'two refreshes',

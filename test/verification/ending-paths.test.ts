@@ -278,6 +278,19 @@ describe('verification ending paths, end to end', () => {
     await expect(handle.result()).resolves.toMatchObject({ status: 'cancelled', errorCode: 'Canceled' });
   }, 30_000);
 
+  it('counts a cancel whose answer was lost as its own after two reads said the session is unknown', async () => {
+    const { handle, sessionId } = await answered404({ count: 2 });
+    // Carried out, its answer lost: the retry is refused, the session cancelled by then.
+    await stack().control('PUT', '/faults', {
+      operation: 'CancelSession',
+      dropResponseRate: 1,
+      count: 1,
+      sessionId,
+    });
+    await expect(handle.result()).resolves.toMatchObject({ status: 'failed', errorCode: 'SessionNotFound' });
+    expect(await counted(sessionId, 'CancelSession')).toBe(2);
+  }, 30_000);
+
   it('asks again for results answered without identity data, and delivers them', async () => {
     await stack().control('PUT', '/script', { outcome: 'success', latencyMs: 0 });
     await stack().control('PUT', '/faults', {

@@ -5,7 +5,7 @@ import { type SessionsApi } from '../../api/identity/sessions-api';
 import { type NormalisedSessionState } from '../domain/session-status';
 import { stateOf } from './wire-views';
 
-/** A session's state after a call that ends it; `endedByCall` when that call itself was carried out. */
+/** A session's state after a call that ends it; `endedByCall` when that call (or, for a cancel, an earlier attempt of it) ended it. */
 export type EndingCallState = NormalisedSessionState & { endedByCall?: true };
 
 /**

@@ -195,12 +195,13 @@ export function sessionActivities(deps: VerificationDeps) {
      * answered, so a last-moment success is not lost (see `cancelUnlessDone`).
      */
     async cancelSession(sessionId: string): Promise<EndingCallState> {
-      return await classified(async () =>
-        unpolledWhenDone(
-          sessionId,
-          await cancelUnlessDone(deps.identity.sessions, sessionId, { signal: signal() }),
-        ),
-      );
+      return await classified(async () => {
+        const answer = await cancelUnlessDone(deps.identity.sessions, sessionId, { signal: signal() });
+        // An earlier attempt may have been carried out, its answer lost: a cancelled session
+        // then counts as ended by this call.
+        const ours = answer.status === 'cancelled' && Context.current().info.attempt > 1;
+        return unpolledWhenDone(sessionId, ours ? { ...answer, endedByCall: true as const } : answer);
+      });
     },
   };
 }

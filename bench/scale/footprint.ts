@@ -11,7 +11,7 @@ import { DEFAULT_WORKFLOW_CACHE } from '../../workers/config';
 import { runtimeOptions } from '../../workers/logging';
 import { recordSection } from '../support/record';
 import { runBench } from '../support/run-bench';
-import { round } from '../support/stats';
+import { cell, round } from '../support/stats';
 import { runOpenVerifications } from './open-verifications';
 import { startScaleStack } from './stack';
 
@@ -31,7 +31,6 @@ const VARIANTS = (process.env.BENCH_FOOTPRINT_VARIANTS ?? 'default').split(';').
   ),
 }));
 
-const cell = (n: number) => (Number.isFinite(n) ? String(round(n)) : '–');
 const log = (line: string) => process.stderr.write(`bench/footprint: ${line}\n`);
 
 async function main(): Promise<void> {

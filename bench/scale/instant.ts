@@ -19,7 +19,7 @@ import { testProviderRequest } from '../../test/harness/requests';
 import { inLanes } from '../receiver/deliveries';
 import { recordSection } from '../support/record';
 import { runBench } from '../support/run-bench';
-import { round } from '../support/stats';
+import { cell, round } from '../support/stats';
 import { type BenchEmulator, processUsage, type ScaleStack, startScaleStack } from './stack';
 import { promoteBuild } from '../../workers/deployment';
 import { versionedWorker, workerDeployment } from '../../workers/deployment-settings';
@@ -161,8 +161,6 @@ export async function runInstant(options: {
     };
   });
 }
-
-const cell = (n: number) => (Number.isFinite(n) ? String(round(n)) : '–');
 
 async function main(): Promise<void> {
   Runtime.install(runtimeOptions('ERROR'));

@@ -8,7 +8,7 @@ import { Runtime } from '@temporalio/worker';
 import { DEFAULT_API_RATE } from '../../api/http/call-budget';
 import { runtimeOptions } from '../../workers/logging';
 import { recordSection } from '../support/record';
-import { round, summarise } from '../support/stats';
+import { cell, round, summarise } from '../support/stats';
 import { runOpenVerifications } from './open-verifications';
 import { writeDelayPlot } from './plot';
 import { type Flow, logNormalTimes, runPopulation, type PopulationRun } from './population';
@@ -25,7 +25,6 @@ const IDLE_SECONDS = numberFrom('BENCH_IDLE_SECONDS', 60);
 /** Spread of the log-normal: with median 90 s, about one user in a thousand takes over 20 minutes. */
 const SIGMA = 0.84;
 
-const cell = (n: number) => (Number.isFinite(n) ? String(round(n)) : '–');
 const log = (line: string) => process.stderr.write(`bench/scale: ${line}\n`);
 
 function delayRow(variant: string, flows: readonly Flow[], kind: Flow['kind']): string {

@@ -11,7 +11,7 @@ import { SHARE_JOIN_MS, SHARE_REFRESH_MS } from '../../workers/budget-share';
 import { runtimeOptions } from '../../workers/logging';
 import { recordSection } from '../support/record';
 import { runBench } from '../support/run-bench';
-import { round, summarise } from '../support/stats';
+import { cell, round, summarise } from '../support/stats';
 import { type Flow, foundDelays, logNormalTimes, runPopulation } from './population';
 import { processUsage, startScaleStack } from './stack';
 
@@ -22,7 +22,6 @@ const COUNTS = (process.env.BENCH_WORKERS_COUNTS ?? '1,2,4').split(',').map(Numb
 const MEDIAN_MS = 10_000;
 const TAIL_MS = 60_000;
 
-const cell = (n: number) => (Number.isFinite(n) ? String(round(n)) : '–');
 const log = (line: string) => process.stderr.write(`bench/workers: ${line}\n`);
 const delays = (flows: readonly Flow[], kind: Flow['kind']) =>
   summarise(flows.filter((flow) => flow.kind === kind).map((flow) => flow.delayMs));

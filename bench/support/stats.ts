@@ -27,3 +27,8 @@ export function round(value: number, digits = 2): number {
   const factor = 10 ** digits;
   return Math.round(value * factor) / factor;
 }
+
+/** A figure for a table cell: rounded, or a dash when there is none. */
+export function cell(value: number): string {
+  return Number.isFinite(value) ? String(round(value)) : '–';
+}

@@ -19,6 +19,7 @@ export async function endAtService(
   errorCode?: string,
 ): Promise<void> {
   const sessionId = state.sessionId;
+  const ending = { status, ...(errorCode === undefined ? {} : { errorCode }) };
   if (sessionId && state.takeCancelTurn()) {
     state.count('CancelSession');
     try {
@@ -26,8 +27,7 @@ export async function endAtService(
       // Ended by this cancel: the ending is ours (a session cancelled meanwhile by someone else
       // keeps its own, but for a deadline's cancel, as ever).
       const ours = status === 'timed-out' || (errorCode !== undefined && answer.endedByCall === true);
-      const ourCancel = ours ? { status, ...(errorCode === undefined ? {} : { errorCode }) } : undefined;
-      state.finish(answer, Date.now(), ourCancel);
+      state.finish(answer, Date.now(), ours ? ending : undefined);
     } catch (error) {
       if (isCancellation(error)) throw error;
       if (sessionUnknown(error)) state.sessionUnknown(Date.now());
@@ -37,5 +37,5 @@ export async function endAtService(
         });
     }
   }
-  state.end({ status, ...(errorCode === undefined ? {} : { errorCode }) }, Date.now());
+  state.end(ending, Date.now());
 }

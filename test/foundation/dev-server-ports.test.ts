@@ -2,7 +2,7 @@ import { createServer, type Server } from 'node:net';
 import { startEmbeddedStack } from '../../workers/dev/embedded-stack';
 import { freePort, PortTakenError } from '../../workers/dev/free-port';
 import { startDevServer } from '../../workers/dev/temporal-dev-server';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { chmod, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
@@ -77,6 +77,35 @@ describe('the dev server’s ports', () => {
     } finally {
       await stack.stop();
       await rm(dataDir, { recursive: true, force: true });
+    }
+  });
+
+  it('keeps the first line of a panic and the end of the output when the server exits during start-up', async () => {
+    // A CLI that panics as the dev server once did on a restart: the cause on the first line,
+    // then a dump of every goroutine far longer than the output kept.
+    const dir = await mkdtemp(join(tmpdir(), 'idv-panicking-cli-'));
+    const cli = join(dir, 'temporal');
+    await writeFile(
+      cli,
+      [
+        '#!/bin/sh',
+        'echo "panic: could not build arguments for function temporal.NewServerFx" >&2',
+        'i=0; while [ $i -lt 500 ]; do echo "goroutine $i [running]: a frame of the dump" >&2; i=$((i+1)); done',
+        'echo "the last line" >&2',
+        'exit 2',
+      ].join('\n'),
+    );
+    await chmod(cli, 0o700);
+    const saved = process.env.TEMPORAL_CLI_PATH;
+    process.env.TEMPORAL_CLI_PATH = cli;
+    try {
+      const started = startDevServer({ port: await freePort() });
+      await expect(started).rejects.toThrow('exited during start-up: panic: could not build arguments');
+      await expect(started).rejects.toThrow(/characters left out[\s\S]*the last line$/);
+    } finally {
+      if (saved === undefined) delete process.env.TEMPORAL_CLI_PATH;
+      else process.env.TEMPORAL_CLI_PATH = saved;
+      await rm(dir, { recursive: true, force: true });
     }
   });
 });

@@ -114,15 +114,13 @@ async function launch(options: DevServerOptions, port: number, uiPort: number | 
   const child = spawn('/bin/sh', ['-c', 'umask 077 && exec "$0" "$@"', cli, ...args], {
     stdio: ['ignore', 'ignore', 'pipe'],
   });
-  let stderrTail = '';
+  const stderr = new StartUpOutput();
   // Once the child's output is all read (its reason to exit may be the last line).
   const closed = once(child, 'close').then(
     () => undefined,
     () => undefined,
   );
-  child.stderr?.on('data', (chunk: Buffer) => {
-    stderrTail = (stderrTail + chunk.toString('utf8')).slice(-4000);
-  });
+  child.stderr?.on('data', (chunk: Buffer) => stderr.add(chunk.toString('utf8')));
   const address = `${HOST}:${port}`;
   // If this process exits without stopping it (a command ended by Ctrl-C), the server goes too.
   const orphaned = () => child.kill('SIGTERM');
@@ -130,15 +128,15 @@ async function launch(options: DevServerOptions, port: number, uiPort: number | 
   child.once('exit', () => process.removeListener('exit', orphaned));
   const stop = stopper(child);
   try {
-    await waitHealthy(child, address, namespace, options.startTimeoutMs ?? 60_000, () => stderrTail);
+    await waitHealthy(child, address, namespace, options.startTimeoutMs ?? 60_000, () => stderr.text());
   } catch (error) {
     await stop();
     await Promise.race([closed, new Promise((resolveWait) => setTimeout(resolveWait, 5_000).unref())]);
-    const taken = takenPort(stderrTail, port, uiPort);
+    const taken = takenPort(stderr.text(), port, uiPort);
     if (taken) throw taken;
     // Its output read to the end: the reason it exited is often the last line.
     if (error instanceof DevServerStartError && error.exited)
-      throw new DevServerStartError(`temporal dev server exited during start-up: ${stderrTail.trim()}`, true);
+      throw new DevServerStartError(`temporal dev server exited during start-up: ${stderr.text()}`, true);
     throw error;
   }
   return {
@@ -148,6 +146,33 @@ async function launch(options: DevServerOptions, port: number, uiPort: number | 
     pid: child.pid,
     stop,
   };
+}
+
+/**
+ * What the server wrote to stderr during start-up, bounded: its beginning and its end. A Go
+ * panic names its cause on its first line, then dumps every goroutine; an error's last line
+ * often says why the server exited. Both are kept, with what lay between them left out.
+ */
+export class StartUpOutput {
+  static readonly HEAD_CHARS = 2_000;
+  static readonly TAIL_CHARS = 4_000;
+  #head = '';
+  #tail = '';
+  #left = 0;
+
+  add(chunk: string): void {
+    const toHead = Math.max(0, StartUpOutput.HEAD_CHARS - this.#head.length);
+    this.#head += chunk.slice(0, toHead);
+    const joined = this.#tail + chunk.slice(toHead);
+    const cut = Math.max(0, joined.length - StartUpOutput.TAIL_CHARS);
+    this.#left += cut;
+    this.#tail = joined.slice(cut);
+  }
+
+  text(): string {
+    const gap = this.#left > 0 ? `\n… (${this.#left} characters left out) …\n` : '';
+    return `${this.#head}${gap}${this.#tail}`.trim();
+  }
 }
 
 /** The CLI checks its ports before it starts and exits naming the one it cannot bind. */
@@ -184,7 +209,7 @@ async function waitHealthy(
   let lastError: unknown;
   while (Date.now() < deadline) {
     if (child.exitCode !== null || child.signalCode !== null) {
-      throw new DevServerStartError(`temporal dev server exited during start-up: ${stderr().trim()}`, true);
+      throw new DevServerStartError(`temporal dev server exited during start-up: ${stderr()}`, true);
     }
     try {
       await probe(address, namespace);

@@ -5,12 +5,14 @@ export { runVerification } from '../verification/workflows/run-verification';
 export { verificationSession } from '../verification/workflows/verification-session';
 export { sessionRedaction } from '../verification/workflows/session-redaction';
 export { orphanSweep } from '../verification/workflows/orphan-sweep';
+export { creationClose } from '../verification/workflows/creation-close';
 export { agentWebhooks } from '../agent-platform/workflows/agent-webhooks';
 export { agentConnection } from '../agent-platform/workflows/agent-connection';
 export { onboarding } from '../agent-platform/workflows/onboarding';
 export { platformMigration } from '../agent-platform/workflows/platform-migration';
 export { keyring } from '../keyring/workflow';
 import type {
+  CreationCloseWorkflow,
   OrphanSweepWorkflow,
   SessionRedactionWorkflow,
   VerificationSessionWorkflow,
@@ -38,6 +40,7 @@ export type RegisteredAsShared = AllTrue<
     Matches<(typeof verificationWorkflowTypes)['session'], VerificationSessionWorkflow>,
     Matches<(typeof verificationWorkflowTypes)['redaction'], SessionRedactionWorkflow>,
     Matches<(typeof verificationWorkflowTypes)['orphanSweep'], OrphanSweepWorkflow>,
+    Matches<(typeof verificationWorkflowTypes)['creationClose'], CreationCloseWorkflow>,
     Matches<(typeof agentPlatformWorkflowTypes)['registry'], AgentWebhooksWorkflow>,
     Matches<(typeof agentPlatformWorkflowTypes)['connection'], AgentConnectionWorkflow>,
     Matches<(typeof agentPlatformWorkflowTypes)['onboarding'], OnboardingWorkflow>,

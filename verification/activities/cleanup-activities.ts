@@ -213,15 +213,18 @@ export function cleanupActivities(deps: VerificationDeps) {
      * Closes the verification's creation (see `SessionVault.closeCreation`): from now on any
      * session claimed for it is an orphan. Forgets its attempts that nothing can come of, and
      * says whether the profile's sweep is needed; records how the verification ended. Idempotent.
+     * The verification is the calling workflow, or `workflowId` (a close made for it later).
      */
     async closeCreation(args: {
       verificationProfileId: string;
+      workflowId?: string;
       keptSessionId?: string;
-      ending: EndingToRecord;
+      ending?: EndingToRecord;
     }): Promise<ClosedCreation> {
-      const workflowId = Context.current().info.workflowExecution?.workflowId ?? 'standalone';
+      const workflowId =
+        args.workflowId ?? Context.current().info.workflowExecution?.workflowId ?? 'standalone';
       const marked = await deps.vault.closeCreation(workflowId, args.keptSessionId);
-      await recordEnding(args.ending);
+      if (args.ending) await recordEnding(args.ending);
       const attempts = await deps.vault.createAttempts(args.verificationProfileId, workflowId);
       // A session claimed but not kept is marked an orphan already: the sweep takes it by its mark.
       await deps.vault.forgetCreateAttempts(

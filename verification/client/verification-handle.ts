@@ -25,7 +25,7 @@ import {
   refreshStepUpdate,
   submitNativeChallengeUpdate,
 } from '../shared/messages';
-import { orphanSweepWorkflowId, redactionWorkflowId } from '../shared/ids';
+import { creationCloseWorkflowId, orphanSweepWorkflowId, redactionWorkflowId } from '../shared/ids';
 import { type VerificationSessionWorkflow } from '../shared/workflows';
 
 /** Thrown when a message is sent to a verification that has already ended. */
@@ -109,6 +109,11 @@ export class VerificationHandle {
         event.childWorkflowExecutionStartedEventAttributes?.workflowExecution?.workflowId === sweep ||
         event.externalWorkflowExecutionSignaledEventAttributes?.workflowExecution?.workflowId === sweep,
     );
+    // It handed the close of its creation to a workflow of its own (the store was away).
+    const closer = creationCloseWorkflowId(this.workflowId);
+    const creationClose = (history.events ?? []).some(
+      (event) => event.childWorkflowExecutionStartedEventAttributes?.workflowExecution?.workflowId === closer,
+    );
     // A workflow failed for good (its input refused) has no outcome: it ended failed.
     const outcome = await this.workflow.result().catch(() => undefined);
     const endedAt = (description.closeTime ?? new Date()).toISOString();
@@ -123,6 +128,7 @@ export class VerificationHandle {
       deadline: endedAt,
       apiCalls: {},
       orphanSweep,
+      ...(creationClose ? { creationClose: closer } : {}),
     };
   }
 

@@ -87,6 +87,12 @@ export interface VerificationProgress {
    * look: a create attempt went unanswered, or a session was claimed that it does not keep.
    */
   orphanSweep: boolean;
+  /**
+   * Set when its clean-up could not close its creation (the store was away): the workflow that
+   * closes it once the store answers (`idv-orphans-close:<its workflow ID>`), asking the orphan
+   * sweep when an orphan may exist.
+   */
+  creationClose?: string;
   /** Set once the verification has ended: this is what its record tells (no step, no call counts). */
   fromRecord?: true;
 }

@@ -22,3 +22,11 @@ export function redactionWorkflowId(args: {
 export function orphanSweepWorkflowId(verificationProfileId: string): string {
   return kindWorkflowId('orphanSweep', verificationProfileId.toLowerCase());
 }
+
+/**
+ * The ID of the workflow closing a verification's creation that its clean-up could not close:
+ * `idv-orphans-close:<verification's workflow ID>`, beside the sweeps (a profile is a uuid).
+ */
+export function creationCloseWorkflowId(verificationWorkflowId: string): string {
+  return kindWorkflowId('orphanSweep', `close:${verificationWorkflowId}`);
+}

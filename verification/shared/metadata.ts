@@ -1,7 +1,7 @@
 import { formatDuration } from '../../common/durations';
 import { startMetadata, type StartMetadata } from '../../common/user-metadata';
 import type { VerificationInput } from '../domain/verification';
-import type { OrphanSweepInput, RedactionArgs } from './workflows';
+import type { CreationCloseArgs, OrphanSweepInput, RedactionArgs } from './workflows';
 
 /*
  * Temporal's user metadata of the verification workflows. Every start of one takes its static
@@ -62,6 +62,14 @@ export function orphanSweepMetadata(input: OrphanSweepInput): StartMetadata {
   return startMetadata(`Orphan sweep · profile ${input.verificationProfileId}`, [
     `**Looks for sessions** of profile ${input.verificationProfileId} that no verification keeps`,
     'Each one found is ended at the service and redacted',
+  ]);
+}
+
+/** The close of a verification's creation, made by a workflow of its own. */
+export function creationCloseMetadata(args: CreationCloseArgs): StartMetadata {
+  return startMetadata(`Creation close · ${args.close.workflowId}`, [
+    `**Closes the creation** of verification \`${args.close.workflowId}\` (profile ${args.verificationProfileId}) once the store answers`,
+    'From then on any session created for it is an orphan, which the sweep ends and redacts',
   ]);
 }
 

@@ -8,6 +8,7 @@ export const verificationWorkflowTypes = {
   session: 'verificationSession',
   redaction: 'sessionRedaction',
   orphanSweep: 'orphanSweep',
+  creationClose: 'creationClose',
 } as const;
 
 /**
@@ -19,6 +20,7 @@ export const verificationVersioning = {
   session: 'PINNED',
   redaction: 'AUTO_UPGRADE',
   orphanSweep: 'AUTO_UPGRADE',
+  creationClose: 'AUTO_UPGRADE',
 } as const satisfies Record<keyof typeof verificationWorkflowTypes, VersioningBehavior>;
 
 /** A verification (`idv-<reference>`), as clients start it. */
@@ -58,6 +60,23 @@ export interface RedactionReport {
   attachmentsDeleted: number;
   /** True when the verification's data key was destroyed (every sealed copy of its data unreadable). */
   dataKeyDestroyed?: boolean;
+}
+
+/** A verification's creation closed by a workflow of its own (`idv-orphans-close:<verification>`). */
+export type CreationCloseWorkflow = (args: CreationCloseArgs) => Promise<CreationCloseReport>;
+
+/** How `creationClose` runs: the close a verification's clean-up could not make (the store was away). */
+export interface CreationCloseArgs {
+  verificationProfileId: string;
+  close: CreationToClose;
+}
+
+/** What `creationClose` did. */
+export interface CreationCloseReport {
+  /** The verification whose creation it closed. */
+  workflowId: string;
+  /** The profile's orphan sweep was asked: an orphan of the verification may exist. */
+  sweepAsked: boolean;
 }
 
 /** Input of {@link orphanSweep}. */

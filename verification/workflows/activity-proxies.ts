@@ -36,6 +36,13 @@ export const UNKNOWN_SESSION_CONFIRMED = 'unknown-session-confirmed';
 export const REFRESH_GAP_FROM_STEP_LIFETIME = 'refresh-gap-from-step-lifetime';
 
 /**
+ * The patch under which a clean-up that could not close the verification's creation (the store
+ * away for a minute) hands the close to a workflow of its own, not to the profile's orphan
+ * sweep, whose list of closes is bounded and shared by every verification of the profile.
+ */
+export const CLOSE_BY_A_WORKFLOW_OF_ITS_OWN = 'close-by-a-workflow-of-its-own';
+
+/**
  * Input checks: pure, in the worker's own process (a local activity, one marker in history and no
  * task of its own), three attempts at most.
  */
@@ -58,8 +65,8 @@ export const creation = proxyActivities<VerificationActivities>({
 });
 
 /**
- * Closing a verification's creation, in its clean-up: a minute of retries, then the orphan sweep
- * is handed the close (the store is away), so the clean-up never waits on the store for long.
+ * Closing a verification's creation, in its clean-up: a minute of retries, then a workflow of its
+ * own is handed the close (the store is away), so the clean-up never waits on the store for long.
  */
 export const creationCalls = proxyActivities<VerificationActivities>({
   startToCloseTimeout: '20 seconds',

@@ -9,77 +9,38 @@ import {
   startChild,
   upsertSearchAttributes,
   workflowInfo,
-  WorkflowIdReusePolicy,
 } from '@temporalio/workflow';
-import { WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
 import type { VerificationInput } from '../domain/verification';
 
-import { CLOSE_WHILE_REDACTION_STARTS, creationCalls } from './activity-proxies';
+import {
+  CLOSE_BY_A_WORKFLOW_OF_ITS_OWN,
+  CLOSE_WHILE_REDACTION_STARTS,
+  creationCalls,
+} from './activity-proxies';
 import { describeFailure } from '../../common/bounded-step';
 import { endAtService } from './end-at-service';
 import {
+  type CreationToClose,
   type LookForOrphans,
-  lookForOrphansSignal,
   verificationEndedSignal,
   type EndingToRecord,
 } from '../shared/messages';
-import { orphanSweepWorkflowId } from '../shared/ids';
-import { countGiveUp } from '../../common/maintenance';
-import { orphanSweep } from './orphan-sweep';
+import { askForOrphanSweep, startCreationClose, startOnce } from './orphan-hand-offs';
 import { IdvStatus } from '../../common/search-attributes';
 import { sessionRedaction } from './session-redaction';
 import { type RedactionArgs } from '../shared/workflows';
 import { redactionWorkflowId } from '../shared/ids';
-import { orphanSweepMetadata, redactionMetadata } from '../shared/metadata';
+import { redactionMetadata } from '../shared/metadata';
 import { type RedactionPlan, type SessionState } from './session-state';
 import { recordVerificationEnd } from './verification-metrics';
 
-/** Starts an abandoned child once; a second start of the same ID is fine. */
-async function startOnce(start: () => Promise<unknown>): Promise<void> {
-  try {
-    await start();
-  } catch (error) {
-    if (!(error instanceof WorkflowExecutionAlreadyStartedError)) throw error;
-  }
-}
-
-/**
- * Makes sure the profile's orphan sweep runs and looks soon: starts it (abandoned, so it
- * outlives this run), or signals the one running; one that ended between the two is started
- * again. `close` hands it this verification's creation to close (the store was away).
- */
-export async function askForOrphanSweep(
+/** Asks the profile's orphan sweep to look (see `askForOrphanSweep`); the verification tells it did. */
+export async function askSweepFor(
   input: VerificationInput,
   state: SessionState,
   close?: LookForOrphans['close'],
 ): Promise<void> {
-  const profileId = input.verificationProfileId;
-  const workflowId = orphanSweepWorkflowId(profileId);
-  for (let tries = 0; tries < 3; tries += 1) {
-    try {
-      await startChild(orphanSweep, {
-        workflowId,
-        args: [{ verificationProfileId: profileId, ...(close ? { toClose: [close] } : {}) }],
-        ...orphanSweepMetadata({ verificationProfileId: profileId }),
-        parentClosePolicy: ParentClosePolicy.ABANDON,
-        workflowIdReusePolicy: WorkflowIdReusePolicy.ALLOW_DUPLICATE,
-      });
-      state.orphanSweepAsked();
-      return;
-    } catch (error) {
-      if (!(error instanceof WorkflowExecutionAlreadyStartedError)) throw error;
-    }
-    try {
-      await getExternalWorkflowHandle(workflowId).signal(lookForOrphansSignal, close ? { close } : {});
-      state.orphanSweepAsked();
-      return;
-    } catch (error) {
-      if (isCancellation(error)) throw error;
-    }
-  }
-  // Started and ended three times over between a start and a signal: said, and counted.
-  log.error('the orphan sweep could not be asked', { workflowId });
-  countGiveUp({ kind: 'sweep', step: 'asking the sweep' });
+  if (await askForOrphanSweep(input.verificationProfileId, close)) state.orphanSweepAsked();
 }
 
 /**
@@ -93,7 +54,7 @@ async function closeCreation(
   endedAtMs: number,
 ): Promise<void> {
   const ending = endingOf(input, state, endedAtMs);
-  const close = {
+  const close: CreationToClose = {
     workflowId: workflowInfo().workflowId,
     ...(state.sessionId ? { keptSessionId: state.sessionId } : {}),
     ending,
@@ -104,11 +65,18 @@ async function closeCreation(
       ...(state.sessionId ? { keptSessionId: state.sessionId } : {}),
       ending,
     });
-    if (sweepNeeded) await askForOrphanSweep(input, state);
+    if (sweepNeeded) await askSweepFor(input, state);
   } catch (error) {
     if (isCancellation(error)) throw error;
-    log.warn('closing the creation failed; the orphan sweep closes it', { reason: describeFailure(error) });
-    await askForOrphanSweep(input, state, close);
+    if (patched(CLOSE_BY_A_WORKFLOW_OF_ITS_OWN)) {
+      log.warn('closing the creation failed; a workflow of its own closes it', {
+        reason: describeFailure(error),
+      });
+      state.creationHandedOff(await startCreationClose(input.verificationProfileId, close));
+    } else {
+      log.warn('closing the creation failed; the orphan sweep closes it', { reason: describeFailure(error) });
+      await askSweepFor(input, state, close);
+    }
   }
 }
 

@@ -15,6 +15,7 @@ import type { CreationToClose } from '../shared/messages';
 import type { OrphanSchedule } from '../activities/orphan-settings';
 import { describeFailure } from '../../common/bounded-step';
 import { gaveUp } from '../../common/maintenance';
+import { startCreationClose } from './orphan-hand-offs';
 import { markdownLines } from '../../common/user-metadata';
 import { lookForOrphansSignal } from '../shared/messages';
 import { type OrphanSweepInput, type OrphanSweepSummary } from '../shared/workflows';
@@ -28,7 +29,10 @@ const { orphanSweepSchedule } = proxyActivities<VerificationActivities>({
 
 /** Events after which the sweep continues as new (each look writes a handful). */
 const MAX_HISTORY_EVENTS = 2_000;
-/** Creations to close a sweep holds at most (each a workflow ID): far more than a store outage leaves. */
+/**
+ * Creations to close a sweep holds itself at most (each a workflow ID and its ending, carried
+ * across continue-as-new); each one past it goes to a workflow of its own (`creationClose`).
+ */
 const MAX_TO_CLOSE = 1_000;
 
 /**
@@ -46,9 +50,12 @@ export async function orphanSweep(input: OrphanSweepInput): Promise<OrphanSweepS
   const { verificationProfileId } = input;
   let lookRequested = false;
   const toClose: CreationToClose[] = [...(input.toClose ?? [])];
-  setHandler(lookForOrphansSignal, (ask) => {
+  // Closes are handed over by verifications of release 1.0.0 (later ones start a `creationClose`).
+  setHandler(lookForOrphansSignal, async (ask) => {
     lookRequested = true;
-    if (ask?.close && toClose.length < MAX_TO_CLOSE) toClose.push(ask.close);
+    if (!ask?.close) return;
+    if (toClose.length < MAX_TO_CLOSE) toClose.push(ask.close);
+    else await startCreationClose(verificationProfileId, ask.close);
   });
   const show = (...parts: string[]) =>
     showDetails(markdownLines(parts), () => orphanSweepMetadata({ verificationProfileId }).staticSummary);

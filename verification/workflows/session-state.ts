@@ -259,6 +259,11 @@ export class SessionState {
     this.#progress.orphanSweep = true;
   }
 
+  /** The clean-up could not close the creation: the workflow `workflowId` closes it. */
+  creationHandedOff(workflowId: string): void {
+    this.#progress.creationClose = workflowId;
+  }
+
   /** The results were fetched (identity sealed, attachments stored). */
   resultsFetched(results: {
     identity?: Sealed | undefined;

@@ -16,7 +16,7 @@ import { type SealedVerificationOutcome, verificationErrorCodes } from '../domai
 import type { VerificationInput } from '../domain/verification';
 import { INPUT_CHECKED_BY_ACTIVITY, inputChecks, results } from './activity-proxies';
 import { awaitOutcome } from './await-outcome';
-import { askForOrphanSweep, cleanUp } from './clean-up';
+import { askSweepFor, cleanUp } from './clean-up';
 import { createSession } from './create-session';
 import { activityFailureType } from '../../common/failure-types';
 import { verificationFailureTypes } from '../shared/failure-types';
@@ -112,7 +112,7 @@ async function checkInput(input: VerificationInput): Promise<{ problems: string[
 /** The main flow: create, wait for the outcome (continuing as new if needed), fetch results. */
 async function drive(input: VerificationInput, state: SessionState): Promise<'ended' | 'continue'> {
   if (state.sessionId === undefined && !state.done) {
-    if (await createSession(input, state)) await askForOrphanSweep(input, state);
+    if (await createSession(input, state)) await askSweepFor(input, state);
   }
   while (!state.done) {
     if ((await awaitOutcome(input, state)) === 'ended') break;

@@ -5,6 +5,7 @@ import {
   condition,
   continueAsNew,
   isCancellation,
+  patched,
   proxyActivities,
   setHandler,
   workflowInfo,
@@ -14,7 +15,7 @@ import type { OrphanLook } from '../activities/cleanup-activities';
 import type { CreationToClose } from '../shared/messages';
 import type { OrphanSchedule } from '../activities/orphan-settings';
 import { describeFailure } from '../../common/bounded-step';
-import { gaveUp } from '../../common/maintenance';
+import { countGiveUp, gaveUp } from '../../common/maintenance';
 import { startCreationClose } from './orphan-hand-offs';
 import { markdownLines } from '../../common/user-metadata';
 import { lookForOrphansSignal } from '../shared/messages';
@@ -30,10 +31,17 @@ const { orphanSweepSchedule } = proxyActivities<VerificationActivities>({
 /** Events after which the sweep continues as new (each look writes a handful). */
 const MAX_HISTORY_EVENTS = 2_000;
 /**
- * Creations to close a sweep holds itself at most (each a workflow ID and its ending, carried
- * across continue-as-new); each one past it goes to a workflow of its own (`creationClose`).
+ * Creations to close a sweep holds itself at most, in its list and in the look under way (each a
+ * workflow ID and its ending, carried across continue-as-new); each one past them goes to a
+ * workflow of its own (`creationClose`).
  */
 const MAX_TO_CLOSE = 1_000;
+
+/**
+ * The patch under which a close handed to a sweep whose list is full starts a `creationClose`
+ * (runs of release 1.0.0 dropped it, so its creation stayed open).
+ */
+const CLOSES_PAST_THE_LIST_HANDED_ON = 'closes-past-the-list-handed-on';
 
 /**
  * The orphan sweep of one verification profile (`idv-orphans-<profile>`): sessions the service
@@ -50,12 +58,22 @@ export async function orphanSweep(input: OrphanSweepInput): Promise<OrphanSweepS
   const { verificationProfileId } = input;
   let lookRequested = false;
   const toClose: CreationToClose[] = [...(input.toClose ?? [])];
+  // Closes in the look under way, which go back to the list should it fail.
+  let inLook = 0;
   // Closes are handed over by verifications of release 1.0.0 (later ones start a `creationClose`).
   setHandler(lookForOrphansSignal, async (ask) => {
     lookRequested = true;
     if (!ask?.close) return;
-    if (toClose.length < MAX_TO_CLOSE) toClose.push(ask.close);
-    else await startCreationClose(verificationProfileId, ask.close);
+    if (toClose.length + inLook < MAX_TO_CLOSE) {
+      toClose.push(ask.close);
+    } else if (patched(CLOSES_PAST_THE_LIST_HANDED_ON)) {
+      await startCreationClose(verificationProfileId, ask.close);
+    } else if (toClose.length < MAX_TO_CLOSE) {
+      // A run of release 1.0.0, replayed: it counted only the list, and dropped the rest.
+      toClose.push(ask.close);
+    } else {
+      countGiveUp({ kind: 'sweep', step: 'holding a creation to close' });
+    }
   });
   const show = (...parts: string[]) =>
     showDetails(markdownLines(parts), () => orphanSweepMetadata({ verificationProfileId }).staticSummary);
@@ -91,6 +109,7 @@ export async function orphanSweep(input: OrphanSweepInput): Promise<OrphanSweepS
     const lookStartedMs = Date.now();
     show(`**looking** for orphans: ${swept} swept so far`);
     const closing = toClose.splice(0);
+    inLook = closing.length;
     let look: OrphanLook | undefined;
     let failure: string | undefined;
     try {
@@ -105,15 +124,22 @@ export async function orphanSweep(input: OrphanSweepInput): Promise<OrphanSweepS
       if (isCancellation(error)) throw error;
       toClose.unshift(...closing);
       failure = describeFailure(error);
+    } finally {
+      inLook = 0;
     }
     if (failure === undefined) failingSinceMs = undefined;
     else {
       failingSinceMs ??= lookStartedMs;
-      if (Date.now() - failingSinceMs >= schedule.giveUpAfterMs) throw giveUp('looking for orphans', failure);
+      if (Date.now() - failingSinceMs >= schedule.giveUpAfterMs) {
+        // A close being handed on by a handler is handed on before the sweep ends.
+        await condition(allHandlersFinished);
+        throw giveUp('looking for orphans', failure);
+      }
     }
     if (look) {
       coveredToMs = look.coveredToMs;
       swept += look.redacted.length;
+      if (!look.open && !lookRequested && toClose.length === 0) await condition(allHandlersFinished);
       if (!look.open && !lookRequested && toClose.length === 0) {
         show(`**done**: ${swept} orphans swept, nothing left to look for`);
         return { verificationProfileId, swept };

@@ -11,15 +11,14 @@ import { eventually } from '../harness/eventually';
 import { createTestDatabase, type TestDatabase } from '../harness/postgres';
 import { useVerificationStack } from '../harness/verification-stack';
 
-// The store may be away when a verification's clean-up closes its creation: the close is then
-// handed to a workflow of its own, which makes it once the store is back, so no session claimed
-// for it later can be kept by a verification that has ended.
-describe('a clean-up whose store is away', () => {
-  let database: TestDatabase;
-  let pool: Pool;
+/** A verification stack on a PostgreSQL store of its own, and a pool to take its tables away. */
+function usePostgresStack(orphanHorizonMs?: number) {
+  let database: TestDatabase | undefined;
+  let pool: Pool | undefined;
   const stack = useVerificationStack(
     {},
     {
+      ...(orphanHorizonMs === undefined ? {} : { orphanHorizonMs }),
       store: async () => {
         database = await createTestDatabase(harnessValue(harnessEnv.postgresUrl));
         pool = new Pool({ connectionString: database.url });
@@ -30,6 +29,24 @@ describe('a clean-up whose store is away', () => {
   afterAll(async () => {
     await pool?.end();
     await database?.drop();
+  });
+  return {
+    stack,
+    pool: () => {
+      if (!pool) throw new Error('the stack has not started');
+      return pool;
+    },
+  };
+}
+
+// The store may be away when a verification's clean-up closes its creation: the close is then
+// handed to a workflow of its own, which makes it once the store is back, so no session claimed
+// for it later can be kept by a verification that has ended.
+describe('a clean-up whose store is away', () => {
+  const { stack, pool: database } = usePostgresStack();
+  let pool: Pool;
+  beforeAll(() => {
+    pool = database();
   });
 
   it('hands the close of its creation to a workflow of its own, which makes it once the store is back', async () => {
@@ -94,23 +111,11 @@ describe('a clean-up whose store is away', () => {
 // Verifications of release 1.0.0 hand their close to the profile's orphan sweep, which holds
 // 1,000 at most: one more must still be made (by a workflow of its own), not dropped.
 describe('an orphan sweep handed more closes than it holds, while the store is away', () => {
-  let database: TestDatabase;
+  // Long enough that neither the sweep nor a close gives up while the store is away.
+  const { stack, pool: database } = usePostgresStack(10 * 60_000);
   let pool: Pool;
-  const stack = useVerificationStack(
-    {},
-    {
-      // Long enough that neither the sweep nor a close gives up while the store is away.
-      orphanHorizonMs: 10 * 60_000,
-      store: async () => {
-        database = await createTestDatabase(harnessValue(harnessEnv.postgresUrl));
-        pool = new Pool({ connectionString: database.url });
-        return await openPostgresStore(database.url);
-      },
-    },
-  );
-  afterAll(async () => {
-    await pool?.end();
-    await database?.drop();
+  beforeAll(() => {
+    pool = database();
   });
 
   it('makes every close, the ones past its list by a workflow each', async () => {

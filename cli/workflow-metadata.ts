@@ -49,11 +49,14 @@ export async function askWorker<T>(
     if (isGrpcDeadlineError(error)) return late;
     // While one query waits for a worker, the server refuses others to the same workflow.
     const cause = error instanceof Error ? error.cause : undefined;
+    let why = '';
     if (isGrpcServiceError(cause)) {
       const code: number = cause.code;
       if (code === RESOURCE_EXHAUSTED) return { missing: `the server refused the query: ${cause.details}` };
+      // The client's wrapper says only which call failed; the server's status says why.
+      why = ` (gRPC status ${code}: ${cause.details})`;
     }
-    return { missing: `the query failed: ${error instanceof Error ? error.message : String(error)}` };
+    return { missing: `the query failed: ${error instanceof Error ? error.message : String(error)}${why}` };
   }
 }
 

@@ -1,3 +1,4 @@
+import { ServiceError } from '@temporalio/client';
 import { request } from 'undici';
 import { emulatorControl } from '../../emulator/control-client';
 import { randomUUID } from 'node:crypto';
@@ -318,6 +319,27 @@ describe('idv commands on the embedded stack', () => {
       await connected.close();
     }
   }, 60_000);
+
+  it("a command's query that fails says the server's status, not only the client's wrapper", async () => {
+    const { connected, handle } = await unpolledVerification('cli-failed-query');
+    try {
+      const description = await handle.describe();
+      // As the client wraps a call's failure: its own words, the server's status as the cause.
+      const status = Object.assign(new Error('14 UNAVAILABLE: no matching host'), {
+        code: 14,
+        details: 'no matching host',
+        metadata: {},
+      });
+      const failing = () => Promise.reject(new ServiceError('Failed to query Workflow', { cause: status }));
+      const answer = await askWorker(connected.idv.client, description, failing, Date.now() + 2_000);
+      expect(answer).toEqual({
+        missing: 'the query failed: Failed to query Workflow (gRPC status 14: no matching host)',
+      });
+    } finally {
+      await handle.terminate('test over');
+      await connected.close();
+    }
+  });
 
   it('emulator complete finishes a session as its user; redirect-captured checks at once', async () => {
     await emulatorControl(stack.info.emulator?.controlUrl ?? '')('PUT', '/script', { outcome: 'manual' });

@@ -17,3 +17,12 @@ export function testProviderRequest(
     ...overrides,
   };
 }
+
+/** What makes a request a native challenge verification (an mDL through the browser), no results kept. */
+export const nativeChallengeRequest = {
+  provider: 'mdl-digital-credentials',
+  capabilities: ['NativeChallenge'],
+  providerInput: undefined,
+  results: 'none',
+  redactAfter: 'never',
+} as const satisfies Partial<VerificationRequest>;

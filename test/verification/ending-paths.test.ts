@@ -6,6 +6,7 @@ import { VerificationEndedError } from '../../verification/client/verification-h
 import { type RedactionReport } from '../../verification/shared/workflows';
 import { type VerificationRequest } from '../../verification/domain/verification';
 import { eventually } from '../harness/eventually';
+import { nativeChallengeRequest } from '../harness/requests';
 import { useVerificationStack } from '../harness/verification-stack';
 
 /** The failure types along an error's cause chain (ApplicationFailure `type` or class name). */
@@ -45,14 +46,7 @@ describe('verification ending paths, end to end', () => {
   const fast = { polling: { initialMs: 200, maxMs: 500 } };
   /** A native challenge verification (an mDL through the browser), no results kept. */
   const nativeChallenge = (overrides: Partial<VerificationRequest> = {}) =>
-    stack().request({
-      provider: 'mdl-digital-credentials',
-      capabilities: ['NativeChallenge'],
-      providerInput: undefined,
-      results: 'none',
-      redactAfter: 'never',
-      ...overrides,
-    });
+    stack().request({ ...nativeChallengeRequest, ...overrides });
 
   /**
    * A verification whose cancel the service refuses (403; `refusals` times, or always), cancelled

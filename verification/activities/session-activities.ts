@@ -1,5 +1,6 @@
 import { Context } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
+import { isSealed, type Sealed } from '../../codec/sealed';
 import { ApiError, ValidationError } from '../../api/http/errors';
 import { type NormalisedSessionState } from '../domain/session-status';
 import { type NextStep, type VerificationInput } from '../domain/verification';
@@ -171,14 +172,20 @@ export function sessionActivities(deps: VerificationDeps) {
      */
     async submitNativeChallenge(args: {
       sessionId: string;
-      responseToken: string;
+      /** As the caller gave it, or sealed under the verification's data key. */
+      responseToken: string | Sealed;
     }): Promise<NormalisedSessionState> {
       return await classified(async () => {
         const resultsAccessKey = await deps.vault.accessKey(args.sessionId);
+        const responseToken = isSealed(args.responseToken)
+          ? await deps.dataKeys.open(args.responseToken)
+          : args.responseToken;
+        if (typeof responseToken !== 'string' || responseToken.length === 0)
+          throw ApplicationFailure.nonRetryable('the sealed responseToken is not a token', 'InvalidArgument');
         const options = { signal: signal() };
         const submit = () =>
           deps.identity.sessions.submitNativeChallengeResponse(
-            { sessionId: args.sessionId, resultsAccessKey, responseToken: args.responseToken },
+            { sessionId: args.sessionId, resultsAccessKey, responseToken },
             options,
           );
         // A first submission's refusal is the caller's when the session cannot be checked; a

@@ -137,11 +137,20 @@ export class VerificationHandle {
     return await this.#whileRunning(() => this.workflow.executeUpdate(refreshStepUpdate));
   }
 
-  /** Submits the device's answer to a native challenge. */
+  /**
+   * Submits the device's answer to a native challenge, sealed under the verification's data key
+   * (the device's answer may carry the person's credential): the update's argument and the
+   * activity's input in history are then unreadable once the redaction destroys the key. A
+   * verification of release 1.0.0 (its progress does not say `takesSealedTokens`) takes it as it is.
+   */
   async submitNativeChallenge(responseToken: string): Promise<VerificationProgress> {
-    return await this.#whileRunning(() =>
-      this.workflow.executeUpdate(submitNativeChallengeUpdate, { args: [responseToken] }),
-    );
+    return await this.#whileRunning(async () => {
+      const { dataKeyId, takesSealedTokens } = await this.workflow.query(progressQuery);
+      // No token at all is refused by the workflow as it comes: there is nothing to seal.
+      const sealing = takesSealedTokens && typeof responseToken === 'string' && responseToken.length > 0;
+      const token = sealing ? await this.dataKeys.seal(dataKeyId, responseToken) : responseToken;
+      return await this.workflow.executeUpdate(submitNativeChallengeUpdate, { args: [token] });
+    });
   }
 
   /** Tells the workflow the user came back through the redirect, so it checks at once. */

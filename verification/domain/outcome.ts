@@ -93,6 +93,12 @@ export interface VerificationProgress {
    * sweep when an orphan may exist.
    */
   creationClose?: string;
+  /**
+   * Set by verifications that take a native challenge's token sealed under their data key
+   * (releases after 1.0.0): `VerificationHandle.submitNativeChallenge` then seals it, so no
+   * history holds it readable once the redaction destroys the key.
+   */
+  takesSealedTokens?: true;
   /** Set once the verification has ended: this is what its record tells (no step, no call counts). */
   fromRecord?: true;
 }

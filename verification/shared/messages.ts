@@ -1,4 +1,5 @@
 import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
+import type { Sealed } from '../../codec/sealed';
 import type { RecordedEnding } from '../../stores/verification-records';
 import { type NextStep, type VerificationProgress, type VerificationStatus } from '../domain/outcome';
 
@@ -21,10 +22,16 @@ export const nextStepUpdate = defineUpdate<NextStepAnswer>('nextStep');
 export const progressQuery = defineQuery<VerificationProgress>('progress');
 /** Update: refresh the step's content now (for refreshable steps). */
 export const refreshStepUpdate = defineUpdate<NextStep>('refreshStep');
-/** Update: hand the device's answer to a native challenge to the service. */
-export const submitNativeChallengeUpdate = defineUpdate<VerificationProgress, [responseToken: string]>(
-  'submitNativeChallenge',
-);
+/**
+ * Update: hand the device's answer to a native challenge to the service: the token, or sealed
+ * under the verification's data key (its progress says `takesSealedTokens`), as
+ * `VerificationHandle` sends it, so that history holds it readable by no one once the
+ * redaction destroys the key (the token as it is stays readable there to the payload keys).
+ */
+export const submitNativeChallengeUpdate = defineUpdate<
+  VerificationProgress,
+  [responseToken: string | Sealed]
+>('submitNativeChallenge');
 /** Signal: the user came back through the redirect: check the session now. */
 export const redirectCapturedSignal = defineSignal('redirectCaptured');
 /** Update: cancel the verification (and the session at the service). */

@@ -1,4 +1,5 @@
 import { ApplicationFailure, condition, setHandler } from '@temporalio/workflow';
+import { isSealed } from '../../codec/sealed';
 import { sessionCalls } from './activity-proxies';
 import { verificationFailureTypes } from '../shared/failure-types';
 import {
@@ -88,7 +89,11 @@ export function registerHandlers(state: SessionState): void {
     },
     {
       validator: (responseToken) => {
-        if (typeof responseToken !== 'string' || responseToken.length === 0)
+        if (isSealed(responseToken)) {
+          // Sealed under another key, it would outlive the redaction readable.
+          if (responseToken.keyId !== state.progress.dataKeyId)
+            throw invalidArgument("responseToken must be sealed under the verification's data key");
+        } else if (typeof responseToken !== 'string' || responseToken.length === 0)
           throw invalidArgument('responseToken is required');
         requireRunning(state);
         if (state.progress.nextStep?.method !== 'PerformNativeChallenge') {

@@ -72,6 +72,7 @@ export class SessionState {
       this.#lastRefreshAtMs = carried.lastRefreshAtMs;
       this.#refreshRetryAtMs = carried.refreshRetryAtMs;
       this.#progress.dataKeyId = input.dataKeyId;
+      this.#progress.takesSealedTokens = true;
       return;
     }
     const at = new Date(now).toISOString();
@@ -88,6 +89,7 @@ export class SessionState {
       deadline: new Date(deadline).toISOString(),
       apiCalls: {},
       orphanSweep: false,
+      takesSealedTokens: true,
     };
   }
 

@@ -10,7 +10,7 @@ const run = promisify(execFile);
 const projectRoot = resolve(__dirname, '..', '..');
 
 /** The commit of each release whose workflows running verifications may still be pinned to. */
-export const releaseCommits = { '1.0.0': 'dc15360' } as const;
+export const releaseCommits = { '1.0.0': 'dc15360508bb2713018fe65f28cc5e776db8f81e' } as const;
 
 /**
  * The workflow bundle of a release, built from the repository's history (its `package/workflows.ts`
@@ -22,10 +22,15 @@ export async function releaseWorkflowBundle(release: keyof typeof releaseCommits
     const commit = releaseCommits[release];
     // Any owner's clone (CI may run as root in another's); a shallow one lacks the release.
     const git = ['-c', 'safe.directory=*', '-C', projectRoot];
-    await run('git', [...git, 'cat-file', '-e', `${commit}^{commit}`]).catch(() => {
-      throw new Error(`the repository's history lacks release ${release} (commit ${commit}): clone it whole`);
-    });
-    await run('/bin/sh', ['-c', 'git "$@" | tar -x -C "$0"', dir, ...git, 'archive', commit]);
+    const archive = join(dir, 'release.tar');
+    await run('git', [...git, 'archive', '-o', archive, commit]).catch(
+      (error: Error & { stderr?: string }) => {
+        throw new Error(
+          `cannot read release ${release} (commit ${commit}) from the repository's history (a shallow clone lacks it): ${error.stderr ?? error.message}`,
+        );
+      },
+    );
+    await run('tar', ['-x', '-f', archive, '-C', dir]);
     await symlink(join(projectRoot, 'node_modules'), join(dir, 'node_modules'));
     const bundle = await bundleWorkflowCode({
       workflowsPath: join(dir, 'package', 'workflows.ts'),

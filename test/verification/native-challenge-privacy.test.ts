@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { NativeConnection } from '@temporalio/worker';
 import { AesGcmPayloadCodec } from '../../codec/aes-gcm-codec';
+import { VerificationEndedError } from '../../verification/client/verification-handle';
 import { createVerificationWorker } from '../../workers/verification-worker';
 import { harnessEncryptionKeys, harnessEnv, harnessValue } from '../harness/env';
 import { payloadsIn, sealedInHistory } from '../harness/history-payloads';
@@ -36,6 +37,15 @@ describe('the native challenge token in history', () => {
     const sealed = await sealedInHistory(stack().client, handle.workflowId, harnessEncryptionKeys());
     // The update's argument and the activity's input.
     expect(sealed.filter((value) => value.keyId === nextStep.dataKeyId).length).toBeGreaterThanOrEqual(2);
+  }, 60_000);
+
+  it('is refused, as to any ended verification, once the verification has ended and its key is gone', async () => {
+    const { handle } = await stack().idv.startVerification(nativeChallenge());
+    await handle.submitNativeChallenge('device-response');
+    await expect(handle.result()).resolves.toMatchObject({ status: 'succeeded' });
+    await stack().idv.redactVerification(handle.reference);
+    // The device's answer sent again (a browser's retry): nothing to seal it under, nothing to do.
+    await expect(handle.submitNativeChallenge('device-response')).rejects.toThrow(VerificationEndedError);
   }, 60_000);
 
   it('is refused sealed under another key, before it reaches history', async () => {

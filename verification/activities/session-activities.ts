@@ -8,6 +8,7 @@ import { mayHaveOrphans } from './create-attempts';
 import { cancelUnlessDone, type EndingCallState, unlessDone } from './end-session';
 import { type VerificationDeps } from './deps';
 import { classified } from './failures';
+import { verificationFailureTypes } from '../shared/failure-types';
 import { stateOf, stepView } from './wire-views';
 
 /** The failure type of a create answered after its verification closed creation. */
@@ -181,7 +182,10 @@ export function sessionActivities(deps: VerificationDeps) {
           ? await deps.dataKeys.open(args.responseToken)
           : args.responseToken;
         if (typeof responseToken !== 'string' || responseToken.length === 0)
-          throw ApplicationFailure.nonRetryable('the sealed responseToken is not a token', 'InvalidArgument');
+          throw ApplicationFailure.nonRetryable(
+            'the sealed responseToken is not a token',
+            verificationFailureTypes.invalidArgument,
+          );
         const options = { signal: signal() };
         const submit = () =>
           deps.identity.sessions.submitNativeChallengeResponse(

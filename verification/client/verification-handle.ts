@@ -142,9 +142,13 @@ export class VerificationHandle {
    * (the device's answer may carry the person's credential): the update's argument and the
    * activity's input in history are then unreadable once the redaction destroys the key. A
    * verification of release 1.0.0 (its progress does not say `takesSealedTokens`) takes it as it is.
+   * Sealing needs the store and the deployment's keyring, as reading the results does.
    */
   async submitNativeChallenge(responseToken: string): Promise<VerificationProgress> {
     return await this.#whileRunning(async () => {
+      // An ended verification is told from Temporal, not asked by a query (no worker need answer).
+      const { status } = await this.workflow.describe();
+      if (status.name !== 'RUNNING') throw this.#endedError();
       const { dataKeyId, takesSealedTokens } = await this.workflow.query(progressQuery);
       // No token at all is refused by the workflow as it comes: there is nothing to seal.
       const sealing = takesSealedTokens && typeof responseToken === 'string' && responseToken.length > 0;
@@ -231,16 +235,21 @@ export class VerificationHandle {
     try {
       return await send();
     } catch (error) {
-      if (await this.#ended(error)) {
-        throw new VerificationEndedError(`verification ${this.reference} has already ended`, {
-          cause: error,
-        });
-      }
+      if (await this.#ended(error)) throw this.#endedError(error);
       throw error;
     }
   }
 
+  #endedError(cause?: unknown): VerificationEndedError {
+    return new VerificationEndedError(
+      `verification ${this.reference} has already ended`,
+      cause === undefined ? undefined : { cause },
+    );
+  }
+
   async #ended(error: unknown): Promise<boolean> {
+    // Its data key is destroyed only by its redaction, once it has ended.
+    if (error instanceof DataKeyDestroyedError) return true;
     if (
       error instanceof WorkflowUpdateFailedError &&
       error.cause instanceof ApplicationFailure &&

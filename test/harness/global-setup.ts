@@ -6,6 +6,7 @@ import { failureConverterPath } from '../../codec/data-converter';
 import { newEncryptionKeyEntry } from '../../codec/encryption-keys';
 import { type DevServer, startDevServer } from '../../workers/dev/temporal-dev-server';
 import { harnessEnv } from './env';
+import { quietBundleLogger } from './release-bundle';
 import { type PostgresServer, startPostgresServer } from './postgres';
 
 declare global {
@@ -26,7 +27,7 @@ export default async function globalSetup(): Promise<void> {
   const bundling = bundleWorkflowCode({
     workflowsPath: require.resolve('./workflows'),
     failureConverterPath,
-    logger: { log() {}, trace() {}, debug() {}, info() {}, warn() {}, error: console.error },
+    logger: quietBundleLogger,
   });
   let started: [DevServer, Awaited<typeof bundling>, PostgresServer];
   try {

@@ -9,6 +9,16 @@ import { failureConverterPath } from '../../codec/data-converter';
 const run = promisify(execFile);
 const projectRoot = resolve(__dirname, '..', '..');
 
+/** The bundler's logger for tests: errors only. */
+export const quietBundleLogger = {
+  log() {},
+  trace() {},
+  debug() {},
+  info() {},
+  warn() {},
+  error: console.error,
+};
+
 /** The commit of each release whose workflows running verifications may still be pinned to. */
 export const releaseCommits = { '1.0.0': 'dc15360508bb2713018fe65f28cc5e776db8f81e' } as const;
 
@@ -35,7 +45,7 @@ export async function releaseWorkflowBundle(release: keyof typeof releaseCommits
     const bundle = await bundleWorkflowCode({
       workflowsPath: join(dir, 'package', 'workflows.ts'),
       failureConverterPath,
-      logger: { log() {}, trace() {}, debug() {}, info() {}, warn() {}, error: console.error },
+      logger: quietBundleLogger,
     });
     return bundle.code;
   } finally {

@@ -3,6 +3,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client, Connection } from '@temporalio/client';
+import { quietBundleLogger } from '../harness/release-bundle';
 import { bundleWorkflowCode, NativeConnection, type Worker } from '@temporalio/worker';
 import { AgentClients } from '../../api/agent/agent-clients';
 import { createIdentityClient, type IdentityClient } from '../../api/identity/identity-client';
@@ -147,7 +148,7 @@ describe('an upgrade through Worker Versioning', () => {
     const bundleB = await bundleWorkflowCode({
       workflowsPath: require.resolve('../fixtures/build-b-workflows'),
       failureConverterPath,
-      logger: { log() {}, trace() {}, debug() {}, info() {}, warn() {}, error: console.error },
+      logger: quietBundleLogger,
     });
     const bundlePath = join(dataDir, 'build-b.js');
     await writeFile(bundlePath, bundleB.code);

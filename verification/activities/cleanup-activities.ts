@@ -66,8 +66,18 @@ export function cleanupActivities(deps: VerificationDeps) {
       throw error;
     }
   };
-  const recordEnding = async ({ reference, ...ending }: EndingToRecord): Promise<void> => {
-    await deps.records.ended(reference, ending);
+  /** Closes a verification's creation and records its ending, when given; answers the sessions marked orphans. */
+  const closeAndRecord = async (close: {
+    workflowId: string;
+    keptSessionId?: string;
+    ending?: EndingToRecord;
+  }): Promise<string[]> => {
+    const marked = await deps.vault.closeCreation(close.workflowId, close.keptSessionId);
+    if (close.ending) {
+      const { reference, ...ending } = close.ending;
+      await deps.records.ended(reference, ending);
+    }
+    return marked;
   };
   /** Ends an orphan if live and redacts it, whatever the ending does; its mark goes once both are done. */
   const sweepOne = async (sessionId: string, result: OrphanLook, done: boolean): Promise<void> => {
@@ -105,10 +115,7 @@ export function cleanupActivities(deps: VerificationDeps) {
       open: false,
       failures: 0,
     };
-    for (const close of args.toClose ?? []) {
-      await deps.vault.closeCreation(close.workflowId, close.keptSessionId);
-      if (close.ending) await recordEnding(close.ending);
-    }
+    for (const close of args.toClose ?? []) await closeAndRecord(close);
     const nowMs = Date.now();
     const plan = planSweep(await deps.vault.createAttempts(profileId), nowMs, orphanSettings.horizonMs);
     // Orphans the listing showed finished: nothing to end, only to redact.
@@ -223,8 +230,7 @@ export function cleanupActivities(deps: VerificationDeps) {
     }): Promise<ClosedCreation> {
       const workflowId =
         args.workflowId ?? Context.current().info.workflowExecution?.workflowId ?? 'standalone';
-      const marked = await deps.vault.closeCreation(workflowId, args.keptSessionId);
-      if (args.ending) await recordEnding(args.ending);
+      const marked = await closeAndRecord({ ...args, workflowId });
       const attempts = await deps.vault.createAttempts(args.verificationProfileId, workflowId);
       // A session claimed but not kept is marked an orphan already: the sweep takes it by its mark.
       await deps.vault.forgetCreateAttempts(

@@ -64,6 +64,12 @@ export const creation = proxyActivities<VerificationActivities>({
   retry,
 });
 
+/** The orphan sweep's schedule, from the worker's settings (no service call): the sweep's and a creation close's. */
+export const orphanSchedule = proxyActivities<VerificationActivities>({
+  startToCloseTimeout: '30 seconds',
+  scheduleToCloseTimeout: '10 minutes',
+});
+
 /**
  * Closing a verification's creation, in its clean-up: a minute of retries, then a workflow of its
  * own is handed the close (the store is away), so the clean-up never waits on the store for long.

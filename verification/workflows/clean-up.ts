@@ -46,7 +46,7 @@ export async function askSweepFor(
 /**
  * Closes the verification's creation: from now on, any session created for it (an attempt whose
  * answer is still to come) is an orphan. When one may exist, the profile's sweep is asked; when
- * the store is away, the sweep is handed the close.
+ * the store is away, a workflow of its own is handed the close (`creationClose`).
  */
 async function closeCreation(
   input: VerificationInput,
@@ -62,8 +62,7 @@ async function closeCreation(
   try {
     const { sweepNeeded } = await creationCalls.closeCreation({
       verificationProfileId: input.verificationProfileId,
-      ...(state.sessionId ? { keptSessionId: state.sessionId } : {}),
-      ending,
+      ...close,
     });
     if (sweepNeeded) await askSweepFor(input, state);
   } catch (error) {

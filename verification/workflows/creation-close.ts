@@ -10,12 +10,8 @@ import {
   type CreationCloseReport,
   verificationVersioning,
 } from '../shared/workflows';
+import { orphanSchedule } from './activity-proxies';
 import { askForOrphanSweep } from './orphan-hand-offs';
-
-const { orphanSweepSchedule } = proxyActivities<VerificationActivities>({
-  startToCloseTimeout: '30 seconds',
-  scheduleToCloseTimeout: '10 minutes',
-});
 
 /**
  * Closes the creation of a verification whose clean-up could not (the store was away), once the
@@ -40,7 +36,7 @@ export async function creationClose(args: CreationCloseArgs): Promise<CreationCl
   };
   let giveUpAfterMs: number;
   try {
-    ({ giveUpAfterMs } = await orphanSweepSchedule());
+    ({ giveUpAfterMs } = await orphanSchedule.orphanSweepSchedule());
   } catch (error) {
     if (isCancellation(error)) throw error;
     throw giveUp('reading its schedule', describeFailure(error));
@@ -53,12 +49,7 @@ export async function creationClose(args: CreationCloseArgs): Promise<CreationCl
   });
   let sweepNeeded: boolean;
   try {
-    ({ sweepNeeded } = await closeCreation({
-      verificationProfileId,
-      workflowId: close.workflowId,
-      ...(close.keptSessionId ? { keptSessionId: close.keptSessionId } : {}),
-      ...(close.ending ? { ending: close.ending } : {}),
-    }));
+    ({ sweepNeeded } = await closeCreation({ verificationProfileId, ...close }));
   } catch (error) {
     if (isCancellation(error)) throw error;
     throw giveUp('closing a creation', describeFailure(error));

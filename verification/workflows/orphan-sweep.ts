@@ -16,17 +16,13 @@ import type { CreationToClose } from '../shared/messages';
 import type { OrphanSchedule } from '../activities/orphan-settings';
 import { describeFailure } from '../../common/bounded-step';
 import { countGiveUp, gaveUp } from '../../common/maintenance';
+import { orphanSchedule } from './activity-proxies';
 import { startCreationClose } from './orphan-hand-offs';
 import { markdownLines } from '../../common/user-metadata';
 import { lookForOrphansSignal } from '../shared/messages';
 import { type OrphanSweepInput, type OrphanSweepSummary } from '../shared/workflows';
 import { verificationVersioning } from '../shared/workflows';
 import { setWorkflowOptions } from '@temporalio/workflow';
-
-const { orphanSweepSchedule } = proxyActivities<VerificationActivities>({
-  startToCloseTimeout: '30 seconds',
-  scheduleToCloseTimeout: '10 minutes',
-});
 
 /** Events after which the sweep continues as new (each look writes a handful). */
 const MAX_HISTORY_EVENTS = 2_000;
@@ -88,7 +84,7 @@ export async function orphanSweep(input: OrphanSweepInput): Promise<OrphanSweepS
   };
   let schedule: OrphanSchedule;
   try {
-    schedule = await orphanSweepSchedule();
+    schedule = await orphanSchedule.orphanSweepSchedule();
   } catch (error) {
     if (isCancellation(error)) throw error;
     throw giveUp('reading its schedule', describeFailure(error));
@@ -139,10 +135,13 @@ export async function orphanSweep(input: OrphanSweepInput): Promise<OrphanSweepS
     if (look) {
       coveredToMs = look.coveredToMs;
       swept += look.redacted.length;
-      if (!look.open && !lookRequested && toClose.length === 0) await condition(allHandlersFinished);
       if (!look.open && !lookRequested && toClose.length === 0) {
-        show(`**done**: ${swept} orphans swept, nothing left to look for`);
-        return { verificationProfileId, swept };
+        // A close being handed on by a handler is handed on before the sweep ends.
+        await condition(allHandlersFinished);
+        if (!lookRequested && toClose.length === 0) {
+          show(`**done**: ${swept} orphans swept, nothing left to look for`);
+          return { verificationProfileId, swept };
+        }
       }
       // Orphans found: they come in bursts, so look again soon; else more rarely.
       waitMs =

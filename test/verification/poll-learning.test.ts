@@ -138,6 +138,26 @@ describe('what polls learn of completion times', () => {
     expect(store.totals.get('p')?.events[binOf(20_000)]).toBe(MIN_COMPLETIONS);
   });
 
+  it('runs a sync that fell due while another was under way once that one ends', async () => {
+    const store = new MemoryCompletionTimes();
+    let answer: () => void = () => undefined;
+    const held = new Promise<void>((resolve) => (answer = resolve));
+    const slow: CompletionTimesStore = {
+      add: (counts) => store.add(counts),
+      read: async () => (await held, store.read()),
+    };
+    const learning = new PollLearning({ store: slow, syncEveryMs: 1_000, now: clock });
+    learning.running('x', 'p', 0, 0); // its sync's read is slow to answer
+    pollAll(learning, MIN_COMPLETIONS);
+    now += 1_000;
+    // The last observation for a while, made while the first sync still waits on the store.
+    learning.running('y', 'p', 0, 0);
+    answer();
+    await flush();
+    await flush();
+    expect(store.totals.get('p')?.events[binOf(20_000)]).toBe(MIN_COMPLETIONS);
+  });
+
   it('gives up on a store that does not answer, says so, and syncs again later', async () => {
     jest.useFakeTimers();
     try {

@@ -62,6 +62,8 @@ export class PollLearning {
   readonly #now: () => number;
   #syncedAt = Number.NEGATIVE_INFINITY;
   #syncing = false;
+  /** A sync fell due while one was under way: it runs when that one ends, not at the next poll, which may be long in coming. */
+  #dueMeanwhile = false;
   #warned = false;
 
   constructor(options: PollLearningOptions) {
@@ -117,12 +119,19 @@ export class PollLearning {
 
   /** Forgets stale series and syncs with the store when due (in the background, one at a time). */
   #tend(now: number): void {
-    if (this.#syncing || now - this.#syncedAt < this.#syncEveryMs) return;
+    if (now - this.#syncedAt < this.#syncEveryMs) return;
+    if (this.#syncing) {
+      this.#dueMeanwhile = true;
+      return;
+    }
     this.#syncing = true;
     this.#syncedAt = now;
     for (const [series, seen] of this.#seen) if (now - seen.at > FORGET_AFTER_MS) this.#seen.delete(series);
     void this.#sync().finally(() => {
       this.#syncing = false;
+      if (!this.#dueMeanwhile) return;
+      this.#dueMeanwhile = false;
+      this.#tend(this.#now());
     });
   }
 

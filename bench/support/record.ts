@@ -3,7 +3,7 @@ import { join } from 'node:path';
 
 const file = join(__dirname, '..', '..', 'docs', 'benchmarks.md');
 const header =
-  '# Benchmarks\n\nFigures written by `npm run bench` (every section in turn) or `npm run bench:<name>` (one section) on the project machine (2 cores, 24 GiB). Each section is replaced when its benchmark runs again and says its own command, date and machine.\n';
+  '# Benchmarks\n\nFigures written by `npm run bench:<name>` (one section each), `npm run chaos`, and `npm run bench` (http, emulator, sessions, attachments, receiver, scale and instant in turn) on the project machine (2 cores, 24 GiB). Each section is replaced when its benchmark runs again and says its own command, date and machine.\n';
 
 /** Replaces (or appends) the section `id` of docs/benchmarks.md with `markdown`. */
 export function recordSection(id: string, markdown: string): void {

@@ -14,6 +14,8 @@ import { runBench } from '../support/run-bench';
 import { cell, round } from '../support/stats';
 import { runOpenVerifications } from './open-verifications';
 import { startScaleStack } from './stack';
+import { freePort } from '../../workers/dev/free-port';
+import { request } from 'undici';
 
 const numberFrom = (name: string, fallback: number) => Number(process.env[name] ?? fallback);
 const OPEN = numberFrom('BENCH_OPEN', 10_000);
@@ -42,20 +44,29 @@ async function main(): Promise<void> {
       const taskQueue = `bench-footprint-${i}`;
       log(`${variant.name}: ${OPEN} open verifications, budget ${RATE} calls/s`);
       const emulator = await stack.emulator(20 + i);
-      const worker = await stack.worker({ taskQueue, emulator, apiRate: RATE, env: variant.env });
+      // Its Prometheus endpoint counts the poll activity's attempts: a poll that found no turn
+      // under the budget is an attempt (an activity task) without a call.
+      const metricsPort = await freePort();
+      const worker = await stack.worker({
+        taskQueue,
+        emulator,
+        apiRate: RATE,
+        env: { IDV_METRICS_PORT: String(metricsPort), ...variant.env },
+      });
       const open = await runOpenVerifications({
         idv: stack.idv(taskQueue),
         client: stack.client,
         taskQueue,
         emulator,
         workerPid: worker.pid,
+        pollAttempts: () => pollAttempts(metricsPort),
         count: OPEN,
         idleSeconds: IDLE_SECONDS,
       });
       await worker.stop();
       const startsPerSecond = open.count / open.startSeconds;
       rows.push(
-        `| ${variant.name === 'default' ? `default (\`IDV_WORKFLOW_CACHE=${DEFAULT_WORKFLOW_CACHE}\`)` : `\`${variant.name}\``} | ${open.count} | ${cell(open.rssMiB)} | ${cell(open.peakRssMiB)} | ${cell(open.idleCpuPercent)} | ${cell(open.idleCpuMsPerCall)} | ${cell(open.idleCallsPerMinute)} | ${cell(startsPerSecond)} | ${cell((startsPerSecond / RATE) * 100)} | ${open.busiestSecond} | ${cell(open.drainSeconds)} | ${open.succeeded}/${open.sampled} |`,
+        `| ${variant.name === 'default' ? `default (\`IDV_WORKFLOW_CACHE=${DEFAULT_WORKFLOW_CACHE}\`)` : `\`${variant.name}\``} | ${open.count} | ${cell(open.rssMiB)} | ${cell(open.peakRssMiB)} | ${cell(open.idleCpuPercent)} | ${cell(open.idleCpuMsPerCall)} | ${cell(open.idlePollAttemptsPerCall)} | ${cell(open.idleCallsPerMinute)} | ${cell(startsPerSecond)} | ${cell((startsPerSecond / RATE) * 100)} | ${open.busiestSecond} | ${cell(open.drainSeconds)} | ${open.succeeded}/${open.sampled} |`,
       );
       log(rows.at(-1) ?? '');
     }
@@ -65,14 +76,28 @@ async function main(): Promise<void> {
   const markdown = [
     '## npm run bench:footprint: open verifications on one worker',
     '',
-    `Run: \`npm run bench:footprint\`, ${new Date().toISOString().slice(0, 10)}, Node ${process.version}, ${cpus().length} cores, ${round(totalmem() / 2 ** 30, 0)} GiB. For each worker setting, one \`idv worker\` (\`IDV_API_RATE=${RATE}\`, measured from /proc) and a fresh emulator: ${OPEN} verifications started 100 at a time whose users never finish on their own; 20 s after the last start, ${IDLE_SECONDS} s idle are measured (nearly every call then is a poll); then every user finishes at once and the drain is the time until none runs. Outcomes are checked on a sample.`,
+    `Run: \`npm run bench:footprint\`, ${new Date().toISOString().slice(0, 10)}, Node ${process.version}, ${cpus().length} cores, ${round(totalmem() / 2 ** 30, 0)} GiB. For each worker setting, one \`idv worker\` (\`IDV_API_RATE=${RATE}\`, measured from /proc) and a fresh emulator: ${OPEN} verifications started 100 at a time whose users never finish on their own; 20 s after the last start, ${IDLE_SECONDS} s idle are measured (nearly every call then is a poll; the poll activity's attempts are counted by the worker's Prometheus endpoint, \`temporal_activity_execution_latency_count\`, and an attempt without a call is a poll that found no turn under the budget); then every user finishes at once and the drain is the time until none runs. Outcomes are checked on a sample.`,
     '',
-    '| worker setting | open | RSS MiB (idle) | peak RSS MiB | idle CPU % of one core | CPU ms per call (idle) | calls/min (idle) | starts/s | starts, % of budget | busiest second (calls) | drain s | sample succeeded |',
-    '|---|---|---|---|---|---|---|---|---|---|---|---|',
+    '| worker setting | open | RSS MiB (idle) | peak RSS MiB | idle CPU % of one core | CPU ms per call (idle) | poll attempts per call (idle) | calls/min (idle) | starts/s | starts, % of budget | busiest second (calls) | drain s | sample succeeded |',
+    '|---|---|---|---|---|---|---|---|---|---|---|---|---|',
     ...rows,
   ].join('\n');
   recordSection('footprint', markdown);
   process.stdout.write(`${markdown}\n`);
+}
+
+/** The attempts of the poll activity the worker at `port` has run (its Prometheus endpoint). */
+async function pollAttempts(port: number): Promise<number> {
+  const response = await request(`http://127.0.0.1:${port}/metrics`);
+  const text = await response.body.text();
+  let total = 0;
+  for (const line of text.split('\n'))
+    if (
+      line.startsWith('temporal_activity_execution_latency_count{') &&
+      line.includes('activity_type="pollSession"')
+    )
+      total += Number(line.slice(line.lastIndexOf(' ') + 1));
+  return total;
 }
 
 runBench('bench/footprint', main);

@@ -18,6 +18,8 @@ export interface OpenRun {
   idleCallsPerMinute: number;
   /** The worker's CPU while idle over the calls it made meanwhile (nearly all polls). */
   idleCpuMsPerCall: number;
+  /** The poll activity's attempts while idle over the calls made meanwhile (NaN when not counted). */
+  idlePollAttemptsPerCall: number;
   drainSeconds: number;
   busiestSecond: number;
   succeeded: number;
@@ -46,6 +48,8 @@ export async function runOpenVerifications(options: {
   taskQueue: string;
   emulator: BenchEmulator;
   workerPid: number;
+  /** The poll activity's attempts the worker has run so far, when it can tell. */
+  pollAttempts?: () => Promise<number>;
   count: number;
   idleSeconds: number;
 }): Promise<OpenRun> {
@@ -84,9 +88,20 @@ export async function runOpenVerifications(options: {
   const startSeconds = (Date.now() - stamp) / 1000;
   // Settle (the last starts' first polls), then the idle window.
   await sleep(20_000);
-  const before = { usage: processUsage(workerPid), calls: await totalCalls(emulator), at: Date.now() };
+  const attempts = async () => (options.pollAttempts ? await options.pollAttempts() : Number.NaN);
+  const before = {
+    usage: processUsage(workerPid),
+    calls: await totalCalls(emulator),
+    attempts: await attempts(),
+    at: Date.now(),
+  };
   await sleep(options.idleSeconds * 1000);
-  const after = { usage: processUsage(workerPid), calls: await totalCalls(emulator), at: Date.now() };
+  const after = {
+    usage: processUsage(workerPid),
+    calls: await totalCalls(emulator),
+    attempts: await attempts(),
+    at: Date.now(),
+  };
   const idleSeconds = (after.at - before.at) / 1000;
   const drainStart = Date.now();
   await inLanes(started.length, 100, async (i) => {
@@ -110,6 +125,7 @@ export async function runOpenVerifications(options: {
     idleCallsPerMinute: ((after.calls - before.calls) / idleSeconds) * 60,
     idleCpuMsPerCall:
       ((after.usage.cpuSeconds - before.usage.cpuSeconds) * 1000) / (after.calls - before.calls),
+    idlePollAttemptsPerCall: (after.attempts - before.attempts) / (after.calls - before.calls),
     drainSeconds,
     busiestSecond: Number(counters.busiestSecond),
     succeeded: outcomes.filter((outcome) => outcome.status === 'succeeded').length,

@@ -29,9 +29,13 @@ export interface DataKeyStore {
 
 const KEY_ID = /^[A-Za-z0-9._:-]{1,200}$/;
 
-/** Refuses a key id that could not be a file name or is unbounded. */
+/** Whether `keyId` could be a data key's id: a bounded string that could be a file name. */
+export function isKeyId(keyId: unknown): keyId is string {
+  return typeof keyId === 'string' && KEY_ID.test(keyId) && !keyId.startsWith('.');
+}
+
+/** Refuses a key id that could not be a file name or is unbounded (see {@link isKeyId}). */
 export function checkKeyId(keyId: string): string {
-  if (typeof keyId !== 'string' || !KEY_ID.test(keyId) || keyId.startsWith('.'))
-    throw new Error(`not a data key id: ${String(JSON.stringify(keyId)).slice(0, 80)}`);
+  if (!isKeyId(keyId)) throw new Error(`not a data key id: ${String(JSON.stringify(keyId)).slice(0, 80)}`);
   return keyId;
 }

@@ -4,6 +4,7 @@ import {
   WorkflowUpdateFailedError,
 } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
+import { DataKeyDestroyedError } from '../../codec/data-keys';
 import {
   InvalidVerificationRequestError,
   parseVerificationRequest,
@@ -57,6 +58,8 @@ describe('verification input bounds', () => {
     expect(currentDetails).toMatch(
       /^\*\*starting\*\*: refused: the input breaks its bounds; nothing was created/,
     );
+    // The key sealed the input's providerInput, kept in this history: nothing will use it now.
+    await expect(stack().dataKeys.seal(input.dataKeyId, 'x')).rejects.toBeInstanceOf(DataKeyDestroyedError);
   }, 30_000);
 
   it('says the input could not be checked when the check cannot run, not that it breaks its bounds', async () => {
@@ -64,6 +67,7 @@ describe('verification input bounds', () => {
     // A worker whose check fails every attempt (a fault, not a rule the input breaks).
     const activities = {
       checkVerificationInput: () => Promise.reject(new Error('the check itself failed')),
+      destroyDataKey: async (keyId: string) => ({ destroyed: await stack().dataKeys.destroy(keyId) }),
     };
     await withWorker({ activities }, async ({ client, taskQueue }) => {
       const handle = await client.workflow.start(verificationSession, {
@@ -78,6 +82,7 @@ describe('verification input bounds', () => {
       expect(currentDetails).toMatch(
         /^\*\*starting\*\*: refused: the input could not be checked \([\w ]+\); nothing was created/,
       );
+      await expect(stack().dataKeys.seal(input.dataKeyId, 'x')).rejects.toBeInstanceOf(DataKeyDestroyedError);
     });
   }, 30_000);
 

@@ -1,4 +1,7 @@
 import { Context } from '@temporalio/activity';
+import { ApplicationFailure } from '@temporalio/common';
+import { isKeyId } from '../../stores/data-key-store';
+import { verificationFailureTypes } from '../shared/failure-types';
 import { NotFoundError } from '../../api/http/errors';
 import { type VerificationDeps } from './deps';
 import { redactionWorkflowId } from '../shared/ids';
@@ -213,6 +216,9 @@ export function cleanupActivities(deps: VerificationDeps) {
 
     /** Destroys a verification's data key (a verification without a session). Idempotent. */
     async destroyDataKey(dataKeyId: string): Promise<{ destroyed: boolean }> {
+      // A refused start's input may name no key at all: retrying cannot help.
+      if (!isKeyId(dataKeyId))
+        throw ApplicationFailure.nonRetryable('not a data key id', verificationFailureTypes.invalidArgument);
       return { destroyed: await deps.dataKeys.destroy(dataKeyId) };
     },
 

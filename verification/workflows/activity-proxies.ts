@@ -80,6 +80,16 @@ export const creationCalls = proxyActivities<VerificationActivities>({
   retry,
 });
 
+/**
+ * A refused start's data key, destroyed before the run fails: ten minutes of retries (the store
+ * away), then the failure says the key is left.
+ */
+export const refusedStartKey = proxyActivities<VerificationActivities>({
+  startToCloseTimeout: '20 seconds',
+  scheduleToCloseTimeout: '10 minutes',
+  retry,
+});
+
 /** Checks, refreshes, native challenge and cancel while the session runs or is being ended. */
 export const sessionCalls = proxyActivities<VerificationActivities>({
   startToCloseTimeout: '1 minute',

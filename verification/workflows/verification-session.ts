@@ -14,7 +14,7 @@ import {
 } from '@temporalio/workflow';
 import { type SealedVerificationOutcome, verificationErrorCodes } from '../domain/outcome';
 import type { VerificationInput } from '../domain/verification';
-import { INPUT_CHECKED_BY_ACTIVITY, inputChecks, results } from './activity-proxies';
+import { INPUT_CHECKED_BY_ACTIVITY, inputChecks, refusedStartKey, results } from './activity-proxies';
 import { awaitOutcome } from './await-outcome';
 import { askSweepFor, cleanUp } from './clean-up';
 import { createSession } from './create-session';
@@ -49,16 +49,15 @@ export async function verificationSession(
   registerHandlers(state);
   const { problems, why } = carried ? { problems: [], why: '' } : await checkInput(input);
   if (problems.length > 0) {
-    const failure = ApplicationFailure.create({
-      type: verificationFailureTypes.invalidInput,
-      message: `invalid verification input: ${problems.join('; ')}`,
-      nonRetryable: true,
-    });
+    const refusal = (message: string) =>
+      ApplicationFailure.create({ type: verificationFailureTypes.invalidInput, message, nonRetryable: true });
+    const failure = refusal(`invalid verification input: ${problems.join('; ')}`);
     // Nothing ran: the start's update answers with the refusal, a cancel at once, then the run fails.
     state.inputRefused(failure, why);
     state.beginClosing();
+    const keyLeft = await destroyRefusedKey(input);
     await condition(allHandlersFinished);
-    throw failure;
+    throw keyLeft ? refusal(`${failure.message}; ${keyLeft}`) : failure;
   }
   if (!carried) {
     upsertSearchAttributes([
@@ -106,6 +105,24 @@ async function checkInput(input: VerificationInput): Promise<{ problems: string[
       problems: [`could not be checked (${failed})`],
       why: `the input could not be checked (${failed})`,
     };
+  }
+}
+
+/**
+ * Destroys a refused start's data key: it sealed the input's providerInput, which this history
+ * keeps, and no run will use it (a start of the same reference is refused as ended). Not
+ * cancellable. Says why the key is left when it could not be destroyed.
+ */
+async function destroyRefusedKey(input: VerificationInput | undefined): Promise<string | undefined> {
+  const keyId: unknown = input?.dataKeyId;
+  if (typeof keyId !== 'string') return undefined;
+  try {
+    await CancellationScope.nonCancellable(() => refusedStartKey.destroyDataKey(keyId));
+    return undefined;
+  } catch (error) {
+    const failed = activityFailureType(error) ?? 'unknown failure';
+    log.warn("the refused start's data key could not be destroyed", { failureType: failed });
+    return `its data key ${keyId} could not be destroyed (${failed}): destroy it once the store answers`;
   }
 }
 

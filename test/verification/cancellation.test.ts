@@ -35,6 +35,24 @@ describe('cancellation and deadline, end to end', () => {
     expect((await handle.progress()).status).toBe('cancelled');
   }, 30_000);
 
+  it('a workflow cancelled after its user finished, before it learnt so, says its results were not fetched', async () => {
+    const { handle, nextStep } = await stack().idv.startVerification(
+      stack().request({ redactAfter: 0, polling: { initialMs: 60_000, maxMs: 60_000 } }),
+    );
+    await stack().control('POST', `/sessions/${nextStep.sessionId}/complete`);
+    await stack().client.workflow.getHandle(handle.workflowId).cancel();
+    // Not "succeeded" without the data asked for: the clean-up's cancel found the success, and no
+    // results are fetched after a cancel.
+    await expect(handle.result()).resolves.toMatchObject({
+      status: 'failed',
+      errorCode: 'ResultsUnavailable',
+      sessionId: nextStep.sessionId,
+    });
+    expect(await handle.progress()).toMatchObject({ status: 'failed', errorCode: 'ResultsUnavailable' });
+    await stack().client.workflow.getHandle(`idv-redact-${nextStep.sessionId}`).result();
+    expect(await sessionView(nextStep.sessionId)).toMatchObject({ redacted: { by: 'request' } });
+  }, 30_000);
+
   it('a workflow cancelled during creation is cancelled, not “session not created”', async () => {
     await stack().control('PUT', '/faults', { operation: 'CreateDirectProviderSession', errorRate: 1 });
     const request = stack().request({ redactAfter: 0 });

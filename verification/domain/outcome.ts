@@ -25,8 +25,9 @@ export interface AttachmentRef {
  * The error codes of our own in an outcome (beside the service's codes):
  * - `SessionNotFound`: the service answered 404 for the session, and again when read once more
  *   (a cancel was still sent: its 404, or its end of a session still there);
- * - `ResultsUnavailable`: the session succeeded but its results could not be fetched, or came
- *   without identity data (they are redacted all the same);
+ * - `ResultsUnavailable`: the session succeeded but its results could not be fetched, came
+ *   without identity data, or were never fetched because a cancel or a defect came first (they
+ *   are redacted all the same);
  * - `ServiceRefused`: the service refused for good (400, 401, 403, …) to create or read the session;
  * - `UnreadableAnswer`: the service answered something that cannot be read (a 200 of the wrong
  *   shape, an answer too large);

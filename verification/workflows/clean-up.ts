@@ -189,6 +189,7 @@ export async function cleanUp(
 ): Promise<void> {
   state.beginClosing();
   await endAtService(state, unfinished);
+  state.closingWithoutFetch(input.results !== 'none', Date.now());
   upsertSearchAttributes([{ key: IdvStatus, value: state.progress.status }]);
   recordVerificationEnd(state.progress);
   const redaction = redactionArgs(input, state);

@@ -377,6 +377,16 @@ export class SessionState {
     this.touch(now);
   }
 
+  /**
+   * The verification is closing: a success whose results were asked for but not fetched (a
+   * cancel or a defect came before the fetch, or the clean-up's cancel found the user had just
+   * finished) never has them, and says so as a fetch that failed would.
+   */
+  closingWithoutFetch(resultsWanted: boolean, now: number): void {
+    if (resultsWanted && this.#ending?.status === 'succeeded' && this.#identity === undefined)
+      this.resultsUnavailable(now);
+  }
+
   /** The outcome the workflow returns. */
   outcome(): SealedVerificationOutcome {
     const ending = this.#ending ?? { status: 'failed' as const };

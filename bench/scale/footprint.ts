@@ -51,7 +51,7 @@ async function main(): Promise<void> {
         taskQueue,
         emulator,
         apiRate: RATE,
-        env: { IDV_METRICS_PORT: String(metricsPort), ...variant.env },
+        env: { ...variant.env, IDV_METRICS_PORT: String(metricsPort) },
       });
       const open = await runOpenVerifications({
         idv: stack.idv(taskQueue),

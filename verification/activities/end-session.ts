@@ -42,11 +42,28 @@ export async function unlessDone(
   }
 }
 
-/** CancelSession, unless the session has finished: the one rule for "cancelling a finished session is fine". */
+/**
+ * A CancelSession answered 200 with its session still running: the service took the cancel but
+ * has not carried it out (yet), so the session is not ended. Retried as a failed call would be.
+ */
+export class CancelNotAppliedError extends Error {
+  override readonly name = 'CancelNotAppliedError';
+}
+
+/**
+ * CancelSession, unless the session has finished: the one rule for "cancelling a finished session
+ * is fine". Resolves only with a session that is done; one the answer says still runs throws
+ * {@link CancelNotAppliedError}.
+ */
 export async function cancelUnlessDone(
   sessions: SessionsApi,
   sessionId: string,
   options: CallOptions = {},
 ): Promise<EndingCallState> {
-  return await unlessDone(sessions, sessionId, () => sessions.cancel(sessionId, options), options);
+  const state = await unlessDone(sessions, sessionId, () => sessions.cancel(sessionId, options), options);
+  if (!state.done)
+    throw new CancelNotAppliedError(
+      'CancelSession answered with the session still running: the cancel is not carried out yet',
+    );
+  return state;
 }

@@ -1,60 +1,27 @@
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { ApplicationFailure } from '@temporalio/common';
 import { MockActivityEnvironment } from '@temporalio/testing';
-import { request } from 'undici';
+import { type EmulatorControl } from '../../emulator/control-client';
 import { createActivities } from '../../workers/activities';
-import { createIdentityClient, type IdentityClient } from '../../api/identity/identity-client';
-import { type Emulator, startEmulator } from '../../emulator/emulator';
 import { SESSION_RUNNING } from '../../verification/domain/polling';
 import { localActivityDeps } from '../harness/activity-deps';
 import { PollLearning } from '../../verification/activities/poll-learning';
 import { MIN_COMPLETIONS } from '../../verification/domain/inspection-curve';
 import { openLocalStore } from '../../stores/local/local-store';
 import { eventually } from '../harness/eventually';
+import { useActivityEmulator } from '../harness/activity-emulator';
 
 // A poll attempt waiting on a slow GetSession ends with the HTTP client's typed TimeoutError
 // (retried by Temporal as the next poll), within the attempt's own bound.
 describe('the polling activity: timeouts, refusals, learning', () => {
-  let emulator: Emulator;
-  let identity: IdentityClient;
-  let dataDir: string;
-  beforeAll(async () => {
-    emulator = await startEmulator({ seed: 23 });
-    // A headers timeout shorter than the service's latency below.
-    identity = createIdentityClient({
-      baseUrl: emulator.baseUrl,
-      apiKey: emulator.apiKeys[0] ?? '',
-      headersTimeoutMs: 4_500,
-    });
-    dataDir = await mkdtemp(join(tmpdir(), 'idv-poll-'));
-  });
-  afterAll(async () => {
-    await identity.close();
-    await emulator.close();
-    await rm(dataDir, { recursive: true, force: true });
-  });
-
-  const control = async (method: 'PUT' | 'POST' | 'DELETE', path: string, body?: unknown) => {
-    const response = await request(`${emulator.controlUrl}${path}`, {
-      method,
-      headers: { 'content-type': 'application/json' },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    });
-    await response.body.dump();
-  };
+  // A headers timeout shorter than the service's latency below.
+  const suite = useActivityEmulator({ seed: 23, headersTimeoutMs: 4_500 });
+  const control: EmulatorControl = (method, path, body) => suite().control(method, path, body);
 
   /** The activities, and a session that runs until told otherwise. */
   const runningSession = async () => {
+    const { dataDir, identity } = suite();
     const activities = createActivities(await localActivityDeps(dataDir, identity));
-    await control('PUT', '/script', { outcome: 'manual' });
-    const created = await identity.sessions.createDirectProviderSession({
-      verificationProfileId: emulator.verificationProfiles[0]?.id ?? '',
-      provider: 'yoti',
-      capabilities: ['DeeplinkToMobile', 'PollResult', 'RefreshStepContent'],
-    });
-    return { activities, created };
+    return { activities, created: { sessionId: await suite().runningSession() } };
   };
 
   it('fails a poll on a slow GetSession with TimeoutError, retried as the next poll', async () => {
@@ -105,6 +72,7 @@ describe('the polling activity: timeouts, refusals, learning', () => {
   });
 
   it("learns a provider's completion times from consecutive attempts of the poll activity", async () => {
+    const { dataDir, identity } = suite();
     const pollLearning = new PollLearning({ store: (await openLocalStore(dataDir)).completionTimes });
     const learning = createActivities(await localActivityDeps(dataDir, identity, { pollLearning }));
     const startedAtMs = Date.now() - 60_000;
@@ -143,6 +111,7 @@ describe('the polling activity: timeouts, refusals, learning', () => {
   });
 
   it('never pairs a poll with one of an earlier poll activity of the session (a redirect, a new run)', async () => {
+    const { dataDir, identity } = suite();
     const store = (await openLocalStore(dataDir)).completionTimes;
     let clock = 0;
     const pollLearning = new PollLearning({ store, syncEveryMs: 1_000, now: () => clock });

@@ -12,6 +12,7 @@ import {
 import { nextStepUpdate } from '../../verification/shared/messages';
 import { verificationSession } from '../../verification/workflows/verification-session';
 import { useVerificationStack } from '../harness/verification-stack';
+import { createActivities } from '../../workers/activities';
 import { withWorker } from '../harness/worker';
 
 // Durations are bounded where they enter, and the workflow refuses out-of-bounds input that
@@ -38,7 +39,8 @@ describe('verification input bounds', () => {
   });
 
   it('fails a workflow started with out-of-bounds input at once (never a stuck task)', async () => {
-    const input = { ...(await stack().prepare(stack().request())), timeout: 1e16 };
+    // Prepared as a business workflow does (its record names its key), then broken.
+    const input = { ...(await stack().idv.prepareInput(stack().request())), timeout: 1e16 };
     const error: unknown = await stack()
       .client.workflow.execute(verificationSession, {
         taskQueue: stack().taskQueue,
@@ -63,11 +65,19 @@ describe('verification input bounds', () => {
   }, 30_000);
 
   it('says the input could not be checked when the check cannot run, not that it breaks its bounds', async () => {
-    const input = await stack().prepare(stack().request());
+    const input = await stack().idv.prepareInput(stack().request());
     // A worker whose check fails every attempt (a fault, not a rule the input breaks).
+    const real = createActivities({
+      identity: stack().identity,
+      vault: stack().store.vault,
+      blobs: stack().store.blobs,
+      records: stack().store.records,
+      dataKeys: stack().dataKeys,
+    });
     const activities = {
       checkVerificationInput: () => Promise.reject(new Error('the check itself failed')),
-      destroyDataKey: async (keyId: string) => ({ destroyed: await stack().dataKeys.destroy(keyId) }),
+      destroyRefusedStartKey: (args: Parameters<typeof real.destroyRefusedStartKey>[0]) =>
+        real.destroyRefusedStartKey(args),
     };
     await withWorker({ activities }, async ({ client, taskQueue }) => {
       const handle = await client.workflow.start(verificationSession, {
@@ -84,6 +94,24 @@ describe('verification input bounds', () => {
       );
       await expect(stack().dataKeys.seal(input.dataKeyId, 'x')).rejects.toBeInstanceOf(DataKeyDestroyedError);
     });
+  }, 30_000);
+
+  it("leaves a key its reference's record does not name (an input copied to another reference)", async () => {
+    const original = await stack().idv.prepareInput(stack().request());
+    const copied = { ...original, reference: `${original.reference}-copy`, timeout: 1e16 };
+    const error: unknown = await stack()
+      .client.workflow.execute(verificationSession, {
+        taskQueue: stack().taskQueue,
+        workflowId: `idv-${copied.reference}`,
+        args: [copied],
+      })
+      .catch((e: unknown) => e);
+    expect(((error as WorkflowFailedError).cause as ApplicationFailure).type).toBe(
+      'InvalidVerificationInput',
+    );
+    // The original's key still seals: it may be another verification's.
+    await expect(stack().dataKeys.seal(original.dataKeyId, 'x')).resolves.toBeDefined();
+    await stack().idv.discardInput(original);
   }, 30_000);
 
   // The input is checked by an activity after the handlers are registered: the start's update

@@ -1,10 +1,9 @@
 import { Context } from '@temporalio/activity';
-import { ApplicationFailure } from '@temporalio/common';
 import { isKeyId } from '../../stores/data-key-store';
-import { verificationFailureTypes } from '../shared/failure-types';
+import { RecordReferenceError } from '../../stores/verification-records';
 import { NotFoundError } from '../../api/http/errors';
 import { type VerificationDeps } from './deps';
-import { redactionWorkflowId } from '../shared/ids';
+import { redactionWorkflowId, verificationWorkflowId } from '../shared/ids';
 import { redactionMetadata } from '../shared/metadata';
 import {
   type RedactionArgs,
@@ -216,10 +215,30 @@ export function cleanupActivities(deps: VerificationDeps) {
 
     /** Destroys a verification's data key (a verification without a session). Idempotent. */
     async destroyDataKey(dataKeyId: string): Promise<{ destroyed: boolean }> {
-      // A refused start's input may name no key at all: retrying cannot help.
-      if (!isKeyId(dataKeyId))
-        throw ApplicationFailure.nonRetryable('not a data key id', verificationFailureTypes.invalidArgument);
       return { destroyed: await deps.dataKeys.destroy(dataKeyId) };
+    },
+
+    /**
+     * Destroys the data key of a start its workflow refused, when the reference's record names
+     * that key and nothing ran under it (the record only started, no creation begun): the
+     * client's start made both. A key the record does not name may be another verification's (an
+     * input copied, or started again by hand after an earlier run): it is left. `owned` false
+     * then. Idempotent.
+     */
+    async destroyRefusedStartKey(args: {
+      reference: unknown;
+      dataKeyId: unknown;
+    }): Promise<{ owned: boolean; destroyed: boolean }> {
+      const { reference, dataKeyId } = args;
+      const notOwned = { owned: false, destroyed: false };
+      if (typeof reference !== 'string' || !isKeyId(dataKeyId)) return notOwned;
+      const record = await deps.records.get(reference).catch((error: unknown) => {
+        if (error instanceof RecordReferenceError) return undefined;
+        throw error;
+      });
+      if (record?.dataKeyId !== dataKeyId || record.status !== 'started') return notOwned;
+      if (await deps.vault.creationBegun(verificationWorkflowId(reference))) return notOwned;
+      return { owned: true, destroyed: await deps.dataKeys.destroy(dataKeyId) };
     },
 
     /**

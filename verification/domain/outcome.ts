@@ -26,7 +26,8 @@ export interface AttachmentRef {
  * - `SessionNotFound`: the service answered 404 for the session, and again when read once more
  *   (a cancel was still sent: its 404, or its end of a session still there);
  * - `ResultsUnavailable`: the session succeeded but its results could not be fetched, came
- *   without identity data, or were never fetched because a cancel or a defect came first (they
+ *   without identity data, or were never fetched because a Temporal cancel or a defect came
+ *   between the success and the fetch, or a Temporal cancel came before the success was learnt (they
  *   are redacted all the same);
  * - `ServiceRefused`: the service refused for good (400, 401, 403, …) to create or read the session;
  * - `UnreadableAnswer`: the service answered something that cannot be read (a 200 of the wrong

@@ -379,8 +379,9 @@ export class SessionState {
 
   /**
    * The verification is closing: a success whose results were asked for but not fetched (a
-   * cancel or a defect came before the fetch, or the clean-up's cancel found the user had just
-   * finished) never has them, and says so as a fetch that failed would.
+   * Temporal cancel or a defect came between the success and the fetch, or a Temporal cancel's
+   * clean-up found the user had just finished) never has them, and says so as a fetch that
+   * failed would. (A defect before the success keeps its own ending: the first ending stays.)
    */
   closingWithoutFetch(resultsWanted: boolean, now: number): void {
     if (resultsWanted && this.#ending?.status === 'succeeded' && this.#identity === undefined)

@@ -109,20 +109,22 @@ async function checkInput(input: VerificationInput): Promise<{ problems: string[
 }
 
 /**
- * Destroys a refused start's data key: it sealed the input's providerInput, which this history
- * keeps, and no run will use it (a start of the same reference is refused as ended). Not
- * cancellable. Says why the key is left when it could not be destroyed.
+ * Destroys a refused start's data key when it is this start's (see `destroyRefusedStartKey`): it
+ * sealed the input's providerInput, which this history keeps, and no run will use it (a start of
+ * the same reference is refused as ended). Not cancellable. Says why the key is left when it
+ * could not be destroyed.
  */
 async function destroyRefusedKey(input: VerificationInput | undefined): Promise<string | undefined> {
-  const keyId: unknown = input?.dataKeyId;
-  if (typeof keyId !== 'string') return undefined;
+  if (input === undefined) return undefined;
   try {
-    await CancellationScope.nonCancellable(() => refusedStartKey.destroyDataKey(keyId));
+    await CancellationScope.nonCancellable(() =>
+      refusedStartKey.destroyRefusedStartKey({ reference: input.reference, dataKeyId: input.dataKeyId }),
+    );
     return undefined;
   } catch (error) {
-    const failed = activityFailureType(error) ?? 'unknown failure';
+    const failed = activityFailureType(error) ?? 'the store did not answer within 10 minutes';
     log.warn("the refused start's data key could not be destroyed", { failureType: failed });
-    return `its data key ${keyId} could not be destroyed (${failed}): destroy it once the store answers`;
+    return `its data key could not be destroyed (${failed}): destroy it with its reference's record once the store answers`;
   }
 }
 

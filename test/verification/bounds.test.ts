@@ -13,6 +13,7 @@ import { nextStepUpdate } from '../../verification/shared/messages';
 import { verificationSession } from '../../verification/workflows/verification-session';
 import { useVerificationStack } from '../harness/verification-stack';
 import { createActivities } from '../../workers/activities';
+import { type VerificationInput } from '../../verification/domain/verification';
 import { withWorker } from '../harness/worker';
 
 // Durations are bounded where they enter, and the workflow refuses out-of-bounds input that
@@ -38,16 +39,20 @@ describe('verification input bounds', () => {
     expect((error as Error).message).toMatch(/at (least|most)/);
   });
 
-  it('fails a workflow started with out-of-bounds input at once (never a stuck task)', async () => {
-    // Prepared as a business workflow does (its record names its key), then broken.
-    const input = { ...(await stack().idv.prepareInput(stack().request())), timeout: 1e16 };
-    const error: unknown = await stack()
+  /** Runs a verification workflow with `input` straight through Temporal; what it failed with. */
+  const executeRefused = (input: VerificationInput): Promise<unknown> =>
+    stack()
       .client.workflow.execute(verificationSession, {
         taskQueue: stack().taskQueue,
         workflowId: `idv-${input.reference}`,
         args: [input],
       })
       .catch((e: unknown) => e);
+
+  it('fails a workflow started with out-of-bounds input at once (never a stuck task)', async () => {
+    // Prepared as a business workflow does (its record names its key), then broken.
+    const input = { ...(await stack().idv.prepareInput(stack().request())), timeout: 1e16 };
+    const error = await executeRefused(input);
     expect(error).toBeInstanceOf(WorkflowFailedError);
     const cause = (error as WorkflowFailedError).cause;
     expect(cause).toBeInstanceOf(ApplicationFailure);
@@ -99,13 +104,7 @@ describe('verification input bounds', () => {
   it("leaves a key its reference's record does not name (an input copied to another reference)", async () => {
     const original = await stack().idv.prepareInput(stack().request());
     const copied = { ...original, reference: `${original.reference}-copy`, timeout: 1e16 };
-    const error: unknown = await stack()
-      .client.workflow.execute(verificationSession, {
-        taskQueue: stack().taskQueue,
-        workflowId: `idv-${copied.reference}`,
-        args: [copied],
-      })
-      .catch((e: unknown) => e);
+    const error = await executeRefused(copied);
     expect(((error as WorkflowFailedError).cause as ApplicationFailure).type).toBe(
       'InvalidVerificationInput',
     );

@@ -16,7 +16,8 @@ const METADATA_QUERY = '__temporal_workflow_metadata';
  */
 const QUERY_WAIT_MS = 5_000;
 
-/** gRPC's status code for a refusal under load (`@grpc/grpc-js` is not ours to import). */
+/** gRPC's status codes (`@grpc/grpc-js` is not ours to import): a call ended by its client, a refusal under load. */
+const CANCELLED = 1;
 const RESOURCE_EXHAUSTED = 8;
 
 /** What a worker answered, or why there is no answer (said to the operator as is). */
@@ -52,6 +53,8 @@ export async function askWorker<T>(
     let why = '';
     if (isGrpcServiceError(cause)) {
       const code: number = cause.code;
+      // A call still waiting at its deadline may come back cancelled rather than timed out.
+      if (code === CANCELLED && Date.now() >= deadline) return late;
       if (code === RESOURCE_EXHAUSTED) return { missing: `the server refused the query: ${cause.details}` };
       // The client's wrapper says only which call failed; the server's status says why.
       why = ` (gRPC status ${code}: ${cause.details})`;

@@ -342,6 +342,35 @@ describe('idv commands on the embedded stack', () => {
     }
   });
 
+  // Of two queries cut at their deadline, one came back as gRPC's CANCELLED, not
+  // DEADLINE_EXCEEDED (a CI run: "the query failed: … (gRPC status 1: Call cancelled)").
+  it('a query cancelled once its deadline passed is a worker that did not answer in time', async () => {
+    const { connected, handle } = await unpolledVerification('cli-cancelled-query');
+    try {
+      const description = await handle.describe();
+      const deadline = Date.now() + 200;
+      const cancelled = Object.assign(new Error('1 CANCELLED: Call cancelled'), {
+        code: 1,
+        details: 'Call cancelled',
+        metadata: {},
+      });
+      // The call runs until its deadline and comes back cancelled, as the client ends it.
+      const cutAtDeadline = () =>
+        new Promise<never>((_, reject) =>
+          setTimeout(
+            () => reject(new ServiceError('Failed to query Workflow', { cause: cancelled })),
+            deadline - Date.now() + 50,
+          ),
+        );
+      expect(await askWorker(connected.idv.client, description, cutAtDeadline, deadline)).toEqual({
+        missing: 'no worker answered within 5 s',
+      });
+    } finally {
+      await handle.terminate('test over');
+      await connected.close();
+    }
+  });
+
   it('emulator complete finishes a session as its user; redirect-captured checks at once', async () => {
     await emulatorControl(stack.info.emulator?.controlUrl ?? '')('PUT', '/script', { outcome: 'manual' });
     try {

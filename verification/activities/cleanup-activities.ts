@@ -222,15 +222,15 @@ export function cleanupActivities(deps: VerificationDeps) {
      * Destroys the data key of a start its workflow refused, when the reference's record names
      * that key and nothing ran under it (the record only started, no creation begun): the
      * client's start made both. A key the record does not name may be another verification's (an
-     * input copied, or started again by hand after an earlier run): it is left. `owned` false
-     * then. Idempotent.
+     * input copied, or started again by hand after an earlier run): it is left, `destroyed` false.
+     * Idempotent.
      */
     async destroyRefusedStartKey(args: {
       reference: unknown;
       dataKeyId: unknown;
-    }): Promise<{ owned: boolean; destroyed: boolean }> {
+    }): Promise<{ destroyed: boolean }> {
       const { reference, dataKeyId } = args;
-      const notOwned = { owned: false, destroyed: false };
+      const notOwned = { destroyed: false };
       if (typeof reference !== 'string' || !isKeyId(dataKeyId)) return notOwned;
       const record = await deps.records.get(reference).catch((error: unknown) => {
         if (error instanceof RecordReferenceError) return undefined;
@@ -238,7 +238,7 @@ export function cleanupActivities(deps: VerificationDeps) {
       });
       if (record?.dataKeyId !== dataKeyId || record.status !== 'started') return notOwned;
       if (await deps.vault.creationBegun(verificationWorkflowId(reference))) return notOwned;
-      return { owned: true, destroyed: await deps.dataKeys.destroy(dataKeyId) };
+      return { destroyed: await deps.dataKeys.destroy(dataKeyId) };
     },
 
     /**

@@ -124,7 +124,7 @@ async function destroyRefusedKey(input: VerificationInput | undefined): Promise<
   } catch (error) {
     const failed = activityFailureType(error) ?? 'the store did not answer within 10 minutes';
     log.warn("the refused start's data key could not be destroyed", { failureType: failed });
-    return `its data key could not be destroyed (${failed}): destroy it with its reference's record once the store answers`;
+    return `its data key could not be destroyed (${failed}): run idv redact ${input.reference} once the store answers`;
   }
 }
 

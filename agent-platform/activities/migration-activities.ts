@@ -132,12 +132,15 @@ export function migrationActivities(deps: AgentPlatformDeps) {
   ): Promise<{ inventory: EarlierInventory; blockers: string[] }> => {
     const client = tenantAgentClient(deps, tenant);
     const options = { signal: signal() };
+    // Each list may take up to the HTTP client's timeout, longer than the heartbeat timeout.
     const [webhooks, schemas, policies] = await classified(() =>
-      Promise.all([
-        client.listWebhooks(options),
-        client.listSchemas(options),
-        client.listVerificationPolicies(options),
-      ]),
+      heartbeating(() =>
+        Promise.all([
+          client.listWebhooks(options),
+          client.listSchemas(options),
+          client.listVerificationPolicies(options),
+        ]),
+      ),
     );
     if (schemas.length > migrationLimits.schemas) tooMany('schemas', migrationLimits.schemas);
     if (policies.length > migrationLimits.policies) tooMany('policies', migrationLimits.policies);

@@ -277,6 +277,16 @@ describe('platformMigration: dry run, apply, compensation, re-run', () => {
     }
   });
 
+  it('reads a slow platform once: the plan heartbeats while its reads wait', async () => {
+    await setUp();
+    // Longer than the steps' 10 s heartbeat timeout, within the HTTP client's own.
+    await stack().control('PUT', '/faults', { operation: 'ListSchemas', latencyMs: 12_000, count: 1 });
+    const before = (await counters()).ListSchemas ?? 0;
+    const report = await migrations().run({ tenant: TENANT, target: target() });
+    expect(report.outcome).toBe('planned');
+    expect((await counters()).ListSchemas ?? 0).toBe(before + 1);
+  }, 60_000);
+
   it('refuses an invalid migration before starting, and one of the other mode while one runs', async () => {
     const invalid = await migrations()
       .run({ tenant: 'bad tenant', target: { ...target(), redirectUri: 'relative/path' } })

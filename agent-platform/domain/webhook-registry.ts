@@ -27,6 +27,12 @@ export interface ManagedWebhook {
   /** The receiver's own URL (its token is never shown). */
   receiver: boolean;
   createdAt: string;
+  /**
+   * Removed at the platform by the registry itself to make room for its move (the receiver's
+   * address changed at the platform's limit), and not made again yet: it is made at the next
+   * comparison whatever the drift policy, as the removal was the registry's own.
+   */
+  removedToMove?: true;
 }
 
 /** A difference found between the registry and the platform, and what was done about it. */
@@ -76,6 +82,12 @@ export function planReconcile(
   const plan: ReconcilePlan = { drift: [], repairs: [], managed: [], external: [] };
   for (const webhook of managed) {
     const seen = byId.get(webhook.id);
+    if (!seen && webhook.removedToMove) {
+      plan.drift.push({ webhookId: webhook.id, kind: 'moved' });
+      plan.repairs.push({ kind: 'recreate', webhook });
+      plan.managed.push(webhook);
+      continue;
+    }
     if (!seen) {
       plan.drift.push({ webhookId: webhook.id, kind: 'deleted' });
       if (policy === 'repair') {

@@ -6,6 +6,7 @@ import {
   ApplicationFailure,
   condition,
   continueAsNew,
+  patched,
   setHandler,
   upsertSearchAttributes,
   workflowInfo,
@@ -42,6 +43,13 @@ import { RegistryState } from './webhook-registry-state';
 import { agentPlatformVersioning } from '../shared/workflows';
 import { setWorkflowOptions } from '@temporalio/workflow';
 import { markdownLines } from '../../common/user-metadata';
+
+/**
+ * The patch under which a receiver's webhook removed to move it at the platform's limit stays in
+ * the registry until its new one is made (runs of release 1.0.0 forgot it first, so a create
+ * that failed left the tenant without it).
+ */
+const MOVE_KEPT_UNTIL_MADE = 'move-kept-until-made';
 
 const refused = (message: string) =>
   ApplicationFailure.create({ type: 'InvalidWebhookRequest', message, nonRetryable: true });
@@ -279,19 +287,27 @@ async function applyRepair(
         ? await agentCalls.receiverWebhookUrl(tenant)
         : webhook.url;
   // Moved: the new one is made before the old one goes, so no delivery finds neither; at the
-  // platform's limit there is no room for both, so the old one (dead anyway) goes first.
+  // platform's limit there is no room for both, so the old one (dead anyway) goes first, and
+  // stays in the registry until the new one is made: a create that fails leaves it to be made
+  // at the next comparison, not forgotten.
   const atLimit =
     state.known().filter((known) => known.type === 'Notification').length >= MAX_NOTIFICATION_WEBHOOKS;
   const removeOld = async () => {
     await agentCalls.removeTenantWebhook({ tenant, webhookId: webhook.id });
     state.forget(webhook.id);
   };
-  if (repair.kind === 'repoint' && atLimit) await removeOld();
+  if (repair.kind === 'repoint' && atLimit) {
+    if (patched(MOVE_KEPT_UNTIL_MADE)) {
+      await agentCalls.removeTenantWebhook({ tenant, webhookId: webhook.id });
+      state.put({ ...webhook, removedToMove: true });
+    } else await removeOld();
+  }
   const made = await agentCalls.ensureTenantWebhook({ tenant, url, type: webhook.type });
   if (made.enabled !== undefined && made.enabled !== webhook.enabled)
     await agentCalls.setTenantWebhookEnabled({ tenant, webhookId: made.id, enabled: webhook.enabled });
   if (repair.kind === 'repoint' && !atLimit && made.id !== webhook.id) await removeOld();
-  state.put({ ...webhook, id: made.id, url }, webhook.id);
+  const { removedToMove: _made, ...wanted } = webhook;
+  state.put({ ...wanted, id: made.id, url }, webhook.id);
   return `${repair.kind === 'repoint' ? 'moved to' : 'recreated as'} ${made.id}`;
 }
 

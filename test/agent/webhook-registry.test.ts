@@ -168,6 +168,46 @@ describe('agentWebhooks: one registry workflow per tenant', () => {
     expect(listing.webhooks.map((webhook) => webhook.id).sort()).toEqual([recreated?.id, disabled.id].sort());
   });
 
+  it.each(['repair', 'adopt'] as const)(
+    'at the limit, a receiver webhook whose move failed after the old one went is made at a later comparison (%s)',
+    async (driftPolicy) => {
+      const registry = new WebhookRegistryClient({
+        client: stack().client,
+        taskQueue: stack().taskQueue,
+        settings: { driftPolicy },
+      });
+      const current = stack().tokens.webhookUrl(stack().receiver?.url ?? '', 'tenant-a');
+      // The receiver's webhook under a token from before a new secret, and four of the tenant's.
+      const stale = current.replace(/[^/]+$/, 'an-earlier-token');
+      const client = platform('tenant-a');
+      await client.createWebhook({ url: stale, type: 'Notification' });
+      for (let n = 1; n <= 4; n += 1)
+        await client.createWebhook({ url: `https://hooks.example/${n}`, type: 'Notification' });
+      // No room for both: the old one goes first, then the platform refuses the new one.
+      await stack().control('PUT', '/faults', {
+        operation: 'CreateWebhook',
+        errorRate: 1,
+        errorStatus: 400,
+        count: 10,
+      });
+      const failed = await registry.reconcile('tenant-a');
+      expect(failed.drift).toContainEqual(
+        expect.objectContaining({ kind: 'found', outcome: expect.stringMatching(/^repair failed/) }),
+      );
+      expect((await client.listWebhooks()).map((webhook) => webhook.url)).not.toContain(stale);
+      await stack().control('DELETE', '/faults');
+      await registry.reconcile('tenant-a');
+      const listing = await registry.reconcile('tenant-a');
+      const atPlatform = await client.listWebhooks();
+      await client.close();
+      expect(atPlatform.map((webhook) => webhook.url)).toContain(current);
+      expect(atPlatform).toHaveLength(5);
+      expect(listing.webhooks.filter((webhook) => webhook.receiver)).toEqual([
+        expect.objectContaining({ managed: true, enabled: true }),
+      ]);
+    },
+  );
+
   it('notices drift on its own timer', async () => {
     const registries = new WebhookRegistryClient({
       client: stack().client,

@@ -2,7 +2,11 @@ import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { type WorkflowFailedError, WorkflowUpdateFailedError } from '@temporalio/client';
 import { CancelledFailure } from '@temporalio/common';
-import { VerificationEndedError } from '../../verification/client/verification-handle';
+import { temporal } from '@temporalio/proto';
+import {
+  VerificationEndedError,
+  type VerificationHandle,
+} from '../../verification/client/verification-handle';
 import { type RedactionReport } from '../../verification/shared/workflows';
 import { type VerificationRequest } from '../../verification/domain/verification';
 import { eventually } from '../harness/eventually';
@@ -20,6 +24,8 @@ function causeTypes(error: unknown): string[] {
   }
   return types;
 }
+
+const { EventType } = temporal.api.enums.v1;
 
 // Every way a verification can end must end it: one outcome, the session closed at the service,
 // the redaction scheduled, no handler left behind. Each test is a path that once broke that.
@@ -472,6 +478,45 @@ describe('verification ending paths, end to end', () => {
     await stack().control('POST', `/sessions/${nextStep.sessionId}/complete`);
     await handle.redirectCaptured();
     await expect(handle.result()).resolves.toMatchObject({ status: 'succeeded' });
+  }, 30_000);
+
+  /** A refresh that answers 503 for good: each one retried for its whole bound (minutes). */
+  const refreshesFailing = async () => {
+    await stack().control('PUT', '/script', { outcome: 'manual', stepTtlSeconds: 1 });
+    await stack().control('PUT', '/faults', {
+      operation: 'RefreshStepContent',
+      errorRate: 1,
+      errorStatus: 503,
+    });
+  };
+  /** The refreshes the workflow asked to cancel (it gave way to the deadline or the caller's cancel). */
+  const refreshesCancelled = async (handle: VerificationHandle) => {
+    const { events } = await handle.workflow.fetchHistory();
+    return (events ?? []).filter(
+      (event) => event.eventType === EventType.EVENT_TYPE_ACTIVITY_TASK_CANCEL_REQUESTED,
+    ).length;
+  };
+
+  it('ends at its deadline while an automatic step refresh keeps failing, not when the refresh gives up', async () => {
+    await refreshesFailing();
+    const { handle, nextStep } = await stack().idv.startVerification(mobile({ timeout: '6s' }));
+    // The refresh (due 0.8 s after creation) retries for 5 minutes; the deadline does not wait for it.
+    await expect(handle.result()).resolves.toMatchObject({ status: 'timed-out' });
+    expect(await counted(nextStep.sessionId, 'CancelSession')).toBe(1);
+    expect(await refreshesCancelled(handle)).toBeGreaterThanOrEqual(1);
+  }, 30_000);
+
+  it("takes the caller's cancel while an automatic step refresh keeps failing", async () => {
+    await refreshesFailing();
+    const { handle, nextStep } = await stack().idv.startVerification(mobile());
+    await eventually(
+      async () => ((await counted(nextStep.sessionId, 'RefreshStepContent')) >= 1 ? true : undefined),
+      'the refresh under way',
+    );
+    await handle.cancel('the user left');
+    await expect(handle.result()).resolves.toMatchObject({ status: 'cancelled' });
+    expect(await counted(nextStep.sessionId, 'CancelSession')).toBe(1);
+    expect(await refreshesCancelled(handle)).toBeGreaterThanOrEqual(1);
   }, 30_000);
 
   it('does not refresh in a loop when the service gives a refresh time in the past', async () => {

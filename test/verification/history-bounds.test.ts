@@ -137,4 +137,42 @@ describe('verification history stays bounded', () => {
     const first = await client.workflow.getHandle(handle.workflowId, firstRunId).fetchHistory();
     expect(first.events?.at(-1)?.eventType).toBe(EventType.EVENT_TYPE_WORKFLOW_EXECUTION_CONTINUED_AS_NEW);
   }, 90_000);
+  it('ends at its deadline while callers keep refreshing its step as it continues as new', async () => {
+    await control('PUT', '/script', { outcome: 'manual', stepTtlSeconds: 300 });
+    // Each refresh is answered 3 s late, and one is sent every half second: they overlap, so the
+    // run never finds its handlers all finished unless it refuses new ones while it moves on.
+    await control('PUT', '/faults', { operation: 'RefreshStepContent', latencyMs: 3_000 });
+    const { handle, nextStep } = await idv.startVerification({
+      reference: `history-refreshing-${Date.now()}`,
+      verificationProfileId: emulator.verificationProfiles[0]?.id ?? '',
+      provider: 'yoti',
+      capabilities: ['DeeplinkToMobile', 'PollResult', 'RefreshStepContent'],
+      redactAfter: 'never',
+      timeout: '25s',
+    });
+    let ended = false;
+    let refreshed = 0;
+    const outcome = handle.result().finally(() => {
+      ended = true;
+    });
+    const senders: Array<Promise<void>> = [];
+    while (!ended) {
+      senders.push(
+        handle.refreshStep().then(
+          () => void (refreshed += 1),
+          () => undefined,
+        ),
+      );
+      await new Promise<void>((resolve) => setTimeout(resolve, 500));
+    }
+    await Promise.all(senders);
+    await control('DELETE', '/faults');
+    await expect(outcome).resolves.toMatchObject({ status: 'timed-out', sessionId: nextStep.sessionId });
+    expect(refreshed).toBeGreaterThan(0);
+    const runs: string[] = [];
+    for await (const run of idv.client.workflow.list({ query: `WorkflowId = '${handle.workflowId}'` }))
+      runs.push(run.runId);
+    // It did move on while refreshed (the history filled), and the last run ended the session.
+    expect(runs.length).toBeGreaterThanOrEqual(2);
+  }, 60_000);
 });

@@ -4,6 +4,7 @@ import {
   WorkflowNotFoundError,
   WorkflowUpdateFailedError,
 } from '@temporalio/client';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { ApplicationFailure } from '@temporalio/common';
 import { DataKeyDestroyedError, type DataKeys } from '../../codec/data-keys';
 import {
@@ -27,6 +28,9 @@ import {
 } from '../shared/messages';
 import { creationCloseWorkflowId, orphanSweepWorkflowId, redactionWorkflowId } from '../shared/ids';
 import { type VerificationSessionWorkflow } from '../shared/workflows';
+
+/** The delays before an update refused while its verification moved to its next run is sent again (6.3 s in all). */
+const MOVING_ON_RESEND_MS = [100, 200, 400, 800, 1_600, 3_200];
 
 /** Thrown when a message is sent to a verification that has already ended. */
 export class VerificationEndedError extends Error {
@@ -134,7 +138,9 @@ export class VerificationHandle {
 
   /** Refreshes the step's content now and answers the new step. */
   async refreshStep(): Promise<NextStep> {
-    return await this.#whileRunning(() => this.workflow.executeUpdate(refreshStepUpdate));
+    return await this.#whileRunning(() =>
+      this.#sentAcrossRuns(() => this.workflow.executeUpdate(refreshStepUpdate)),
+    );
   }
 
   /**
@@ -153,7 +159,9 @@ export class VerificationHandle {
       // No token at all is refused by the workflow as it comes: there is nothing to seal.
       const sealing = takesSealedTokens && typeof responseToken === 'string' && responseToken.length > 0;
       const token = sealing ? await this.dataKeys.seal(dataKeyId, responseToken) : responseToken;
-      return await this.workflow.executeUpdate(submitNativeChallengeUpdate, { args: [token] });
+      return await this.#sentAcrossRuns(() =>
+        this.workflow.executeUpdate(submitNativeChallengeUpdate, { args: [token] }),
+      );
     });
   }
 
@@ -231,6 +239,26 @@ export class VerificationHandle {
    * Sends a message, turning "the verification has ended" into {@link VerificationEndedError}:
    * the workflow's own refusal (failure type `VerificationEnded`), or a workflow that is closed.
    */
+  /**
+   * Sends an update that calls the service again when it was refused because the verification
+   * was moving to its next run (a moment, normally): the next run takes it.
+   */
+  async #sentAcrossRuns<T>(send: () => Promise<T>): Promise<T> {
+    for (const delayMs of MOVING_ON_RESEND_MS) {
+      try {
+        return await send();
+      } catch (error) {
+        const movingOn =
+          error instanceof WorkflowUpdateFailedError &&
+          error.cause instanceof ApplicationFailure &&
+          error.cause.type === verificationFailureTypes.movingOn;
+        if (!movingOn) throw error;
+        await sleep(delayMs);
+      }
+    }
+    return await send();
+  }
+
   async #whileRunning<T>(send: () => Promise<T>): Promise<T> {
     try {
       return await send();

@@ -15,6 +15,11 @@ export const verificationFailureTypes = {
   invalidInput: 'InvalidVerificationInput',
   /** An update's argument is invalid. */
   invalidArgument: 'InvalidUpdateArgument',
+  /**
+   * An update (a refresh, a native challenge's answer) reached a verification while it moves to
+   * its next run (its history is full): sent again in a moment, it reaches the next run.
+   */
+  movingOn: 'VerificationMovingOn',
 } as const;
 
 /** True when the service no longer knows the session (404). */

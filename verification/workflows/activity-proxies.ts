@@ -36,6 +36,15 @@ export const UNKNOWN_SESSION_CONFIRMED = 'unknown-session-confirmed';
 export const REFRESH_GAP_FROM_STEP_LIFETIME = 'refresh-gap-from-step-lifetime';
 
 /**
+ * The patch under which the main flow's waits give way to the deadline and to the caller's
+ * cancel: a check or a refresh of the outcome's loop is cancelled rather than waited for (up to
+ * its whole bound, minutes of retries while the service fails), and the wait for handlers before
+ * continuing as new ends at the deadline (updates that call the service are refused meanwhile),
+ * so neither ends the session late.
+ */
+export const WAITS_GIVE_WAY = 'waits-give-way-to-deadline-and-cancel';
+
+/**
  * The patch under which a clean-up that could not close the verification's creation (the store
  * away for a minute) hands the close to a workflow of its own, not to the profile's orphan
  * sweep, whose list of closes is bounded and shared by every verification of the profile.
@@ -90,10 +99,13 @@ export const refusedStartKey = proxyActivities<VerificationActivities>({
   retry,
 });
 
+/** How long a check, a refresh, a submission or a cancel keeps trying. */
+export const SESSION_CALLS_BOUND_MS = 5 * 60_000;
+
 /** Checks, refreshes, native challenge and cancel while the session runs or is being ended. */
 export const sessionCalls = proxyActivities<VerificationActivities>({
   startToCloseTimeout: '1 minute',
-  scheduleToCloseTimeout: '5 minutes',
+  scheduleToCloseTimeout: SESSION_CALLS_BOUND_MS,
   retry,
 });
 

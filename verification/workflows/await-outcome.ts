@@ -3,7 +3,9 @@ import type { PolledOutcome, PollingPlan } from '../activities/polling-activitie
 import type { VerificationInput } from '../domain/verification';
 import { verificationErrorCodes } from '../domain/outcome';
 import {
+  WAITS_GIVE_WAY,
   REFRESH_GAP_FROM_STEP_LIFETIME,
+  SESSION_CALLS_BOUND_MS,
   sessionCalls,
   sessionPolls,
   UNKNOWN_SESSION_CONFIRMED,
@@ -11,7 +13,7 @@ import {
 import { endAtService } from './end-at-service';
 import { activityFailureType, failedForGood } from '../../common/failure-types';
 import { refusalCode, sessionUnknown } from '../shared/failure-types';
-import { OwnedActivity } from '../../common/owned-activity';
+import { OwnedActivity, type Settled } from '../../common/owned-activity';
 import { type SessionState } from './session-state';
 
 const DEFAULT_POLLING = { initialMs: 1_000, maxMs: 10_000 };
@@ -86,6 +88,30 @@ function learned(state: SessionState, error: unknown, unknown: UnknownSession): 
 }
 
 /**
+ * Runs a call of the loop (a check, a refresh) until it settles, or until the deadline passes or
+ * the caller cancels: then it is cancelled (not waited for) and undefined comes back, and the loop
+ * ends the session. A timer is set only when the deadline may come before the call's own bound.
+ */
+async function givingWay<T>(state: SessionState, call: () => Promise<T>): Promise<Settled<T> | undefined> {
+  if (!patched(WAITS_GIVE_WAY))
+    return await call().then(
+      (value) => ({ value }),
+      (error: unknown) => ({ error }),
+    );
+  const owned = new OwnedActivity<T>();
+  owned.start(call);
+  try {
+    const given = () => owned.settled || state.cancelRequested !== undefined;
+    const untilDeadlineMs = state.deadlineMs - Date.now();
+    if (untilDeadlineMs > SESSION_CALLS_BOUND_MS) await condition(given);
+    else await condition(given, Math.max(1, untilDeadlineMs), { summary: 'until the deadline' });
+    return owned.take();
+  } finally {
+    await owned.stop();
+  }
+}
+
+/**
  * One GetSession now. Beside a running poll only a session the service no longer knows ends the
  * verification; as the only check (`ends-on-refusal`, native challenges) a refusal for good ends
  * it too, as it would end the poll.
@@ -97,31 +123,37 @@ async function checkNow(
   refusal: 'poll-goes-on' | 'ends-on-refusal' = 'poll-goes-on',
 ): Promise<void> {
   state.count('GetSession');
-  try {
-    state.finish(await sessionCalls.checkSession(sessionId), Date.now());
+  const answer = await givingWay(state, () => sessionCalls.checkSession(sessionId));
+  if (answer === undefined) return;
+  if ('value' in answer) {
+    state.finish(answer.value, Date.now());
     unknown.known();
-  } catch (error) {
-    const ends = refusal === 'ends-on-refusal' && failedForGood(error);
-    if (isCancellation(error) || sessionUnknown(error) || ends) learned(state, error, unknown);
-    else log.warn('checking the session failed', { failureType: activityFailureType(error) });
+    return;
   }
+  const { error } = answer;
+  const ends = refusal === 'ends-on-refusal' && failedForGood(error);
+  if (isCancellation(error) || sessionUnknown(error) || ends) learned(state, error, unknown);
+  else log.warn('checking the session failed', { failureType: activityFailureType(error) });
 }
 
 async function refreshNow(state: SessionState, sessionId: string, unknown: UnknownSession): Promise<void> {
   state.count('RefreshStepContent');
-  try {
-    state.step(await sessionCalls.refreshStep(sessionId), Date.now());
-  } catch (error) {
-    if (isCancellation(error) || sessionUnknown(error)) {
-      learned(state, error, unknown);
-      // The session is read again; its step is not refreshed automatically any more.
-      if (!state.done) state.refreshFailed(true, Date.now(), REFRESH_RETRY_MS);
-      return;
-    }
-    // The user may have finished meanwhile (the service refuses then): the poll will say.
-    state.refreshFailed(failedForGood(error), Date.now(), REFRESH_RETRY_MS);
-    log.warn('refreshing the step failed', { failureType: activityFailureType(error) });
+  const answer = await givingWay(state, () => sessionCalls.refreshStep(sessionId));
+  if (answer === undefined) return;
+  if ('value' in answer) {
+    state.step(answer.value, Date.now());
+    return;
   }
+  const { error } = answer;
+  if (isCancellation(error) || sessionUnknown(error)) {
+    learned(state, error, unknown);
+    // The session is read again; its step is not refreshed automatically any more.
+    if (!state.done) state.refreshFailed(true, Date.now(), REFRESH_RETRY_MS);
+    return;
+  }
+  // The user may have finished meanwhile (the service refuses then): the poll will say.
+  state.refreshFailed(failedForGood(error), Date.now(), REFRESH_RETRY_MS);
+  log.warn('refreshing the step failed', { failureType: activityFailureType(error) });
 }
 
 /** Starts the poll: a retried one-call activity, bounded by the deadline (see `sessionPolls`). */

@@ -28,10 +28,19 @@ function invalidArgument(message: string): ApplicationFailure {
   });
 }
 
-/** Rejects (in a validator, before anything reaches history) when no session is running. */
+/**
+ * Rejects (in a validator, before anything reaches history) when no session is running, or while
+ * the run moves to its next one (see `SessionState.movingOn`).
+ */
 function requireRunning(state: SessionState): void {
   if (state.done || state.closing) throw ended(state);
   if (!state.sessionId) throw invalidArgument('the session is not created yet');
+  if (state.movingOn)
+    throw ApplicationFailure.create({
+      type: verificationFailureTypes.movingOn,
+      message: 'the verification is moving to its next run (its history is full): send it again in a moment',
+      nonRetryable: true,
+    });
 }
 
 /**

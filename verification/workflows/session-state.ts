@@ -49,6 +49,7 @@ export class SessionState {
   #cancelRequested: string | undefined;
   #redirectPending = false;
   #closing = false;
+  #movingOn = false;
   #sessionDone = false;
   #cancelTried = false;
   #refreshStopped = false;
@@ -124,6 +125,14 @@ export class SessionState {
   }
 
   /**
+   * True while this run waits for its handlers to finish before it continues as new: updates
+   * that call the service are refused meanwhile, so the wait ends (they reach the next run).
+   */
+  get movingOn(): boolean {
+    return this.#movingOn;
+  }
+
+  /**
    * The service said the session is done (or no longer knows it): there is nothing to end. An
    * ending of our own (a refusal, a defect, a cancel that failed) leaves it false, so clean-up
    * hands the session to a redaction that ends it.
@@ -170,6 +179,12 @@ export class SessionState {
   inputRefused(failure: Error, why: string): void {
     this.#refusedWhy = why;
     this.creationFailed(failure);
+  }
+
+  /** This run waits for its handlers before it continues as new (see {@link movingOn}). */
+  moveOn(): void {
+    this.#movingOn = true;
+    this.#changed();
   }
 
   /** The clean-up began. */

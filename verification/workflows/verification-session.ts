@@ -14,7 +14,13 @@ import {
 } from '@temporalio/workflow';
 import { type SealedVerificationOutcome, verificationErrorCodes } from '../domain/outcome';
 import type { VerificationInput } from '../domain/verification';
-import { INPUT_CHECKED_BY_ACTIVITY, inputChecks, refusedStartKey, results } from './activity-proxies';
+import {
+  INPUT_CHECKED_BY_ACTIVITY,
+  inputChecks,
+  refusedStartKey,
+  results,
+  WAITS_GIVE_WAY,
+} from './activity-proxies';
 import { awaitOutcome } from './await-outcome';
 import { askSweepFor, cleanUp } from './clean-up';
 import { createSession } from './create-session';
@@ -135,10 +141,20 @@ async function drive(input: VerificationInput, state: SessionState): Promise<'en
   }
   while (!state.done) {
     if ((await awaitOutcome(input, state)) === 'ended') break;
-    // Continue as new once the handlers are done, unless a cancel came meanwhile: it goes first.
-    await condition(() => allHandlersFinished() || state.cancelRequested !== undefined);
+    // Continue as new once the handlers are done, unless a cancel came meanwhile: it goes first,
+    // as does the deadline. New updates that call the service are refused meanwhile.
+    const givesWay = patched(WAITS_GIVE_WAY);
+    if (givesWay) {
+      state.moveOn();
+      await condition(
+        () => allHandlersFinished() || state.cancelRequested !== undefined,
+        Math.max(1, state.deadlineMs - Date.now()),
+        { summary: 'until its handlers finish, before it continues as new' },
+      );
+    } else await condition(() => allHandlersFinished() || state.cancelRequested !== undefined);
     // A handler may have learnt the outcome meanwhile (a native challenge answered): keep it.
-    if (state.cancelRequested === undefined && !state.done) return 'continue';
+    const deadlinePassed = givesWay && Date.now() >= state.deadlineMs;
+    if (state.cancelRequested === undefined && !state.done && !deadlinePassed) return 'continue';
   }
   await fetchResults(input, state);
   return 'ended';

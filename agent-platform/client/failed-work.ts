@@ -8,14 +8,20 @@ import { NEEDS_ATTENTION } from '../../common/search-attributes';
 import { agentPlatformWorkflowTypes } from '../shared/workflows';
 import { KEYRING_WORKFLOW_TYPE } from '../../keyring/shared';
 import { queryValue } from '../../common/visibility-query';
+import { referenceOfWorkflowId } from '../../common/workflow-ids';
+import { verificationWorkflowTypes } from '../../verification/shared/workflows';
 
 /** A workflow of the task queue that failed, or whose step gave up: what happened and what to do. */
 export interface FailedWork {
   workflowId: string;
   /** The workflow type (`sessionRedaction`, `orphanSweep`, `platformMigration`, `agentWebhooks`, …). */
   type: string;
-  /** `failed`: it ended failed; `needs-attention`: it runs on (or completed) with a step that gave up. */
-  state: 'failed' | 'needs-attention';
+  /**
+   * `failed`: it ended failed; `needs-attention`: it runs on (or completed) with a step that gave
+   * up; `terminated`: a verification or a redaction was terminated from outside (none of its
+   * clean-up ran).
+   */
+  state: 'failed' | 'needs-attention' | 'terminated';
   /** When it ended, or when it started for one still running (ISO). */
   at: string;
   /** Why, in a sentence (no personal data: failure texts never hold any). */
@@ -29,16 +35,23 @@ const LOOK_AT_HISTORY =
   'open its history in the web UI (or `temporal workflow show`) to see which step failed';
 
 /**
+ * Workflows whose termination leaves the person's data behind: a verification's clean-up (the
+ * session's ending, the redaction's start) and a redaction run only in their own code.
+ */
+const ERASING_TYPES = [verificationWorkflowTypes.session, verificationWorkflowTypes.redaction];
+
+/**
  * The workflows of a task queue that failed or gave up a step (`ExecutionStatus = 'Failed'`, or
- * `IdvStatus = 'needs-attention'`), newest first, each with its reason and the next step: the
- * failure's message (payload-decoded with the client's keys) for failed ones, the report or the
- * registry's listing for the others.
+ * `IdvStatus = 'needs-attention'`), and the verifications and redactions terminated from outside,
+ * newest first, each with its reason and the next step: the failure's message (payload-decoded
+ * with the client's keys) for failed ones, the report or the registry's listing for the others.
  */
 export async function listFailedWork(
   client: Client,
   options: { taskQueue: string; limit?: number },
 ): Promise<FailedWork[]> {
-  const query = `TaskQueue = ${queryValue(options.taskQueue)} AND (ExecutionStatus = 'Failed' OR IdvStatus = ${queryValue(NEEDS_ATTENTION)})`;
+  const terminated = `(ExecutionStatus = 'Terminated' AND (${ERASING_TYPES.map((type) => `WorkflowType = ${queryValue(type)}`).join(' OR ')}))`;
+  const query = `TaskQueue = ${queryValue(options.taskQueue)} AND (ExecutionStatus = 'Failed' OR IdvStatus = ${queryValue(NEEDS_ATTENTION)} OR ${terminated})`;
   const found: FailedWork[] = [];
   for await (const execution of client.workflow.list({ query })) {
     const handle = client.workflow.getHandle(execution.workflowId, execution.runId);
@@ -47,6 +60,8 @@ export async function listFailedWork(
     if (execution.status.name === 'FAILED') {
       const error: unknown = await handle.result().catch((failure: unknown) => failure);
       found.push({ ...base, state: 'failed', ...failureReason(error) });
+    } else if (execution.status.name === 'TERMINATED') {
+      found.push({ ...base, state: 'terminated', ...terminatedReason(execution.workflowId, execution.type) });
     } else if (execution.type === agentPlatformWorkflowTypes.migration) {
       const report = (await handle.result().catch(() => undefined)) as MigrationReport | undefined;
       found.push({ ...base, state: 'needs-attention', ...migrationReason(report) });
@@ -66,6 +81,21 @@ export async function listFailedWork(
     if (found.length >= (options.limit ?? 50)) break;
   }
   return found;
+}
+
+function terminatedReason(workflowId: string, type: string): Pick<FailedWork, 'reason' | 'next'> {
+  const reference = referenceOfWorkflowId(workflowId);
+  if (type === verificationWorkflowTypes.session && reference !== undefined)
+    return {
+      reason:
+        'terminated: its clean-up did not run, so its session may be live at the service and its data key is not destroyed',
+      next: `\`idv redact ${reference}\` ends and redacts its session and destroys its data key`,
+    };
+  return {
+    reason:
+      'terminated: the redaction did not finish, so the person’s data may be left at the service and in the stores',
+    next: '`idv redact <reference>` for its verification (`idv list` shows the verification of its session) runs it again',
+  };
 }
 
 function failureReason(error: unknown): Pick<FailedWork, 'reason' | 'next'> {

@@ -26,6 +26,7 @@ import {
   refreshStepUpdate,
   submitNativeChallengeUpdate,
 } from '../shared/messages';
+import { IdvSessionId } from '../../common/search-attributes';
 import { creationCloseWorkflowId, orphanSweepWorkflowId, redactionWorkflowId } from '../shared/ids';
 import { type VerificationSessionWorkflow } from '../shared/workflows';
 
@@ -118,14 +119,16 @@ export class VerificationHandle {
     const creationClose = (history.events ?? []).some(
       (event) => event.childWorkflowExecutionStartedEventAttributes?.workflowExecution?.workflowId === closer,
     );
-    // A workflow failed for good (its input refused) has no outcome: it ended failed.
+    // A workflow failed for good (its input refused) or terminated has no outcome: it ended
+    // failed. A terminated one still names its session, set once it was created.
     const outcome = await this.workflow.result().catch(() => undefined);
+    const sessionId = outcome?.sessionId ?? description.typedSearchAttributes.get(IdvSessionId);
     const endedAt = (description.closeTime ?? new Date()).toISOString();
     return {
       reference: this.reference,
       dataKeyId: input?.dataKeyId ?? '',
       status: outcome?.status ?? 'failed',
-      ...(outcome?.sessionId ? { sessionId: outcome.sessionId } : {}),
+      ...(sessionId ? { sessionId } : {}),
       ...(outcome?.errorCode ? { errorCode: outcome.errorCode } : {}),
       startedAt: description.startTime.toISOString(),
       updatedAt: endedAt,

@@ -113,6 +113,17 @@ describe('verification input bounds', () => {
     await stack().idv.discardInput(original);
   }, 30_000);
 
+  it("refuses a providerInput sealed under another verification's key: its redaction would leave it readable", async () => {
+    const own = await stack().idv.prepareInput(stack().request());
+    const other = await stack().idv.prepareInput(stack().request());
+    expect(own.providerInput).toBeDefined();
+    const error = await executeRefused({ ...own, providerInput: other.providerInput });
+    const cause = (error as WorkflowFailedError).cause as ApplicationFailure;
+    expect(cause.type).toBe('InvalidVerificationInput');
+    expect(cause.message).toMatch(/providerInput must be sealed under the verification's data key/);
+    await stack().idv.discardInput(other);
+  }, 30_000);
+
   // The input is checked by an activity after the handlers are registered: the start's update
   // (how IdvClient starts) is answered with the refusal, not left without a handler.
   it('answers the start’s update with the refusal of out-of-bounds input', async () => {

@@ -205,7 +205,12 @@ export const verificationInputSchema = verificationRequestSchema
       .optional(),
   })
   // Read, not accepted: a client one release ahead of the workers may send a field more.
-  .strip();
+  .strip()
+  // Sealed under another key, it would stay readable after this verification's redaction.
+  .refine((input) => input.providerInput === undefined || input.providerInput.keyId === input.dataKeyId, {
+    message: "must be sealed under the verification's data key",
+    path: ['providerInput'],
+  });
 
 /** The workflow's input; see {@link verificationInputSchema}. */
 export type VerificationInput = z.infer<typeof verificationInputSchema>;

@@ -34,7 +34,10 @@ describe('a verification terminated from outside its code', () => {
       dataKeyDestroyed: true,
     });
     const view = await stack().control('GET', `/sessions/${nextStep.sessionId}`);
-    expect(view).toMatchObject({ outcome: { done: true, errorCode: 'Canceled' }, redacted: { by: 'request' } });
+    expect(view).toMatchObject({
+      outcome: { done: true, errorCode: 'Canceled' },
+      redacted: { by: 'request' },
+    });
     expect((await stack().store.dataKeys.get(dataKeyId))?.state).toBe('destroyed');
   }, 30_000);
 

@@ -1,4 +1,4 @@
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, rm, utimes } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DeliveryIntake } from '../../workers/receiver/delivery-intake';
@@ -116,6 +116,9 @@ describe('DeliveryIntake', () => {
     await crashed.accept(event('x'));
     await crashed.accept(event('y'));
     await crashed.close();
+    // Its process died: its spool's lock is no longer renewed, and goes stale.
+    const minuteAgo = new Date(Date.now() - 60_000);
+    await utimes(join(dir, 'receiver.lock'), minuteAgo, minuteAgo);
     const temporal = temporalStandIn();
     const restarted = await open(temporal.handOff);
     await eventually(

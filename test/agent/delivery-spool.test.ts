@@ -1,4 +1,4 @@
-import { mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, rm, utimes, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DeliverySpool, SpoolInUseError } from '../../workers/receiver/delivery-spool';
@@ -27,9 +27,13 @@ describe('DeliverySpool', () => {
     const first = await spool.oldest();
     expect(first?.event.objectId).toBe('a');
     await spool.remove(first?.name ?? '');
-    // The process dies without closing: the next one takes the spool over.
-    await writeFile(join(dir, 'receiver.pid'), '999999999\n');
-    const reopened = await DeliverySpool.open(dir);
+    // The process dies without closing: its lock is no longer renewed, and once stale the next
+    // process takes the spool over.
+    await spool.close();
+    await mkdir(join(dir, 'receiver.lock'));
+    const minuteAgo = new Date(Date.now() - 60_000);
+    await utimes(join(dir, 'receiver.lock'), minuteAgo, minuteAgo);
+    const reopened = await DeliverySpool.open(dir, { lockWaitMs: 0 });
     expect(reopened.depth).toBe(2);
     await reopened.append(event('d'));
     const order: string[] = [];
@@ -38,6 +42,7 @@ describe('DeliverySpool', () => {
       await reopened.remove(entry.name);
     }
     expect(order).toEqual(['b', 'c', 'd']);
+    await reopened.close();
   });
 
   it('drops a write that never completed and sets a damaged entry aside', async () => {
@@ -46,18 +51,26 @@ describe('DeliverySpool', () => {
     await spool.close();
     await writeFile(join(dir, '000000000009.json.5f0c2a1e-0000-4000-8000-000000000000.tmp'), '{"half');
     await writeFile(join(dir, '000000000000.json'), 'not json');
+    // A lock file of an earlier release goes once the lock is held.
+    await writeFile(join(dir, 'receiver.pid'), '1\n');
     const reopened = await DeliverySpool.open(dir);
     expect((await reopened.oldest())?.event.objectId).toBe('kept');
     expect((await readdir(dir)).sort()).toEqual([
       '000000000000.json.corrupt',
       '000000000001.json',
-      'receiver.pid',
+      'receiver.lock',
     ]);
+    await reopened.close();
   });
 
-  it('refuses a second live process', async () => {
-    await DeliverySpool.open(dir);
-    await writeFile(join(dir, 'receiver.pid'), `${process.ppid}\n`);
-    await expect(DeliverySpool.open(dir)).rejects.toBeInstanceOf(SpoolInUseError);
+  it('refuses a second holder while the first lives, whatever its pid (one process, or containers each pid 1)', async () => {
+    const first = await DeliverySpool.open(dir);
+    // Two holders would number their entries alike and overwrite each other's.
+    await expect(DeliverySpool.open(dir, { lockWaitMs: 0 })).rejects.toBeInstanceOf(SpoolInUseError);
+    await first.append(event('only'));
+    await first.close();
+    const next = await DeliverySpool.open(dir, { lockWaitMs: 0 });
+    expect(next.depth).toBe(1);
+    await next.close();
   });
 });

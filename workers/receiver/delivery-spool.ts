@@ -1,5 +1,6 @@
-import { mkdir, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
-import { dirname, join } from 'node:path';
+import { mkdir, readdir, readFile, rename, rm } from 'node:fs/promises';
+import { join } from 'node:path';
+import { lock } from 'proper-lockfile';
 import { z } from 'zod';
 import { agentMessageTypes } from '../../agent-platform/domain/agent-deliveries';
 import { type AgentEvent } from '../../agent-platform/shared/messages';
@@ -7,7 +8,15 @@ import { type OperationalLog } from './operational-log';
 import { writeFileAtomic } from '../../stores/local/atomic-file';
 
 const ENTRY = /^(\d{12})\.json$/;
-const LOCK_FILE = 'receiver.pid';
+/**
+ * The spool's lock: a folder whose time its holder renews every few seconds, stale once not
+ * renewed for {@link LOCK_STALE_MS}. It names no process, so it holds across containers (each
+ * its own pid 1) and hosts sharing the spool's volume, and within one process.
+ */
+const LOCK_DIR = 'receiver.lock';
+const LOCK_STALE_MS = 10_000;
+/** The lock file of releases that named the owner by pid: removed once the new lock is held. */
+const OLD_LOCK_FILE = 'receiver.pid';
 
 /** Thrown when the spool holds its maximum of deliveries: the delivery is not accepted. */
 export class SpoolFullError extends Error {
@@ -18,11 +27,19 @@ export class SpoolFullError extends Error {
 export interface DeliverySpoolOptions {
   /** Deliveries it holds at most; past it `append` refuses. @default 100000 */
   maxEntries?: number;
+  /**
+   * How long `open` waits for a lock held by another (a process that died leaves it stale after
+   * 10 s) before it refuses. @default 15000
+   */
+  lockWaitMs?: number;
   /** Told when an entry that does not parse is set aside, or has gone. */
   log?: OperationalLog;
 }
 
-/** Thrown when another running receiver uses the spool directory. */
+/**
+ * Thrown when another running receiver uses the spool directory, or by `append` once this
+ * process lost the spool's lock (it could not renew it in time): nothing more is accepted.
+ */
 export class SpoolInUseError extends Error {
   override readonly name = 'SpoolInUseError';
 }
@@ -45,10 +62,14 @@ export interface SpoolEntry {
  * delivery, written to a temporary name, fsynced, renamed into place and the directory fsynced
  * before `append` resolves, so an acknowledged delivery survives a crash of the process or the
  * machine. A leftover temporary file was never acknowledged and is dropped. Entries hold ids
- * and times only, no personal data. One receiver process per spool directory.
+ * and times only, no personal data. One receiver process per spool directory: two would number
+ * their entries alike and overwrite each other's, and neither would replay what the other wrote.
  */
 export class DeliverySpool {
   readonly #dir: string;
+  readonly #release: () => Promise<void>;
+  /** Why the lock is lost, once it is: nothing more is appended. */
+  #lockLost: string | undefined;
   readonly #names: string[];
   /** Numbered, being written: counted, and nothing after them is replayed before them. */
   readonly #writing = new Set<string>();
@@ -56,8 +77,14 @@ export class DeliverySpool {
   readonly #log: OperationalLog;
   #next: number;
 
-  private constructor(dir: string, names: string[], options: DeliverySpoolOptions) {
+  private constructor(
+    dir: string,
+    names: string[],
+    options: DeliverySpoolOptions,
+    release: () => Promise<void>,
+  ) {
     this.#dir = dir;
+    this.#release = release;
     this.#names = names;
     this.#maxEntries = options.maxEntries ?? 100_000;
     this.#log = options.log ?? (() => undefined);
@@ -70,11 +97,21 @@ export class DeliverySpool {
    */
   static async open(dir: string, options: DeliverySpoolOptions = {}): Promise<DeliverySpool> {
     await mkdir(dir, { recursive: true, mode: 0o700 });
-    await takeLock(join(dir, LOCK_FILE));
-    const files = await readdir(dir);
-    // What a crashed write left (its entry never appeared): written again by whoever sent it.
-    await Promise.all(files.filter((file) => file.endsWith('.tmp')).map((file) => rm(join(dir, file))));
-    return new DeliverySpool(dir, files.filter((file) => ENTRY.test(file)).sort(), options);
+    let spool: DeliverySpool | undefined;
+    const release = await takeLock(dir, options.lockWaitMs ?? 15_000, (error) => {
+      if (spool) spool.#lose(error);
+    });
+    try {
+      await rm(join(dir, OLD_LOCK_FILE), { force: true });
+      const files = await readdir(dir);
+      // What a crashed write left (its entry never appeared): written again by whoever sent it.
+      await Promise.all(files.filter((file) => file.endsWith('.tmp')).map((file) => rm(join(dir, file))));
+      spool = new DeliverySpool(dir, files.filter((file) => ENTRY.test(file)).sort(), options, release);
+      return spool;
+    } catch (error) {
+      await release().catch(() => undefined);
+      throw error;
+    }
   }
 
   /** Deliveries waiting, those being written included. */
@@ -88,6 +125,7 @@ export class DeliverySpool {
    * {@link SpoolFullError} past `maxEntries`.
    */
   async append(event: AgentEvent): Promise<void> {
+    if (this.#lockLost !== undefined) throw new SpoolInUseError(this.#lockLost);
     if (this.depth >= this.#maxEntries)
       throw new SpoolFullError(`the spool holds its maximum of ${this.#maxEntries} deliveries`);
     const name = `${String(this.#next++).padStart(12, '0')}.json`;
@@ -143,7 +181,13 @@ export class DeliverySpool {
 
   /** Gives the directory up for another process (what is spooled stays). */
   async close(): Promise<void> {
-    await rm(join(this.#dir, LOCK_FILE), { force: true });
+    if (this.#lockLost === undefined) await this.#release().catch(() => undefined);
+  }
+
+  /** The lock could not be renewed in time (another may take it): appends are refused from now on. */
+  #lose(error: Error): void {
+    this.#lockLost = `the spool ${this.#dir} is no longer this receiver's (its lock was not renewed in time: ${error.message}): restart the receiver`;
+    this.#log('spool lock lost: deliveries are refused until the receiver restarts', {}, 'error');
   }
 
   async #write(name: string, event: AgentEvent): Promise<void> {
@@ -165,28 +209,27 @@ function parseJson(text: string): unknown {
   }
 }
 
-/** The spool's owner is the process named in its lock file while that process lives. */
-async function takeLock(file: string): Promise<void> {
-  for (;;) {
-    try {
-      await writeFile(file, `${process.pid}\n`, { flag: 'wx', mode: 0o600 });
-      return;
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
-    }
-    const owner = Number((await readFile(file, 'utf8').catch(() => '')).trim());
-    if (owner === process.pid) return;
-    if (Number.isInteger(owner) && owner > 0 && alive(owner))
-      throw new SpoolInUseError(`another receiver (pid ${owner}) uses the spool ${dirname(file)}`);
-    await rm(file, { force: true });
-  }
-}
-
-function alive(pid: number): boolean {
+/**
+ * Takes the spool's lock, waiting up to `waitMs` for a holder that died to leave it stale;
+ * `lost` is told if it cannot be renewed later. Resolves to its release.
+ */
+async function takeLock(
+  dir: string,
+  waitMs: number,
+  lost: (error: Error) => void,
+): Promise<() => Promise<void>> {
+  const tries = Math.ceil(waitMs / 1_000);
   try {
-    process.kill(pid, 0);
-    return true;
+    return await lock(dir, {
+      realpath: false,
+      lockfilePath: join(dir, LOCK_DIR),
+      stale: LOCK_STALE_MS,
+      retries: { retries: tries, factor: 1, minTimeout: 1_000, maxTimeout: 1_000 },
+      onCompromised: lost,
+    });
   } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
+    if ((error as NodeJS.ErrnoException).code === 'ELOCKED')
+      throw new SpoolInUseError(`another receiver uses the spool ${dir} (its lock ${LOCK_DIR} is held)`);
+    throw error;
   }
 }

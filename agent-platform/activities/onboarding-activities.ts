@@ -1,4 +1,7 @@
 import { ApplicationFailure } from '@temporalio/common';
+import { WorkflowNotFoundError } from '@temporalio/client';
+import { connectionWorkflowId } from '../domain/agent-deliveries';
+import { connectionEventsQuery, type SeenAgentEvent } from '../shared/messages';
 import {
   InvalidOnboardingInputError,
   type OnboardingVerification,
@@ -62,6 +65,26 @@ export function onboardingActivities(deps: AgentPlatformDeps) {
         });
       }
       return input;
+    },
+
+    /**
+     * The events the connection's `agentConnection` took before its onboarding ran (those it
+     * keeps, the latest 100): the platform does not order its messages, so an awaited one may
+     * come before `new_connection`. None when it has none.
+     */
+    async connectionEventsSoFar(connection: {
+      tenant: string;
+      connectionId: string;
+    }): Promise<SeenAgentEvent[]> {
+      const handle = Context.current().client.workflow.getHandle(
+        connectionWorkflowId(connection.tenant, connection.connectionId),
+      );
+      try {
+        return (await handle.query(connectionEventsQuery)).events;
+      } catch (error) {
+        if (error instanceof WorkflowNotFoundError) return [];
+        throw error;
+      }
     },
   };
 }

@@ -8,6 +8,7 @@ import {
   continueAsNew,
   getExternalWorkflowHandle,
   isCancellation,
+  log,
   patched,
   ParentClosePolicy,
   proxyActivities,
@@ -49,6 +50,20 @@ import { agentPlatformVersioning } from '../shared/workflows';
 import { setWorkflowOptions } from '@temporalio/workflow';
 import { markdownLines } from '../../common/user-metadata';
 
+/**
+ * The patch under which an onboarding's first run counts the events its connection's
+ * `agentConnection` took before it (an awaited event that came before `new_connection` was lost
+ * to it, and it waited until its deadline).
+ */
+const EARLIER_EVENTS_COUNTED = 'earlier-events-counted';
+
+/** Reading the connection's earlier events: a minute, then the onboarding goes on without them. */
+const { connectionEventsSoFar } = proxyActivities<AgentPlatformActivities>({
+  startToCloseTimeout: '10 seconds',
+  scheduleToCloseTimeout: '1 minute',
+  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '10 seconds' },
+});
+
 // Preparing is our own store's work: an hour of retries, then the onboarding gives up visibly.
 const { prepareOnboardingVerification, destroyDataKey } = proxyActivities<
   AgentPlatformActivities & VerificationActivities
@@ -83,6 +98,9 @@ export async function onboarding(input: OnboardingInput): Promise<OnboardingSumm
   // Read before the check: the time a local activity's answer comes back with differs between
   // the run and its replay, so a deadline taken after it would change when a worker replays.
   const firstTaskAt = Date.now();
+  // Asked in the first task, before the check: a patch first asked right after a local
+  // activity's answer falls in another workflow task on replay than when it ran.
+  const countsEarlierEvents = input?.carried === undefined && patched(EARLIER_EVENTS_COUNTED);
   // Refused at once: bad settings would otherwise wait days before failing in the verification.
   // Histories of builds that checked in the workflow passed the check there (or ended at it).
   // Not cancellable: a cancel that comes meanwhile is seen once the onboarding runs.
@@ -117,7 +135,7 @@ export async function onboarding(input: OnboardingInput): Promise<OnboardingSumm
   const missing = () => waitFor.filter((type) => !events.byType[type]);
 
   // Handlers first: a signal-with-start's signal is delivered before the main flow runs.
-  setHandler(agentEventSignal, (event: AgentEvent) => {
+  const record = (event: AgentEvent) => {
     // Not this connection's, or not an event (a signal sent by hand): counted, nothing else.
     const ours =
       event?.tenant === tenant &&
@@ -138,7 +156,8 @@ export async function onboarding(input: OnboardingInput): Promise<OnboardingSumm
     if (keys.size > MAX_KEYS_REMEMBERED) keys.delete(keys.values().next().value as string);
     events.total += 1;
     events.byType[event.messageType] = (events.byType[event.messageType] ?? 0) + 1;
-  });
+  };
+  setHandler(agentEventSignal, record);
   setHandler(verificationEndedSignal, (ended: VerificationEnding) => {
     if (ended?.reference === reference) ending = ended;
   });
@@ -194,6 +213,25 @@ export async function onboarding(input: OnboardingInput): Promise<OnboardingSumm
       ...input,
       carried: { startedAt, deadline, events, keys: [...keys], ...(verifying ? { verifying } : {}) },
     });
+
+  // What the connection took before this onboarding ran counts too (a repeat is absorbed).
+  if (countsEarlierEvents) {
+    try {
+      for (const seen of await connectionEventsSoFar({ tenant, connectionId }))
+        record({
+          tenant,
+          connectionId,
+          messageType: seen.messageType,
+          objectId: seen.objectId,
+          receivedAt: seen.receivedAt,
+        });
+    } catch (error) {
+      if (isCancellation(error)) throw error;
+      log.warn("the connection's earlier events could not be read: only those from now on count", {
+        failureType: activityFailureType(error),
+      });
+    }
+  }
 
   // Waiting: one durable timer to the deadline, woken by every event; days cost nothing.
   while (!verificationBegun && missing().length > 0) {

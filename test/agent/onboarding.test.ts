@@ -188,6 +188,21 @@ describe('onboarding: a connection waited for, verified and reported', () => {
     await stack().client.workflow.getHandle(connectionWorkflowId(TENANT, connectionId)).terminate();
   });
 
+  it('counts an awaited event that came before its new_connection (the platform does not order them)', async () => {
+    const connectionId = newConnection();
+    // No onboarding runs yet: the event goes to the connection's agentConnection.
+    await platformEvent(connectionId, `${connectionId}-request`, 'credential_request');
+    expect((await connectionEvents(connectionId, 1)).total).toBe(1);
+    await platformEvent(connectionId, `${connectionId}-hello`, 'new_connection');
+    const progress = await progressWhen(
+      connectionId,
+      (p) => p.stage === 'verifying',
+      'the onboarding to verify with both events seen',
+    );
+    expect(progress.events.byType).toMatchObject({ new_connection: 1, credential_request: 1 });
+    await onboardings().cancel(TENANT, connectionId);
+  });
+
   it('gives a connection the settings make no valid onboarding for (ids too long) to agentConnection', async () => {
     const connectionId = `c${'x'.repeat(190)}`;
     await platformEvent(connectionId, 'obj-long', 'new_connection');

@@ -38,7 +38,10 @@ const LOOK_AT_HISTORY =
  * Workflows whose termination leaves the person's data behind: a verification's clean-up (the
  * session's ending, the redaction's start) and a redaction run only in their own code.
  */
-const ERASING_TYPES = [verificationWorkflowTypes.session, verificationWorkflowTypes.redaction];
+const ERASING_TYPES: readonly string[] = [
+  verificationWorkflowTypes.session,
+  verificationWorkflowTypes.redaction,
+];
 
 /**
  * The workflows of a task queue that failed or gave up a step (`ExecutionStatus = 'Failed'`, or
@@ -53,6 +56,15 @@ export async function listFailedWork(
   const terminated = `(ExecutionStatus = 'Terminated' AND (${ERASING_TYPES.map((type) => `WorkflowType = ${queryValue(type)}`).join(' OR ')}))`;
   const query = `TaskQueue = ${queryValue(options.taskQueue)} AND (ExecutionStatus = 'Failed' OR IdvStatus = ${queryValue(NEEDS_ATTENTION)} OR ${terminated})`;
   const found: FailedWork[] = [];
+  /** A later run of the workflow ID exists (its latest run is another). */
+  const replaced = async (workflowId: string, runId: string) =>
+    await client.workflow
+      .getHandle(workflowId)
+      .describe()
+      .then(
+        (latest) => latest.runId !== runId,
+        () => false,
+      );
   for await (const execution of client.workflow.list({ query })) {
     const handle = client.workflow.getHandle(execution.workflowId, execution.runId);
     const at = (execution.closeTime ?? execution.startTime).toISOString();
@@ -60,7 +72,9 @@ export async function listFailedWork(
     if (execution.status.name === 'FAILED') {
       const error: unknown = await handle.result().catch((failure: unknown) => failure);
       found.push({ ...base, state: 'failed', ...failureReason(error) });
-    } else if (execution.status.name === 'TERMINATED') {
+    } else if (execution.status.name === 'TERMINATED' && ERASING_TYPES.includes(execution.type)) {
+      // A redaction replaced by another of its session (`idv redact` runs one at once) is not lost.
+      if (await replaced(handle.workflowId, execution.runId)) continue;
       found.push({ ...base, state: 'terminated', ...terminatedReason(execution.workflowId, execution.type) });
     } else if (execution.type === agentPlatformWorkflowTypes.migration) {
       const report = (await handle.result().catch(() => undefined)) as MigrationReport | undefined;

@@ -143,7 +143,8 @@ export async function agentWebhooks(input: AgentWebhooksInput): Promise<WebhookL
   const setEnabled = (enabled: boolean) => (webhookId: string) =>
     exclusive(async (): Promise<WebhookView> => {
       const webhook = managedOrRefuse(webhookId);
-      await agentCalls.setTenantWebhookEnabled({ tenant, webhookId, enabled });
+      // One removed to move it is not at the platform: it is made again as the registry says.
+      if (!webhook.removedToMove) await agentCalls.setTenantWebhookEnabled({ tenant, webhookId, enabled });
       const changed = { ...webhook, enabled };
       state.put(changed);
       return state.view(changed);

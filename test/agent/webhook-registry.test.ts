@@ -195,15 +195,18 @@ describe('agentWebhooks: one registry workflow per tenant', () => {
         expect.objectContaining({ kind: 'found', outcome: expect.stringMatching(/^repair failed/) }),
       );
       expect((await client.listWebhooks()).map((webhook) => webhook.url)).not.toContain(stale);
+      // Disabled meanwhile: the registry keeps the choice, and makes it so once the webhook is made.
+      const moving = failed.webhooks.find((webhook) => webhook.receiver);
+      expect(await registry.disable('tenant-a', moving?.id ?? '')).toMatchObject({ enabled: false });
       await stack().control('DELETE', '/faults');
       await registry.reconcile('tenant-a');
       const listing = await registry.reconcile('tenant-a');
       const atPlatform = await client.listWebhooks();
       await client.close();
-      expect(atPlatform.map((webhook) => webhook.url)).toContain(current);
+      expect(atPlatform.find((webhook) => webhook.url === current)).toMatchObject({ enabled: false });
       expect(atPlatform).toHaveLength(5);
       expect(listing.webhooks.filter((webhook) => webhook.receiver)).toEqual([
-        expect.objectContaining({ managed: true, enabled: true }),
+        expect.objectContaining({ managed: true, enabled: false }),
       ]);
     },
   );

@@ -60,3 +60,32 @@ describe("a verification input's provider", () => {
     ]);
   });
 });
+
+// The person's input must be sealed under the verification's own key, which its redaction destroys.
+describe("a verification input's providerInput", () => {
+  const input = {
+    reference: 'order-1',
+    verificationProfileId: '1b0f7c2e-8d3a-4b6e-9f1a-2c3d4e5f6a7b',
+    provider: 'yoti',
+    capabilities: ['PollResult'],
+    timeout: 3_600_000,
+    results: 'data',
+    redactAfter: 0,
+    dataKeyId: 'key-1',
+  };
+  const sealedUnder = (keyId: string) => ({ sealed: 'aes-256-gcm', keyId, data: 'ZGF0YQ==' });
+
+  it("is refused when sealed under another key than the verification's", () => {
+    expect(verificationInputProblems({ ...input, providerInput: sealedUnder('key-1') })).toEqual([]);
+    expect(verificationInputProblems({ ...input, providerInput: sealedUnder('key-2') })).toEqual([
+      "providerInput must be sealed under the verification's data key",
+    ]);
+  });
+
+  it('is refused, not a failed check, when it is not sealed at all (null, plain text)', () => {
+    for (const providerInput of [null, 'Jane Doe', { name: 'Jane' }])
+      expect(verificationInputProblems({ ...input, providerInput })).toEqual([
+        'providerInput must be sealed under the data key (IdvClient seals it)',
+      ]);
+  });
+});

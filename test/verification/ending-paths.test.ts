@@ -491,9 +491,16 @@ describe('verification ending paths, end to end', () => {
   };
   /** The refreshes the workflow asked to cancel (it gave way to the deadline or the caller's cancel). */
   const refreshesCancelled = async (handle: VerificationHandle) => {
-    const { events } = await handle.workflow.fetchHistory();
-    return (events ?? []).filter(
-      (event) => event.eventType === EventType.EVENT_TYPE_ACTIVITY_TASK_CANCEL_REQUESTED,
+    const events = (await handle.workflow.fetchHistory()).events ?? [];
+    const refreshes = new Set(
+      events
+        .filter((event) => event.activityTaskScheduledEventAttributes?.activityType?.name === 'refreshStep')
+        .map((event) => String(event.eventId)),
+    );
+    return events.filter(
+      (event) =>
+        event.eventType === EventType.EVENT_TYPE_ACTIVITY_TASK_CANCEL_REQUESTED &&
+        refreshes.has(String(event.activityTaskCancelRequestedEventAttributes?.scheduledEventId)),
     ).length;
   };
 

@@ -1,4 +1,5 @@
 import { listFailedWork } from '../../agent-platform/client/failed-work';
+import { NoSessionError } from '../../verification/client/idv-client';
 import { eventually } from '../harness/eventually';
 import { useVerificationStack } from '../harness/verification-stack';
 
@@ -11,6 +12,7 @@ describe('a verification terminated from outside its code', () => {
     await stack().control('PUT', '/script', { outcome: 'manual', stepTtlSeconds: 300 });
   });
   afterEach(async () => {
+    await stack().control('DELETE', '/faults');
     await stack().control('PUT', '/script', { outcome: 'by-input', stepTtlSeconds: 300 });
   });
 
@@ -56,4 +58,59 @@ describe('a verification terminated from outside its code', () => {
     expect(listed).toMatchObject({ state: 'terminated', type: 'sessionRedaction' });
     expect(listed?.next).toContain('idv redact');
   }, 30_000);
+  it('does not list a waiting redaction that idv redact replaced with one run at once', async () => {
+    const { handle, nextStep } = await stack().idv.startVerification(
+      stack().request({ redactAfter: '1h', polling: { initialMs: 200, maxMs: 500 } }),
+    );
+    await stack().control('POST', `/sessions/${nextStep.sessionId}/complete`);
+    await handle.result();
+    const workflowId = `idv-redact-${nextStep.sessionId}`;
+    await stack().idv.redactVerification(handle.reference);
+    // The waiting run was terminated by the one that replaced it: visible as such first.
+    await eventually(async () => {
+      for await (const run of stack().client.workflow.list({
+        query: `WorkflowId = '${workflowId}' AND ExecutionStatus = 'Terminated'`,
+      }))
+        return run;
+      return undefined;
+    }, 'the replaced run terminated');
+    const failed = await listFailedWork(stack().client, { taskQueue: stack().taskQueue });
+    expect(failed.filter((work) => work.workflowId === workflowId)).toEqual([]);
+  }, 30_000);
+  it('idv redact closes the creation of one terminated while its create was under way: the session created later is swept', async () => {
+    await stack().control('PUT', '/faults', {
+      operation: 'CreateDirectProviderSession',
+      lateRate: 1,
+      lateMs: 4_000,
+      count: 1,
+    });
+    const before = new Set(stack().emulator.store.sessions.keys());
+    const request = stack().request({ redactAfter: 0 });
+    const starting = stack()
+      .idv.startVerification(request)
+      .catch((error: unknown) => error);
+    const creates = async () =>
+      ((await stack().control('GET', '/counters')).byOperation as Record<string, number>)
+        .CreateDirectProviderSession ?? 0;
+    const sent = await creates();
+    await eventually(async () => ((await creates()) > sent ? true : undefined), 'the create sent');
+    await stack().client.workflow.getHandle(`idv-${request.reference}`).terminate('thought stuck');
+    await starting;
+    await expect(stack().idv.redactVerification(request.reference)).rejects.toBeInstanceOf(NoSessionError);
+    // The service carries the create out later: nobody claims it, the profile's sweep ends it.
+    const made = await eventually(
+      () => {
+        const sessions = [...stack().emulator.store.sessions.values()].filter(
+          (session) => !before.has(session.id),
+        );
+        return Promise.resolve(
+          sessions.length > 0 && sessions.every((session) => session.outcome.done) ? sessions : undefined,
+        );
+      },
+      'the late session swept',
+      60_000,
+    );
+    expect(made).toHaveLength(1);
+    expect(made[0]?.outcome).toMatchObject({ done: true, errorCode: 'Canceled' });
+  }, 90_000);
 });

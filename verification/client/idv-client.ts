@@ -14,10 +14,16 @@ import {
 } from '../domain/verification';
 import { type NextStepAnswer, nextStepUpdate } from '../shared/messages';
 import { verificationWorkflowId } from '../shared/ids';
-import { orphanSweepMetadata, redactionMetadata, verificationMetadata } from '../shared/metadata';
+import {
+  creationCloseMetadata,
+  orphanSweepMetadata,
+  redactionMetadata,
+  verificationMetadata,
+} from '../shared/metadata';
 import { innermostMessage } from '../../common/failure-message';
 import { IdvProfileId, IdvProvider } from '../../common/search-attributes';
 import {
+  type CreationCloseWorkflow,
   type OrphanSweepWorkflow,
   type RedactionReport,
   type SessionRedactionWorkflow,
@@ -32,8 +38,8 @@ import { prepareVerificationInput } from './prepare-input';
 import { reserveReference } from './reserve-reference';
 import { referenceOfWorkflowId } from '../../common/workflow-ids';
 import { TemporalKeyring } from '../../keyring/client';
-import { type LookForOrphans, lookForOrphansSignal } from '../shared/messages';
-import { orphanSweepWorkflowId } from '../shared/ids';
+import { type CreationToClose, type LookForOrphans, lookForOrphansSignal } from '../shared/messages';
+import { creationCloseWorkflowId, orphanSweepWorkflowId } from '../shared/ids';
 import { keyringQuery, keyringWorkflowId, rotateKeysSignal } from '../../keyring/shared';
 import { canonicalProfileId } from '../../stores/session-vault';
 import { VerificationEndedError, VerificationHandle } from './verification-handle';
@@ -219,14 +225,12 @@ export class IdvClient {
    */
   async redactVerification(reference: string): Promise<RedactionReport> {
     const handle = this.getVerification(reference);
-    const status = await handle.workflow.describe().then(
-      (description) => description.status.name,
-      (error: unknown) => {
-        if (!(error instanceof WorkflowNotFoundError)) throw error;
-        return undefined;
-      },
-    );
-    if (status === undefined) return await this.#redactFromRecord(reference);
+    const description = await handle.workflow.describe().catch((error: unknown) => {
+      if (!(error instanceof WorkflowNotFoundError)) throw error;
+      return undefined;
+    });
+    if (description === undefined) return await this.#redactFromRecord(reference);
+    const status = description.status.name;
     if (status === 'RUNNING') {
       await handle.cancel('redaction requested').catch((error: unknown) => {
         if (!(error instanceof VerificationEndedError)) throw error;
@@ -235,6 +239,14 @@ export class IdvClient {
       await handle.result().catch(() => undefined);
     }
     const { sessionId, dataKeyId } = await handle.progress();
+    // Terminated, it ran none of its clean-up: its creation is closed now, so a session the
+    // service creates for it later (an attempt under way, an answer lost) is swept.
+    const profileId = description.typedSearchAttributes.get(IdvProfileId);
+    if (status === 'TERMINATED' && profileId !== undefined)
+      await this.#closeCreation(profileId, {
+        workflowId: handle.workflowId,
+        ...(sessionId ? { keptSessionId: sessionId } : {}),
+      });
     if (!sessionId) {
       // Nothing at the service; the start input's sealed providerInput goes with the data key.
       if (dataKeyId) await this.#dataKeys.destroy(dataKeyId);
@@ -243,6 +255,24 @@ export class IdvClient {
       );
     }
     return await this.redactNow(sessionId, dataKeyId, reference);
+  }
+
+  /**
+   * Starts the workflow that closes a verification's creation and asks the profile's sweep when a
+   * session may still come (`creationClose`), unless it runs or ran already.
+   */
+  async #closeCreation(verificationProfileId: string, close: CreationToClose): Promise<void> {
+    const args = { verificationProfileId, close };
+    await this.client.workflow
+      .start<CreationCloseWorkflow>(verificationWorkflowTypes.creationClose, {
+        workflowId: creationCloseWorkflowId(close.workflowId),
+        taskQueue: this.taskQueue,
+        args: [args],
+        ...creationCloseMetadata(args),
+      })
+      .catch((error: unknown) => {
+        if (!(error instanceof WorkflowExecutionAlreadyStartedError)) throw error;
+      });
   }
 
   /** The redaction of a verification Temporal no longer keeps, from its record. */

@@ -239,10 +239,6 @@ export class VerificationHandle {
   }
 
   /**
-   * Sends a message, turning "the verification has ended" into {@link VerificationEndedError}:
-   * the workflow's own refusal (failure type `VerificationEnded`), or a workflow that is closed.
-   */
-  /**
    * Sends an update that calls the service again when it was refused because the verification
    * was moving to its next run (a moment, normally): the next run takes it.
    */
@@ -262,6 +258,10 @@ export class VerificationHandle {
     return await send();
   }
 
+  /**
+   * Sends a message, turning "the verification has ended" into {@link VerificationEndedError}:
+   * the workflow's own refusal (failure type `VerificationEnded`), or a workflow that is closed.
+   */
   async #whileRunning<T>(send: () => Promise<T>): Promise<T> {
     try {
       return await send();

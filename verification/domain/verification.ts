@@ -207,7 +207,7 @@ export const verificationInputSchema = verificationRequestSchema
   // Read, not accepted: a client one release ahead of the workers may send a field more.
   .strip()
   // Sealed under another key, it would stay readable after this verification's redaction.
-  .refine((input) => input.providerInput === undefined || input.providerInput.keyId === input.dataKeyId, {
+  .refine((input) => !isSealed(input.providerInput) || input.providerInput.keyId === input.dataKeyId, {
     message: "must be sealed under the verification's data key",
     path: ['providerInput'],
   });

@@ -187,6 +187,12 @@ export class SessionState {
     this.#changed();
   }
 
+  /** This run goes on after all (a cancel, the deadline or the outcome came while it waited). */
+  stayOn(): void {
+    this.#movingOn = false;
+    this.#changed();
+  }
+
   /** The clean-up began. */
   beginClosing(): void {
     this.#closing = true;

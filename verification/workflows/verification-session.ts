@@ -155,6 +155,7 @@ async function drive(input: VerificationInput, state: SessionState): Promise<'en
     // A handler may have learnt the outcome meanwhile (a native challenge answered): keep it.
     const deadlinePassed = givesWay && Date.now() >= state.deadlineMs;
     if (state.cancelRequested === undefined && !state.done && !deadlinePassed) return 'continue';
+    if (givesWay) state.stayOn();
   }
   await fetchResults(input, state);
   return 'ended';

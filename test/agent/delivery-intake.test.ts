@@ -88,6 +88,30 @@ describe('DeliveryIntake', () => {
     expect(taken).toEqual(['A', 'B']);
   });
 
+  it('replays the connections side by side once Temporal is back, each connection in order', async () => {
+    let up = false;
+    let inFlight = 0;
+    let mostAtOnce = 0;
+    const taken = new Map<string, string[]>();
+    const intake = await open(async (delivery) => {
+      if (!up) throw new Error('unavailable');
+      inFlight += 1;
+      mostAtOnce = Math.max(mostAtOnce, inFlight);
+      // A signal's round trip: the replay would hand off one at a time without lanes side by side.
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      inFlight -= 1;
+      taken.set(delivery.connectionId, [...(taken.get(delivery.connectionId) ?? []), delivery.objectId]);
+    });
+    for (let n = 0; n < 4; n += 1)
+      for (const connectionId of ['conn-a', 'conn-b', 'conn-c', 'conn-d'])
+        expect(await intake.accept({ ...event(`${connectionId}-${n}`), connectionId })).toBe('spooled');
+    up = true;
+    await eventually(() => Promise.resolve(intake.spoolDepth === 0 ? true : undefined), 'the spool to drain');
+    expect(mostAtOnce).toBeGreaterThan(1);
+    for (const connectionId of ['conn-a', 'conn-b', 'conn-c', 'conn-d'])
+      expect(taken.get(connectionId)).toEqual([0, 1, 2, 3].map((n) => `${connectionId}-${n}`));
+  });
+
   it('goes on when a spooled file is removed by hand', async () => {
     const temporal = temporalStandIn();
     temporal.state.up = false;

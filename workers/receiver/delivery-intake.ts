@@ -1,9 +1,12 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { type AgentEvent } from '../../agent-platform/shared/messages';
-import { type DeliverySpool } from './delivery-spool';
+import { type DeliverySpool, type SpoolEntry } from './delivery-spool';
 import { failureFields } from './failure-kind';
 import { type OperationalFields, type OperationalLog } from './operational-log';
 import { Mutex } from 'async-mutex';
+
+/** The spooled deliveries one replay round takes at most (their connections go side by side). */
+const REPLAY_BATCH = 64;
 
 /** Hands one event to Temporal (signal-with-start); rejects when Temporal did not take it. */
 export type HandOff = (event: AgentEvent) => Promise<void>;
@@ -140,17 +143,33 @@ export class DeliveryIntake {
     let replayed = 0;
     while (!this.#stop.signal.aborted) {
       try {
-        const entry = await this.#spool.oldest();
-        if (!entry) {
+        const entries = await this.#spool.oldestEntries(REPLAY_BATCH);
+        if (entries.length === 0) {
           if (replayed > 0 && this.#spool.depth === 0)
             this.#log('spool drained: deliveries handed to Temporal', { replayed });
           if (this.#spool.depth === 0) replayed = 0;
           await this.#idle();
           continue;
         }
-        await this.#handOff(entry.event);
-        await this.#spool.remove(entry.name);
-        replayed += 1;
+        // Connections side by side, each one's deliveries in order; one whose hand-off fails
+        // stops there (its later ones stay behind it), and the batch is tried again after the
+        // backoff from the oldest left.
+        const lanes = new Map<string, SpoolEntry[]>();
+        for (const entry of entries) {
+          const lane = `${entry.event.tenant}\n${entry.event.connectionId}`;
+          lanes.set(lane, [...(lanes.get(lane) ?? []), entry]);
+        }
+        const settled = await Promise.allSettled(
+          [...lanes.values()].map(async (lane) => {
+            for (const entry of lane) {
+              await this.#handOff(entry.event);
+              await this.#spool.remove(entry.name);
+              replayed += 1;
+            }
+          }),
+        );
+        const failed = settled.find((outcome) => outcome.status === 'rejected');
+        if (failed) throw failed.reason;
         backoffMs = this.#minBackoffMs;
       } catch (error) {
         if (!isHandOffFailure(error))

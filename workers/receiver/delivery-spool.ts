@@ -143,10 +143,21 @@ export class DeliverySpool {
    * written. A file that does not parse is set aside as `<name>.corrupt` (and said).
    */
   async oldest(): Promise<SpoolEntry | undefined> {
-    for (;;) {
-      const name = this.#names[0];
-      if (name === undefined) return undefined;
-      for (const writing of this.#writing) if (writing < name) return undefined;
+    return (await this.oldestEntries(1))[0];
+  }
+
+  /**
+   * The oldest waiting deliveries in order, at most `limit`, none after one still being written.
+   * A file that does not parse is set aside as `<name>.corrupt` (and said); one removed by hand is
+   * skipped.
+   */
+  async oldestEntries(limit: number): Promise<SpoolEntry[]> {
+    const entries: SpoolEntry[] = [];
+    let index = 0;
+    while (entries.length < limit) {
+      const name = this.#names[index];
+      if (name === undefined) break;
+      if ([...this.#writing].some((writing) => writing < name)) break;
       const text = await readFile(join(this.#dir, name), 'utf8').catch((error: NodeJS.ErrnoException) => {
         if (error.code === 'ENOENT') return undefined;
         throw error;
@@ -154,19 +165,24 @@ export class DeliverySpool {
       if (text === undefined) {
         // Removed by hand: nothing to replay.
         this.#log('spool entry has gone', { entry: name }, 'warn');
-        this.#names.shift();
+        this.#drop(name);
         continue;
       }
       const parsed = eventSchema.safeParse(parseJson(text));
-      if (parsed.success) return { name, event: parsed.data };
+      if (parsed.success) {
+        entries.push({ name, event: parsed.data });
+        index += 1;
+        continue;
+      }
       await rename(join(this.#dir, name), join(this.#dir, `${name}.corrupt`));
       this.#log(
         'spool entry does not parse: set aside',
         { entry: name, setAsideAs: `${name}.corrupt` },
         'warn',
       );
-      this.#names.shift();
+      this.#drop(name);
     }
+    return entries;
   }
 
   /**
@@ -175,6 +191,10 @@ export class DeliverySpool {
    */
   async remove(name: string): Promise<void> {
     await rm(join(this.#dir, name), { force: true });
+    this.#drop(name);
+  }
+
+  #drop(name: string): void {
     const index = this.#names.indexOf(name);
     if (index >= 0) this.#names.splice(index, 1);
   }

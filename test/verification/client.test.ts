@@ -2,7 +2,7 @@ import { InvalidVerificationRequestError } from '../../verification/client/parse
 import { parseVerificationRequest } from '../../verification/client/parse-request';
 import { onboardingFixture } from '../fixtures/parent-workflows';
 import { eventually } from '../harness/eventually';
-import { useVerificationStack } from '../harness/verification-stack';
+import { harnessIdvClient, useVerificationStack } from '../harness/verification-stack';
 
 describe('IdvClient', () => {
   const stack = useVerificationStack();
@@ -78,6 +78,61 @@ describe('IdvClient', () => {
     const again = stack().idv.getVerification(handle.reference);
     await expect(again.result()).resolves.toMatchObject({ status: 'succeeded' });
   });
+
+  it('two starts of one reference at once join one verification, and its key stays live', async () => {
+    const { store } = stack();
+    const request = stack().request({ redactAfter: 'never' });
+    // The first start's record is written, then it waits until the second has taken the
+    // reference over (the first not yet at Temporal); the second waits until the first runs.
+    let takenOver!: () => void;
+    const tookOver = new Promise<void>((resolve) => (takenOver = resolve));
+    let firstReserve = true;
+    const running = () =>
+      eventually(
+        () =>
+          stack()
+            .client.workflow.getHandle(`idv-${request.reference}`)
+            .describe()
+            .then(
+              () => true,
+              () => undefined,
+            ),
+        'the first start running',
+      );
+    const records = new Proxy(store.records, {
+      get(target, name) {
+        if (name === 'reserve')
+          return async (record: Parameters<typeof target.reserve>[0]) => {
+            const reserved = await target.reserve(record);
+            if (firstReserve) {
+              firstReserve = false;
+              await tookOver;
+            }
+            return reserved;
+          };
+        if (name === 'restarted')
+          return async (...args: Parameters<typeof target.restarted>) => {
+            await target.restarted(...args);
+            takenOver();
+            await running();
+          };
+        const value = Reflect.get(target, name) as unknown;
+        return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(target) : value;
+      },
+    });
+    const racing = new Proxy(store, {
+      get: (target, name) => (name === 'records' ? records : (Reflect.get(target, name) as unknown)),
+    });
+    const idv = harnessIdvClient(stack().client, racing, stack().taskQueue);
+    const [first, second] = await Promise.all([
+      idv.startVerification(request),
+      idv.startVerification(request),
+    ]);
+    expect(second.nextStep.sessionId).toBe(first.nextStep.sessionId);
+    const { dataKeyId } = await first.handle.progress();
+    expect((await store.dataKeys.get(dataKeyId))?.state).not.toBe('destroyed');
+    await expect(first.handle.result()).resolves.toMatchObject({ status: 'succeeded' });
+  }, 30_000);
 
   it('runs a verification as a child of a business workflow', async () => {
     const input = await stack().idv.prepareInput(stack().request({ redactAfter: 'never' }));

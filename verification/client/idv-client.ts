@@ -142,7 +142,9 @@ export class IdvClient {
   ): Promise<{ handle: VerificationHandle; nextStep: NextStepAnswer }> {
     // Validated before anything is created; then its data key is made and providerInput sealed.
     const input = await prepareVerificationInput(request, this.#dataKeys);
-    await this.#reserve(input);
+    // The key of an earlier start taken over goes once this start's run is the one that runs: that
+    // start may be under way still (two starts of one reference at once), and win.
+    const previousDataKeyId = await this.#reserve(input, { keepPrevious: true });
     const workflowId = verificationWorkflowId(input.reference);
     const metadata = verificationMetadata(input);
     const startWorkflowOperation = new WithStartWorkflowOperation<VerificationSessionWorkflow>(
@@ -188,6 +190,8 @@ export class IdvClient {
     // Joined a running verification: it has its own key; the one made for this call goes.
     if (nextStep.dataKeyId && nextStep.dataKeyId !== input.dataKeyId)
       await this.#dataKeys.destroy(input.dataKeyId);
+    else if (previousDataKeyId !== undefined && previousDataKeyId !== input.dataKeyId)
+      await this.#dataKeys.destroy(previousDataKeyId);
     const workflow = await startWorkflowOperation.workflowHandle();
     return {
       handle: new VerificationHandle(input.reference, workflow, this.#dataKeys, this.#store.records),
@@ -198,17 +202,23 @@ export class IdvClient {
   /**
    * Keeps the reference for this verification (see `reserveReference`): a reference whose
    * verification ran is refused (its key made for this call destroyed); one whose earlier start
-   * never ran is taken over (that start's key destroyed).
+   * never ran is taken over (that start's key destroyed, or with `keepPrevious` answered, for the
+   * caller to destroy once its own start proved to be the one that runs).
    */
-  async #reserve(input: VerificationInput): Promise<void> {
+  async #reserve(
+    input: VerificationInput,
+    options: { keepPrevious?: boolean } = {},
+  ): Promise<string | undefined> {
     const workflowId = verificationWorkflowId(input.reference);
     const reservation = await reserveReference(this.#store, recordOfStart(input), {
       workflowId,
       client: this.client,
     });
-    if (reservation.kind === 'restarted' && reservation.previousDataKeyId !== input.dataKeyId)
+    if (reservation.kind === 'restarted' && reservation.previousDataKeyId !== input.dataKeyId) {
+      if (options.keepPrevious) return reservation.previousDataKeyId;
       await this.#dataKeys.destroy(reservation.previousDataKeyId);
-    if (reservation.kind !== 'used') return;
+    }
+    if (reservation.kind !== 'used') return undefined;
     await this.#dataKeys.destroy(input.dataKeyId);
     const { record } = reservation;
     throw new VerificationEndedError(

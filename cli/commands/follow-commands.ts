@@ -76,7 +76,8 @@ export const cancelCommand: Command = {
     reason: {
       type: 'string',
       valueName: 'TEXT',
-      description: 'why (kept in the workflow history; no personal data)',
+      description:
+        "why (kept in the workflow history sealed under the verification's data key: readable to no one once redacted)",
     },
   },
   async run(args, io) {

@@ -16,7 +16,7 @@ import { uniqueTaskQueue } from '../harness/worker';
 // The device's answer to a native challenge (an mDL exchange) may carry the person's credential:
 // it reaches history only sealed under the verification's data key, so the redaction leaves it
 // readable by no one, not even the holders of the payload keys.
-describe('the native challenge token in history', () => {
+describe('what callers send in history: the native challenge token, the cancel reason', () => {
   const stack = useVerificationStack();
   const nativeChallenge = () => stack().request(nativeChallengeRequest);
   /** Every payload of a workflow's history, decoded with the payload keys, as text. */
@@ -59,6 +59,29 @@ describe('the native challenge token in history', () => {
     await handle.submitNativeChallenge('device-response');
     await expect(handle.result()).resolves.toMatchObject({ status: 'succeeded' });
     expect(nextStep.dataKeyId).not.toBe(other.dataKeyId);
+  }, 60_000);
+
+  it("keeps a caller's cancel reason sealed under the data key: the person it may name is readable to no one once redacted", async () => {
+    const { handle, nextStep } = await stack().idv.startVerification(
+      stack().request({ redactAfter: 0, polling: { initialMs: 200, maxMs: 500 } }),
+    );
+    const reason = `Jane Roe ${randomUUID()} asked us to stop`;
+    await handle.cancel(reason);
+    await expect(handle.result()).resolves.toMatchObject({ status: 'cancelled' });
+    const texts = await decodedHistory(handle.workflowId);
+    expect(texts.filter((text) => text.includes(reason))).toEqual([]);
+    // The redaction destroys the key it is sealed under.
+    await stack().client.workflow.getHandle(`idv-redact-${nextStep.sessionId}`).result();
+    expect((await stack().store.dataKeys.get(nextStep.dataKeyId ?? ''))?.state).toBe('destroyed');
+    // One sealed under another key is refused before it reaches history.
+    const { handle: other } = await stack().idv.startVerification(stack().request());
+    const foreign = await stack().prepare(stack().request());
+    const refusal: unknown = await other.workflow
+      .executeUpdate('cancel', { args: [await stack().dataKeys.seal(foreign.dataKeyId, 'a reason')] })
+      .catch((error: unknown) => error);
+    expect(String((refusal as Error).cause)).toContain("sealed under the verification's data key");
+    await other.cancel();
+    await stack().idv.discardInput(foreign);
   }, 60_000);
 
   it('goes as it is to a verification of release 1.0.0, which takes no sealed token', async () => {

@@ -7,6 +7,7 @@ import {
 import { setTimeout as sleep } from 'node:timers/promises';
 import { ApplicationFailure } from '@temporalio/common';
 import { DataKeyDestroyedError, type DataKeys } from '../../codec/data-keys';
+import { type Sealed } from '../../codec/sealed';
 import {
   type NextStep,
   type SealedVerificationOutcome,
@@ -173,11 +174,23 @@ export class VerificationHandle {
     await this.#whileRunning(() => this.workflow.signal(redirectCapturedSignal));
   }
 
-  /** Cancels the verification and its session at the service; answers its progress once it has ended. */
+  /**
+   * Cancels the verification and its session at the service; answers its progress once it has
+   * ended. A reason is kept in its history sealed under its data key (free text may name the
+   * person), so its redaction leaves it readable to no one; sealing it needs the store and the
+   * keyring. A verification of release 1.0.0 is sent it as it is.
+   */
   async cancel(reason?: string): Promise<VerificationProgress> {
-    return await this.#whileRunning(() =>
-      this.workflow.executeUpdate(cancelUpdate, { args: [reason ?? ''] }),
-    );
+    return await this.#whileRunning(async () => {
+      let sent: string | Sealed = '';
+      if (reason) {
+        const { status } = await this.workflow.describe();
+        if (status.name !== 'RUNNING') throw this.#endedError();
+        const { dataKeyId, takesSealedTokens } = await this.workflow.query(progressQuery);
+        sent = takesSealedTokens ? await this.dataKeys.seal(dataKeyId, reason) : reason;
+      }
+      return await this.workflow.executeUpdate(cancelUpdate, { args: [sent] });
+    });
   }
 
   /**

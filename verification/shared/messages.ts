@@ -34,8 +34,12 @@ export const submitNativeChallengeUpdate = defineUpdate<
 >('submitNativeChallenge');
 /** Signal: the user came back through the redirect: check the session now. */
 export const redirectCapturedSignal = defineSignal('redirectCaptured');
-/** Update: cancel the verification (and the session at the service). */
-export const cancelUpdate = defineUpdate<VerificationProgress, [reason: string]>('cancel');
+/**
+ * Update: cancel the verification (and the session at the service). The caller's reason is kept
+ * in history only: `VerificationHandle` seals it under the verification's data key (free text may
+ * name the person), so the redaction leaves it readable to no one.
+ */
+export const cancelUpdate = defineUpdate<VerificationProgress, [reason: string | Sealed]>('cancel');
 
 /**
  * Signal to a redaction (`idv-redact-<sessionId>`): the caller has received the results, so a

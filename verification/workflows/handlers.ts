@@ -115,13 +115,17 @@ export function registerHandlers(state: SessionState): void {
   );
   setHandler(
     cancelUpdate,
-    async (reason: string) => {
-      state.requestCancel(reason);
+    async (reason) => {
+      // Its text is not read here: history keeps it (sealed, as the handle sends it).
+      state.requestCancel(typeof reason === 'string' ? reason : 'sealed');
       await condition(() => state.done || state.closing);
       return state.progress;
     },
     {
-      validator: (_reason: string) => {
+      validator: (reason) => {
+        // Sealed under another key, it would outlive the redaction readable.
+        if (isSealed(reason) && reason.keyId !== state.progress.dataKeyId)
+          throw invalidArgument("reason must be sealed under the verification's data key");
         if (state.done || state.closing) throw ended(state);
       },
     },

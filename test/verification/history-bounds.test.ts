@@ -148,7 +148,7 @@ describe('verification history stays bounded', () => {
       provider: 'yoti',
       capabilities: ['DeeplinkToMobile', 'PollResult', 'RefreshStepContent'],
       redactAfter: 'never',
-      timeout: '25s',
+      timeout: '20s',
     });
     let ended = false;
     let refreshed = 0;

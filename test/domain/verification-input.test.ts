@@ -1,6 +1,18 @@
 import { onboardingVerificationRequest } from '../../agent-platform/domain/onboarding';
 import { verificationInputProblems } from '../../verification/domain/verification';
 
+/** A valid workflow input, as the client makes it. */
+const input = {
+  reference: 'order-1',
+  verificationProfileId: '1b0f7c2e-8d3a-4b6e-9f1a-2c3d4e5f6a7b',
+  provider: 'yoti',
+  capabilities: ['PollResult'],
+  timeout: 3_600_000,
+  results: 'data',
+  redactAfter: 0,
+  dataKeyId: 'key-1',
+};
+
 // One schema for the verification input, parsed by the client and the workflow. The personal-data
 // heuristic guards what callers type; an onboarding's reference (platform ids, not anyone's data)
 // is exempt from it (agent-platform/domain/onboarding.ts), so the workflow reads references by shape.
@@ -21,16 +33,6 @@ describe("an onboarding's verification input", () => {
 // are upgraded apart, and a new build takes new work only once promoted) may send a field more.
 describe('a verification input from a newer client', () => {
   it('is read by the workflow, the field it does not know dropped', () => {
-    const input = {
-      reference: 'order-1',
-      verificationProfileId: '1b0f7c2e-8d3a-4b6e-9f1a-2c3d4e5f6a7b',
-      provider: 'yoti',
-      capabilities: ['PollResult'],
-      timeout: 3_600_000,
-      results: 'data',
-      redactAfter: 0,
-      dataKeyId: 'key-1',
-    };
     expect(verificationInputProblems(input)).toEqual([]);
     expect(verificationInputProblems({ ...input, aNewOption: true })).toEqual([]);
   });
@@ -39,16 +41,6 @@ describe('a verification input from a newer client', () => {
 // The provider id is shown in every verification's summary, a search attribute no codec encrypts
 // and whose size the server bounds: an id as the service issues them, never free text.
 describe("a verification input's provider", () => {
-  const input = {
-    reference: 'order-1',
-    verificationProfileId: '1b0f7c2e-8d3a-4b6e-9f1a-2c3d4e5f6a7b',
-    capabilities: ['PollResult'],
-    timeout: 3_600_000,
-    results: 'data',
-    redactAfter: 0,
-    dataKeyId: 'key-1',
-  };
-
   it('is an id: bounded, letters, digits and . _ : -', () => {
     expect(verificationInputProblems({ ...input, provider: 'mdl-digital-credentials' })).toEqual([]);
     expect(verificationInputProblems({ ...input, provider: 'p'.repeat(100) })).toEqual([]);
@@ -63,16 +55,6 @@ describe("a verification input's provider", () => {
 
 // The person's input must be sealed under the verification's own key, which its redaction destroys.
 describe("a verification input's providerInput", () => {
-  const input = {
-    reference: 'order-1',
-    verificationProfileId: '1b0f7c2e-8d3a-4b6e-9f1a-2c3d4e5f6a7b',
-    provider: 'yoti',
-    capabilities: ['PollResult'],
-    timeout: 3_600_000,
-    results: 'data',
-    redactAfter: 0,
-    dataKeyId: 'key-1',
-  };
   const sealedUnder = (keyId: string) => ({ sealed: 'aes-256-gcm', keyId, data: 'ZGF0YQ==' });
 
   it("is refused when sealed under another key than the verification's", () => {

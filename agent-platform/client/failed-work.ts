@@ -10,6 +10,7 @@ import { KEYRING_WORKFLOW_TYPE } from '../../keyring/shared';
 import { queryValue } from '../../common/visibility-query';
 import { referenceOfWorkflowId } from '../../common/workflow-ids';
 import { verificationWorkflowTypes } from '../../verification/shared/workflows';
+import { creationCloseWorkflowId, orphanSweepWorkflowId } from '../../verification/shared/ids';
 
 /** A workflow of the task queue that failed, or whose step gave up: what happened and what to do. */
 export interface FailedWork {
@@ -36,16 +37,19 @@ const LOOK_AT_HISTORY =
 
 /**
  * Workflows whose termination leaves the person's data behind: a verification's clean-up (the
- * session's ending, the redaction's start) and a redaction run only in their own code.
+ * session's ending, the redaction's start), a redaction, an orphan sweep and a creation's close
+ * run only in their own code.
  */
 const ERASING_TYPES: readonly string[] = [
   verificationWorkflowTypes.session,
   verificationWorkflowTypes.redaction,
+  verificationWorkflowTypes.orphanSweep,
+  verificationWorkflowTypes.creationClose,
 ];
 
 /**
  * The workflows of a task queue that failed or gave up a step (`ExecutionStatus = 'Failed'`, or
- * `IdvStatus = 'needs-attention'`), and the verifications and redactions terminated from outside,
+ * `IdvStatus = 'needs-attention'`), and the workflows of the erasure terminated from outside,
  * newest first, each with its reason and the next step: the failure's message (payload-decoded
  * with the client's keys) for failed ones, the report or the registry's listing for the others.
  */
@@ -99,6 +103,19 @@ export async function listFailedWork(
 
 function terminatedReason(workflowId: string, type: string): Pick<FailedWork, 'reason' | 'next'> {
   const reference = referenceOfWorkflowId(workflowId);
+  const sweepPrefix = orphanSweepWorkflowId('');
+  const closePrefix = creationCloseWorkflowId('');
+  if (type === verificationWorkflowTypes.creationClose && workflowId.startsWith(closePrefix))
+    return {
+      reason:
+        "terminated: a verification's creation may stay open, so a session created for it later is not swept",
+      next: `\`idv redact ${referenceOfWorkflowId(workflowId.slice(closePrefix.length)) ?? '<reference>'}\` starts it again`,
+    };
+  if (type === verificationWorkflowTypes.orphanSweep && workflowId.startsWith(sweepPrefix))
+    return {
+      reason: 'terminated: sessions created for unanswered creates may be left live or holding data',
+      next: `\`idv sweep ${workflowId.slice(sweepPrefix.length)}\` starts the sweep again`,
+    };
   if (type === verificationWorkflowTypes.session && reference !== undefined)
     return {
       reason:

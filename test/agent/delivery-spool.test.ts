@@ -51,8 +51,8 @@ describe('DeliverySpool', () => {
     await spool.close();
     await writeFile(join(dir, '000000000009.json.5f0c2a1e-0000-4000-8000-000000000000.tmp'), '{"half');
     await writeFile(join(dir, '000000000000.json'), 'not json');
-    // A lock file of an earlier release goes once the lock is held.
-    await writeFile(join(dir, 'receiver.pid'), '1\n');
+    // A lock file of an earlier release whose process has gone goes once the lock is held.
+    await writeFile(join(dir, 'receiver.pid'), '999999999\n');
     const reopened = await DeliverySpool.open(dir);
     expect((await reopened.oldest())?.event.objectId).toBe('kept');
     expect((await readdir(dir)).sort()).toEqual([
@@ -72,5 +72,16 @@ describe('DeliverySpool', () => {
     const next = await DeliverySpool.open(dir, { lockWaitMs: 0 });
     expect(next.depth).toBe(1);
     await next.close();
+  });
+
+  it('refuses a spool that a live receiver of an earlier release holds by its pid file', async () => {
+    await mkdir(dir, { recursive: true });
+    await writeFile(join(dir, 'receiver.pid'), `${process.ppid}\n`);
+    await expect(DeliverySpool.open(dir, { lockWaitMs: 0 })).rejects.toBeInstanceOf(SpoolInUseError);
+    // Once that receiver has stopped, the spool is taken (and its pid file goes).
+    await writeFile(join(dir, 'receiver.pid'), '999999999\n');
+    const spool = await DeliverySpool.open(dir, { lockWaitMs: 0 });
+    expect(await readdir(dir)).toEqual(['receiver.lock']);
+    await spool.close();
   });
 });

@@ -84,6 +84,18 @@ describe('what callers send in history: the native challenge token, the cancel r
     await stack().idv.discardInput(foreign);
   }, 60_000);
 
+  it('cancels all the same when the reason cannot be sealed (its key gone), leaving the reason out', async () => {
+    const { handle, nextStep } = await stack().idv.startVerification(
+      stack().request({ redactAfter: 'never', polling: { initialMs: 200, maxMs: 500 } }),
+    );
+    await stack().dataKeys.destroy(nextStep.dataKeyId ?? '');
+    await expect(handle.cancel('Richard Roe asked us to stop')).resolves.toMatchObject({
+      status: 'cancelled',
+    });
+    const texts = await decodedHistory(handle.workflowId);
+    expect(texts.filter((text) => text.includes('Richard Roe'))).toEqual([]);
+  }, 60_000);
+
   it('goes as it is to a verification of release 1.0.0, which takes no sealed token', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'idv-release-1.0.0-'));
     const bundlePath = join(dir, 'workflows.js');

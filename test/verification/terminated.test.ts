@@ -113,4 +113,19 @@ describe('a verification terminated from outside its code', () => {
     expect(made).toHaveLength(1);
     expect(made[0]?.outcome).toMatchObject({ done: true, errorCode: 'Canceled' });
   }, 90_000);
+
+  it("is listed when it is a profile's orphan sweep that was terminated", async () => {
+    const workflowId = await stack().idv.sweepOrphans(stack().profileId);
+    await stack().client.workflow.getHandle(workflowId).terminate('an operator thought it stuck');
+    const listed = await eventually(async () => {
+      const failed = await listFailedWork(stack().client, { taskQueue: stack().taskQueue });
+      return failed.find((work) => work.workflowId === workflowId);
+    }, 'the terminated sweep listed');
+    expect(listed).toMatchObject({ state: 'terminated', type: 'orphanSweep' });
+    expect(listed?.next).toContain('idv sweep');
+    // Started again, it is no longer listed: the terminated run has a later one.
+    await stack().idv.sweepOrphans(stack().profileId);
+    const failed = await listFailedWork(stack().client, { taskQueue: stack().taskQueue });
+    expect(failed.filter((work) => work.workflowId === workflowId)).toEqual([]);
+  }, 30_000);
 });

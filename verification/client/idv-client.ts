@@ -240,31 +240,37 @@ export class IdvClient {
       return undefined;
     });
     if (description === undefined) return await this.#redactFromRecord(reference);
-    const status = description.status.name;
+    let status = description.status.name;
     if (status === 'RUNNING') {
-      await handle.cancel('redaction requested').catch((error: unknown) => {
+      await handle.cancel().catch((error: unknown) => {
         if (!(error instanceof VerificationEndedError)) throw error;
       });
-      // Its clean-up has run once the workflow closed, however it closed.
+      // Its clean-up has run once the workflow closed, however it closed (unless terminated).
       await handle.result().catch(() => undefined);
+      status = (await handle.workflow.describe()).status.name;
     }
     const { sessionId, dataKeyId } = await handle.progress();
-    // Terminated, it ran none of its clean-up: its creation is closed now, so a session the
-    // service creates for it later (an attempt under way, an answer lost) is swept.
+    // Terminated, it ran none of its clean-up: its creation is closed, after the redaction, so a
+    // session the service creates for it later (an attempt under way, an answer lost) is swept.
     const profileId = description.typedSearchAttributes.get(IdvProfileId);
-    if (status === 'TERMINATED' && profileId !== undefined)
-      await this.#closeCreation(profileId, {
-        workflowId: handle.workflowId,
-        ...(sessionId ? { keptSessionId: sessionId } : {}),
-      });
+    const closeCreation = async () => {
+      if (status === 'TERMINATED' && profileId !== undefined)
+        await this.#closeCreation(profileId, {
+          workflowId: handle.workflowId,
+          ...(sessionId ? { keptSessionId: sessionId } : {}),
+        });
+    };
     if (!sessionId) {
       // Nothing at the service; the start input's sealed providerInput goes with the data key.
       if (dataKeyId) await this.#dataKeys.destroy(dataKeyId);
+      await closeCreation();
       throw new NoSessionError(
         `verification ${reference} has no session to redact (its data key is destroyed)`,
       );
     }
-    return await this.redactNow(sessionId, dataKeyId, reference);
+    const report = await this.redactNow(sessionId, dataKeyId, reference);
+    await closeCreation();
+    return report;
   }
 
   /**

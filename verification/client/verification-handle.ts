@@ -177,18 +177,12 @@ export class VerificationHandle {
   /**
    * Cancels the verification and its session at the service; answers its progress once it has
    * ended. A reason is kept in its history sealed under its data key (free text may name the
-   * person), so its redaction leaves it readable to no one; sealing it needs the store and the
-   * keyring. A verification of release 1.0.0 is sent it as it is.
+   * person), so its redaction leaves it readable to no one; it is left out when it cannot be
+   * sealed (the store or the keyring away). A verification of release 1.0.0 is sent it as it is.
    */
   async cancel(reason?: string): Promise<VerificationProgress> {
     return await this.#whileRunning(async () => {
-      let sent: string | Sealed = '';
-      if (reason) {
-        const { status } = await this.workflow.describe();
-        if (status.name !== 'RUNNING') throw this.#endedError();
-        const { dataKeyId, takesSealedTokens } = await this.workflow.query(progressQuery);
-        sent = takesSealedTokens ? await this.dataKeys.seal(dataKeyId, reason) : reason;
-      }
+      const sent = reason ? await this.#sealedReason(reason) : '';
       return await this.workflow.executeUpdate(cancelUpdate, { args: [sent] });
     });
   }
@@ -249,6 +243,20 @@ export class VerificationHandle {
     const record = await this.records.get(this.reference);
     if (!record) throw error;
     return record;
+  }
+
+  /**
+   * The cancel's reason as history may keep it: sealed under the data key, as it is for a
+   * verification of release 1.0.0, or left out when it cannot be sealed (the store or the keyring
+   * away, the key gone): the cancel matters more than its reason.
+   */
+  async #sealedReason(reason: string): Promise<string | Sealed> {
+    try {
+      const { dataKeyId, takesSealedTokens } = await this.workflow.query(progressQuery);
+      return takesSealedTokens ? await this.dataKeys.seal(dataKeyId, reason) : reason;
+    } catch {
+      return '';
+    }
   }
 
   /**

@@ -102,6 +102,13 @@ export class DeliverySpool {
       if (spool) spool.#lose(error);
     });
     try {
+      // A receiver of an earlier release knows only its pid file: while the process it names
+      // lives (and is not this one), it holds the spool.
+      const earlier = await earlierReceiver(dir);
+      if (earlier !== undefined)
+        throw new SpoolInUseError(
+          `a receiver of an earlier release (pid ${earlier}) uses the spool ${dir}: stop it first`,
+        );
       await rm(join(dir, OLD_LOCK_FILE), { force: true });
       const files = await readdir(dir);
       // What a crashed write left (its entry never appeared): written again by whoever sent it.
@@ -112,6 +119,11 @@ export class DeliverySpool {
       await release().catch(() => undefined);
       throw error;
     }
+  }
+
+  /** True once the lock could not be renewed in time: nothing more is appended. */
+  get lockLost(): boolean {
+    return this.#lockLost !== undefined;
   }
 
   /** Deliveries waiting, those being written included. */
@@ -251,5 +263,18 @@ async function takeLock(
     if ((error as NodeJS.ErrnoException).code === 'ELOCKED')
       throw new SpoolInUseError(`another receiver uses the spool ${dir} (its lock ${LOCK_DIR} is held)`);
     throw error;
+  }
+}
+
+/** The live process a pid file of an earlier release names, if any (this one's pid excepted). */
+async function earlierReceiver(dir: string): Promise<number | undefined> {
+  const text = await readFile(join(dir, OLD_LOCK_FILE), 'utf8').catch(() => '');
+  const pid = Number(text.trim());
+  if (!Number.isInteger(pid) || pid <= 0 || pid === process.pid) return undefined;
+  try {
+    process.kill(pid, 0);
+    return pid;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM' ? pid : undefined;
   }
 }

@@ -121,7 +121,10 @@ export async function startReceiver(options: ReceiverOptions): Promise<Receiver>
     if (back && (request.method === 'GET' || request.method === 'HEAD'))
       return await returning({ reference: back[1] ?? '', token: back[2] ?? '' }, response);
     if (path === '/health' && request.method === 'GET')
-      return sendJson(response, 200, { ok: true, spoolDepth: spool.depth });
+      // A receiver that lost its spool's lock accepts nothing it cannot hand straight on: unhealthy.
+      return spool.lockLost
+        ? sendJson(response, 503, { ok: false, spoolDepth: spool.depth, spoolLockLost: true })
+        : sendJson(response, 200, { ok: true, spoolDepth: spool.depth });
     sendJson(response, 404, { title: 'not found' }, closeConnection);
   };
   const deliver = async (

@@ -11,6 +11,12 @@ describe('a verification terminated from outside its code', () => {
   beforeEach(async () => {
     await stack().control('PUT', '/script', { outcome: 'manual', stepTtlSeconds: 300 });
   });
+  /** The failed-work entry of a workflow, once the listing shows it. */
+  const listedFailure = (workflowId: string) =>
+    eventually(async () => {
+      const failed = await listFailedWork(stack().client, { taskQueue: stack().taskQueue });
+      return failed.find((work) => work.workflowId === workflowId);
+    }, `${workflowId} listed as failed work`);
   afterEach(async () => {
     await stack().control('DELETE', '/faults');
     await stack().control('PUT', '/script', { outcome: 'by-input', stepTtlSeconds: 300 });
@@ -22,10 +28,7 @@ describe('a verification terminated from outside its code', () => {
     );
     const { dataKeyId } = await handle.progress();
     await handle.workflow.terminate('an operator thought it stuck');
-    const listed = await eventually(async () => {
-      const failed = await listFailedWork(stack().client, { taskQueue: stack().taskQueue });
-      return failed.find((work) => work.workflowId === handle.workflowId);
-    }, 'the terminated verification listed');
+    const listed = await listedFailure(handle.workflowId);
     expect(listed).toMatchObject({ state: 'terminated', type: 'verificationSession' });
     expect(listed?.next).toContain(`idv redact ${handle.reference}`);
 
@@ -51,13 +54,11 @@ describe('a verification terminated from outside its code', () => {
     await handle.result();
     const redaction = stack().client.workflow.getHandle(`idv-redact-${nextStep.sessionId}`);
     await redaction.terminate('an operator thought it stuck');
-    const listed = await eventually(async () => {
-      const failed = await listFailedWork(stack().client, { taskQueue: stack().taskQueue });
-      return failed.find((work) => work.workflowId === redaction.workflowId);
-    }, 'the terminated redaction listed');
+    const listed = await listedFailure(redaction.workflowId);
     expect(listed).toMatchObject({ state: 'terminated', type: 'sessionRedaction' });
     expect(listed?.next).toContain('idv redact');
   }, 30_000);
+
   it('does not list a waiting redaction that idv redact replaced with one run at once', async () => {
     const { handle, nextStep } = await stack().idv.startVerification(
       stack().request({ redactAfter: '1h', polling: { initialMs: 200, maxMs: 500 } }),
@@ -117,10 +118,7 @@ describe('a verification terminated from outside its code', () => {
   it("is listed when it is a profile's orphan sweep that was terminated", async () => {
     const workflowId = await stack().idv.sweepOrphans(stack().profileId);
     await stack().client.workflow.getHandle(workflowId).terminate('an operator thought it stuck');
-    const listed = await eventually(async () => {
-      const failed = await listFailedWork(stack().client, { taskQueue: stack().taskQueue });
-      return failed.find((work) => work.workflowId === workflowId);
-    }, 'the terminated sweep listed');
+    const listed = await listedFailure(workflowId);
     expect(listed).toMatchObject({ state: 'terminated', type: 'orphanSweep' });
     expect(listed?.next).toContain('idv sweep');
     // Started again, it is no longer listed: the terminated run has a later one.

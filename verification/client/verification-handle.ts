@@ -246,9 +246,9 @@ export class VerificationHandle {
   }
 
   /**
-   * The cancel's reason as history may keep it: sealed under the data key, as it is for a
-   * verification of release 1.0.0, or left out when it cannot be sealed (the store or the keyring
-   * away, the key gone): the cancel matters more than its reason.
+   * The cancel's reason as history may keep it: sealed under the data key (as it is for a
+   * verification of release 1.0.0), or left out when it cannot be sealed (the store or the
+   * keyring away, the key gone): the cancel matters more than its reason.
    */
   async #sealedReason(reason: string): Promise<string | Sealed> {
     try {
@@ -268,11 +268,7 @@ export class VerificationHandle {
       try {
         return await send();
       } catch (error) {
-        const movingOn =
-          error instanceof WorkflowUpdateFailedError &&
-          error.cause instanceof ApplicationFailure &&
-          error.cause.type === verificationFailureTypes.movingOn;
-        if (!movingOn) throw error;
+        if (!refusedAs(error, verificationFailureTypes.movingOn)) throw error;
         await sleep(delayMs);
       }
     }
@@ -302,12 +298,7 @@ export class VerificationHandle {
   async #ended(error: unknown): Promise<boolean> {
     // Its data key is destroyed only by its redaction, once it has ended.
     if (error instanceof DataKeyDestroyedError) return true;
-    if (
-      error instanceof WorkflowUpdateFailedError &&
-      error.cause instanceof ApplicationFailure &&
-      error.cause.type === verificationFailureTypes.ended
-    )
-      return true;
+    if (refusedAs(error, verificationFailureTypes.ended)) return true;
     if (!(error instanceof WorkflowNotFoundError)) return false;
     // Not found: either it never existed (rethrown as is) or it has closed.
     const description = await this.workflow.describe().catch(() => undefined);
@@ -330,4 +321,13 @@ function progressOfRecord(record: VerificationRecord): VerificationProgress {
     orphanSweep: false,
     fromRecord: true,
   };
+}
+
+/** The workflow refused an update with a failure of `type` (a validator's or a handler's). */
+function refusedAs(error: unknown, type: string): boolean {
+  return (
+    error instanceof WorkflowUpdateFailedError &&
+    error.cause instanceof ApplicationFailure &&
+    error.cause.type === type
+  );
 }

@@ -20,9 +20,10 @@ export interface FailedWork {
   /**
    * `failed`: it ended failed; `needs-attention`: it runs on (or completed) with a step that gave
    * up; `terminated`: a verification or a redaction was terminated from outside (none of its
-   * clean-up ran).
+   * clean-up ran); `cancelled`: a redaction, an orphan sweep or a creation's close was cancelled
+   * from outside before it finished (what it had left to erase stays).
    */
-  state: 'failed' | 'needs-attention' | 'terminated';
+  state: 'failed' | 'needs-attention' | 'terminated' | 'cancelled';
   /** When it ended, or when it started for one still running (ISO). */
   at: string;
   /** Why, in a sentence (no personal data: failure texts never hold any). */
@@ -48,6 +49,18 @@ const ERASING_TYPES: readonly string[] = [
 ];
 
 /**
+ * Of those, the ones a cancel stops before they erase: a verification's cancel is one of its
+ * endings (its clean-up runs), but a redaction, a sweep or a close has nothing to end but itself.
+ */
+const CANCELLED_ERASING_TYPES: readonly string[] = ERASING_TYPES.filter(
+  (type) => type !== verificationWorkflowTypes.session,
+);
+
+/** Visibility's condition on the workflow type: one of `types`. */
+const typeIn = (types: readonly string[]) =>
+  `(${types.map((type) => `WorkflowType = ${queryValue(type)}`).join(' OR ')})`;
+
+/**
  * The workflows of a task queue that failed or gave up a step (`ExecutionStatus = 'Failed'`, or
  * `IdvStatus = 'needs-attention'`), and the workflows of the erasure terminated from outside,
  * newest first, each with its reason and the next step: the failure's message (payload-decoded
@@ -57,8 +70,9 @@ export async function listFailedWork(
   client: Client,
   options: { taskQueue: string; limit?: number },
 ): Promise<FailedWork[]> {
-  const terminated = `(ExecutionStatus = 'Terminated' AND (${ERASING_TYPES.map((type) => `WorkflowType = ${queryValue(type)}`).join(' OR ')}))`;
-  const query = `TaskQueue = ${queryValue(options.taskQueue)} AND (ExecutionStatus = 'Failed' OR IdvStatus = ${queryValue(NEEDS_ATTENTION)} OR ${terminated})`;
+  const terminated = `(ExecutionStatus = 'Terminated' AND ${typeIn(ERASING_TYPES)})`;
+  const cancelled = `(ExecutionStatus = 'Canceled' AND ${typeIn(CANCELLED_ERASING_TYPES)})`;
+  const query = `TaskQueue = ${queryValue(options.taskQueue)} AND (ExecutionStatus = 'Failed' OR IdvStatus = ${queryValue(NEEDS_ATTENTION)} OR ${terminated} OR ${cancelled})`;
   const found: FailedWork[] = [];
   /** A later run of the workflow ID exists (its latest run is another). */
   const replaced = async (workflowId: string, runId: string) =>
@@ -76,10 +90,14 @@ export async function listFailedWork(
     if (execution.status.name === 'FAILED') {
       const error: unknown = await handle.result().catch((failure: unknown) => failure);
       found.push({ ...base, state: 'failed', ...failureReason(error) });
-    } else if (execution.status.name === 'TERMINATED' && ERASING_TYPES.includes(execution.type)) {
+    } else if (
+      (execution.status.name === 'TERMINATED' && ERASING_TYPES.includes(execution.type)) ||
+      (execution.status.name === 'CANCELLED' && CANCELLED_ERASING_TYPES.includes(execution.type))
+    ) {
       // A redaction replaced by another of its session (`idv redact` runs one at once) is not lost.
       if (await replaced(handle.workflowId, execution.runId)) continue;
-      found.push({ ...base, state: 'terminated', ...terminatedReason(execution.workflowId, execution.type) });
+      const state = execution.status.name === 'TERMINATED' ? 'terminated' : 'cancelled';
+      found.push({ ...base, state, ...stoppedReason(execution.workflowId, execution.type, state) });
     } else if (execution.type === agentPlatformWorkflowTypes.migration) {
       const report = (await handle.result().catch(() => undefined)) as MigrationReport | undefined;
       found.push({ ...base, state: 'needs-attention', ...migrationReason(report) });
@@ -101,19 +119,24 @@ export async function listFailedWork(
   return found;
 }
 
-function terminatedReason(workflowId: string, type: string): Pick<FailedWork, 'reason' | 'next'> {
+/** Why a workflow of the erasure stopped from outside matters, and what starts it again. */
+function stoppedReason(
+  workflowId: string,
+  type: string,
+  state: 'terminated' | 'cancelled',
+): Pick<FailedWork, 'reason' | 'next'> {
   const reference = referenceOfWorkflowId(workflowId);
   const sweepPrefix = orphanSweepWorkflowId('');
   const closePrefix = creationCloseWorkflowId('');
   if (type === verificationWorkflowTypes.creationClose && workflowId.startsWith(closePrefix))
     return {
       reason:
-        "terminated: a verification's creation may stay open, so a session created for it later is not swept",
+        `${state}: a verification's creation may stay open, so a session created for it later is not swept`,
       next: `\`idv redact ${referenceOfWorkflowId(workflowId.slice(closePrefix.length)) ?? '<reference>'}\` starts it again`,
     };
   if (type === verificationWorkflowTypes.orphanSweep && workflowId.startsWith(sweepPrefix))
     return {
-      reason: 'terminated: sessions created for unanswered creates may be left live or holding data',
+      reason: `${state}: sessions created for unanswered creates may be left live or holding data`,
       next: `\`idv sweep ${workflowId.slice(sweepPrefix.length)}\` starts the sweep again`,
     };
   if (type === verificationWorkflowTypes.session && reference !== undefined)
@@ -124,7 +147,7 @@ function terminatedReason(workflowId: string, type: string): Pick<FailedWork, 'r
     };
   return {
     reason:
-      'terminated: the redaction did not finish, so the person’s data may be left at the service and in the stores',
+      `${state}: the redaction did not finish, so the person’s data may be left at the service and in the stores`,
     next: '`idv redact <reference>` for its verification (`idv list` shows the verification of its session) runs it again',
   };
 }

@@ -378,6 +378,21 @@ describe('verification ending paths, end to end', () => {
     await expect(handle.result()).resolves.toMatchObject({ identityRedacted: true });
   }, 30_000);
 
+  it('destroys the session’s own data key when a redaction names another', async () => {
+    await stack().control('PUT', '/script', { outcome: 'success', latencyMs: 0 });
+    const started = async () =>
+      (await stack().idv.startVerification(stack().request({ results: 'data', redactAfter: 'never', ...fast })))
+        .handle;
+    const [own, other] = await Promise.all([started(), started()]);
+    await Promise.all([own.result(), other.result()]);
+    const ownProgress = await own.progress();
+    const { dataKeyId: otherKey } = await other.progress();
+    // A caller's key that is not the session's (a record naming the key of a start that lost a
+    // race, a mistake): the session's own key, named by its claim, must go all the same.
+    await stack().idv.redactNow(ownProgress.sessionId as string, otherKey);
+    expect((await stack().store.dataKeys.get(ownProgress.dataKeyId))?.state).toBe('destroyed');
+  }, 30_000);
+
   // Paths an independent review of the workflow found still open.
   it('hands a session the service refused to cancel to a child that ends it', async () => {
     const { handle, nextStep } = await cancelRefused('never', 1);

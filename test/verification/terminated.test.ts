@@ -59,6 +59,20 @@ describe('a verification terminated from outside its code', () => {
     expect(listed?.next).toContain('idv redact');
   }, 30_000);
 
+  it("is listed when it is a verification's redaction that was cancelled before it erased", async () => {
+    const { handle, nextStep } = await stack().idv.startVerification(
+      stack().request({ redactAfter: '1h', polling: { initialMs: 200, maxMs: 500 } }),
+    );
+    await stack().control('POST', `/sessions/${nextStep.sessionId}/complete`);
+    await handle.result();
+    const redaction = stack().client.workflow.getHandle(`idv-redact-${nextStep.sessionId}`);
+    await redaction.cancel();
+    await redaction.result().catch(() => undefined);
+    const listed = await listedFailure(redaction.workflowId);
+    expect(listed).toMatchObject({ state: 'cancelled', type: 'sessionRedaction' });
+    expect(listed?.next).toContain('idv redact');
+  }, 30_000);
+
   it('does not list a waiting redaction that idv redact replaced with one run at once', async () => {
     const { handle, nextStep } = await stack().idv.startVerification(
       stack().request({ redactAfter: '1h', polling: { initialMs: 200, maxMs: 500 } }),

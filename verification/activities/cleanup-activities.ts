@@ -178,10 +178,14 @@ export function cleanupActivities(deps: VerificationDeps) {
       dataKeyId?: string,
     ): Promise<{ attachmentsDeleted: number; dataKeyDestroyed: boolean }> {
       const attachmentsDeleted = await deps.blobs.deleteSession(sessionId);
-      // The claim names the data key too: a redaction started without it (redactNow) still shreds.
-      const keyId = dataKeyId ?? (await deps.vault.dataKeyOf(sessionId));
+      // The session's claim names the key its data is sealed under: that one goes whatever key
+      // the caller named (none, or another start's: a record written by a start that lost a
+      // race). The named key goes too: the caller asked for its erasure.
+      const keyIds = new Set([await deps.vault.dataKeyOf(sessionId), dataKeyId]);
       await deps.vault.destroy(sessionId);
-      const dataKeyDestroyed = keyId === undefined ? false : await deps.dataKeys.destroy(keyId);
+      let dataKeyDestroyed = false;
+      for (const keyId of keyIds)
+        if (keyId !== undefined && (await deps.dataKeys.destroy(keyId))) dataKeyDestroyed = true;
       return { attachmentsDeleted, dataKeyDestroyed };
     },
 

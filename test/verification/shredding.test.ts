@@ -7,6 +7,7 @@ import { DataKeys, DataKeyUnavailableError, unwrapKey } from '../../codec/data-k
 import { type KeyEncryptionKey } from '../../codec/keyring';
 import { type Sealed, attachmentAad } from '../../codec/sealed';
 import { type IdvStore } from '../../stores/idv-store';
+import { keptAccessKey } from '../../verification/activities/access-keys';
 import { openLocalStore } from '../../stores/local/local-store';
 import { openPostgresStore } from '../../stores/postgres/postgres-store';
 import { keyringQuery, keyringWorkflowId } from '../../keyring/shared';
@@ -32,6 +33,15 @@ async function wrappedIn(root: string): Promise<string[]> {
   return [...found];
 }
 
+/** The files of a tree whose bytes hold `text` (table files, WAL, dumps, key files). */
+async function filesHolding(root: string, text: string): Promise<string[]> {
+  const entries = await readdir(root, { withFileTypes: true, recursive: true });
+  const holding: string[] = [];
+  for (const entry of entries.filter((candidate) => candidate.isFile()))
+    if ((await readFile(join(entry.parentPath, entry.name))).includes(text)) holding.push(entry.name);
+  return holding;
+}
+
 /** Every key a deployment holds: its payload keys and its keyring's keys now. */
 async function keysHeld(client: Client, taskQueue: string): Promise<KeyEncryptionKey[]> {
   const view = await client.workflow.getHandle(keyringWorkflowId(taskQueue)).query(keyringQuery);
@@ -55,6 +65,8 @@ interface Sealing {
   dataKeyId: string;
   attachmentId: string;
   history: Sealed[];
+  /** The session's results access key at the service: it reads the results while they are kept there. */
+  resultsAccessKey: string;
 }
 
 /** A verification with identity data and an attachment, still holding them (redacted on request only). */
@@ -73,6 +85,7 @@ async function sealedVerification(stack: VerificationStack): Promise<Sealing> {
     dataKeyId: dataKeyId ?? '',
     attachmentId: outcome.attachments?.[0]?.id ?? '',
     history,
+    resultsAccessKey: stack.emulator.store.sessions.get(nextStep.sessionId)?.resultsAccessKey ?? '',
   };
 }
 
@@ -129,6 +142,9 @@ async function expectNothingOpens(options: {
       blob as AsyncIterable<Buffer>,
     ),
   ).rejects.toBeInstanceOf(DataKeyUnavailableError);
+  await expect(keptAccessKey({ vault: copy.vault, dataKeys }, sealing.sessionId)).rejects.toBeInstanceOf(
+    DataKeyUnavailableError,
+  );
   for (const candidate of wrapped)
     for (const key of keys) expect(unwrapKey(key, sealing.dataKeyId, candidate)).toBeUndefined();
 }
@@ -151,6 +167,9 @@ async function expectCopiesOpenBeforeRotation(options: {
     blob,
   );
   expect(((await readAll(opened)) as Buffer).length).toBeGreaterThan(0);
+  await expect(keptAccessKey({ vault: copy.vault, dataKeys }, sealing.sessionId)).resolves.toBe(
+    sealing.resultsAccessKey,
+  );
   const opening = wrapped.filter((candidate) =>
     keys.some((key) => unwrapKey(key, sealing.dataKeyId, candidate) !== undefined),
   );
@@ -227,6 +246,11 @@ describe('shredding in PostgreSQL: a dump, the WAL and the live database open no
       recursive: true,
       filter: (path) => !path.includes('.s.PGSQL.'),
     });
+    // The results access key is in no copy as it is: one that outlives the redaction would read
+    // the results at the service for as long as it keeps them.
+    expect(sealing.resultsAccessKey).not.toBe('');
+    for (const root of [join(directory, 'dump'), join(directory, 'file-copy'), cluster])
+      expect(await filesHolding(root, sealing.resultsAccessKey)).toEqual([]);
     const fromDump = await restore(dumped);
     await expectCopiesOpenBeforeRotation({
       stack: stack(),
@@ -260,6 +284,8 @@ describe('shredding in the directory store: a copy of the directory taken before
     const copyDir = await mkdtemp(join(tmpdir(), 'idv-shredding-copy-'));
     try {
       await cp(stack().dataDir, copyDir, { recursive: true });
+      expect(sealing.resultsAccessKey).not.toBe('');
+      expect(await filesHolding(copyDir, sealing.resultsAccessKey)).toEqual([]);
       const copy = await openLocalStore(copyDir);
       await expectCopiesOpenBeforeRotation({
         stack: stack(),

@@ -2,6 +2,7 @@ import { createHash, type Hash } from 'node:crypto';
 import { Context } from '@temporalio/activity';
 import { attachmentAad, type Sealed } from '../../codec/sealed';
 import { type AttachmentRef, type ResultMode } from '../domain/verification';
+import { keptAccessKey } from './access-keys';
 import { type VerificationDeps } from './deps';
 import { classified } from './failures';
 import {
@@ -54,7 +55,7 @@ function resultsFetcher(deps: VerificationDeps) {
     await classified(async () => {
       if (args.mode === 'none') return {};
       const { dataKeyId } = args;
-      const resultsAccessKey = await deps.vault.accessKey(args.sessionId);
+      const resultsAccessKey = await keptAccessKey(deps, args.sessionId);
       const { identityData } = await deps.identity.sessions.getResult(args.sessionId, resultsAccessKey, {
         signal: signal(),
       });

@@ -4,6 +4,7 @@ import { isSealed, type Sealed } from '../../codec/sealed';
 import { ApiError, ValidationError } from '../../api/http/errors';
 import { type NormalisedSessionState } from '../domain/session-status';
 import { type NextStep, type VerificationInput } from '../domain/verification';
+import { accessKeyToKeep, keptAccessKey } from './access-keys';
 import { mayHaveOrphans } from './create-attempts';
 import { cancelUnlessDone, type EndingCallState, unlessDone } from './end-session';
 import { type VerificationDeps } from './deps';
@@ -101,7 +102,11 @@ export function sessionActivities(deps: VerificationDeps) {
     const claimed = await deps.vault.claim(created.sessionId, {
       workflowId,
       profileId,
-      resultsAccessKey: created.resultCollection.resultsAccessKey,
+      resultsAccessKey: await accessKeyToKeep(
+        deps.dataKeys,
+        input.dataKeyId,
+        created.resultCollection.resultsAccessKey,
+      ),
       dataKeyId: input.dataKeyId,
       collectionMethod: created.resultCollection.method,
       nextStep: stepView(created.nextStep),
@@ -158,7 +163,7 @@ export function sessionActivities(deps: VerificationDeps) {
     /** RefreshStepContent with the vault's key. */
     async refreshStep(sessionId: string): Promise<NextStep> {
       return await classified(async () => {
-        const key = await deps.vault.accessKey(sessionId);
+        const key = await keptAccessKey(deps, sessionId);
         return stepView(
           await deps.identity.sessions.refreshStepContent(sessionId, key, { signal: signal() }),
         );
@@ -177,7 +182,7 @@ export function sessionActivities(deps: VerificationDeps) {
       responseToken: string | Sealed;
     }): Promise<NormalisedSessionState> {
       return await classified(async () => {
-        const resultsAccessKey = await deps.vault.accessKey(args.sessionId);
+        const resultsAccessKey = await keptAccessKey(deps, args.sessionId);
         const responseToken = isSealed(args.responseToken)
           ? await deps.dataKeys.open(args.responseToken)
           : args.responseToken;

@@ -362,9 +362,56 @@ describe('verification ending paths, end to end', () => {
       stack().request({ results: 'data', redactAfter: 'never', ...fast }),
     );
     await handle.result();
-    await stack().control('PUT', '/faults', { operation: 'RedactSession', errorRate: 1, errorStatus: 410 });
-    const report = await stack().idv.redactNow(nextStep.sessionId);
+    const { sessionId } = nextStep;
+    for (const operation of ['RedactSession', 'GetSession'])
+      await stack().control('PUT', '/faults', { operation, errorRate: 1, errorStatus: 410, sessionId });
+    const report = await stack().idv.redactNow(sessionId);
     expect(report).toMatchObject({ redactedAtService: false, dataKeyDestroyed: true });
+  }, 30_000);
+
+  // The interface defines no 404: one answered to a call that ends or redacts a session the
+  // service still serves (a gateway, a replica behind) must not count as the session gone.
+  it('redacts a session whose RedactSession answered 404 while the service still holds it', async () => {
+    await stack().control('PUT', '/script', { outcome: 'success', latencyMs: 0 });
+    const { handle, nextStep } = await stack().idv.startVerification(
+      stack().request({ results: 'data', redactAfter: 'never', ...fast }),
+    );
+    await handle.result();
+    const { sessionId } = nextStep;
+    await stack().control('PUT', '/faults', {
+      operation: 'RedactSession',
+      errorRate: 1,
+      errorStatus: 404,
+      sessionId,
+      count: 1,
+    });
+    const report = await stack().idv.redactNow(sessionId);
+    expect(report).toMatchObject({ redactedAtService: true, dataKeyDestroyed: true });
+    const view = await stack().control('GET', `/sessions/${sessionId}`);
+    expect(view.redacted).not.toBeNull();
+  }, 30_000);
+
+  it('ends a session whose CancelSession answered 404 while it runs', async () => {
+    const { handle, nextStep } = await stack().idv.startVerification(
+      stack().request({ redactAfter: 'never', ...fast }),
+    );
+    const { sessionId } = nextStep;
+    await stack().control('PUT', '/faults', {
+      operation: 'CancelSession',
+      errorRate: 1,
+      errorStatus: 404,
+      sessionId,
+      count: 1,
+    });
+    await handle.cancel();
+    await expect(handle.result()).resolves.toMatchObject({ status: 'cancelled' });
+    const ended = async () => {
+      const view = await stack().control('GET', `/sessions/${sessionId}`);
+      return (view.outcome as { done: boolean }).done ? view : undefined;
+    };
+    expect(await eventually(ended, 'the session ended at the service')).toMatchObject({
+      outcome: { done: true, errorCode: 'Canceled' },
+    });
   }, 30_000);
 
   it('destroys the data key when a session is redacted by its id alone', async () => {

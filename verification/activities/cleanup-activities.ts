@@ -11,7 +11,7 @@ import {
   verificationWorkflowTypes,
 } from '../shared/workflows';
 import { type CreationToClose, type EndingToRecord } from '../shared/messages';
-import { cancelUnlessDone } from './end-session';
+import { cancelUnlessDone, RedactionNotAppliedError, stillServed } from './end-session';
 import { classified } from './failures';
 import { stateOf } from './wire-views';
 import { answered, inWindows, mayHaveOrphans, planSweep, RELOOK_MS } from './create-attempts';
@@ -48,14 +48,20 @@ const LOOK_HEARTBEAT_EVERY_MS = 1_000;
 export function cleanupActivities(deps: VerificationDeps) {
   const signal = () => Context.current().cancellationSignal;
   const orphanSettings = resolveOrphanSettings(deps.orphans);
-  /** RedactSession; false when the service no longer knows the session. */
+  /**
+   * RedactSession; false when the service no longer knows the session (GetSession says so too:
+   * see `stillServed`). A 404 for a session GetSession still serves is retried.
+   */
   const redactIfKnown = async (sessionId: string): Promise<boolean> => {
     try {
       await deps.identity.sessions.redact(sessionId, { signal: signal() });
       return true;
     } catch (error) {
-      if (error instanceof NotFoundError) return false;
-      throw error;
+      if (!(error instanceof NotFoundError)) throw error;
+      if (!(await stillServed(deps.identity.sessions, sessionId, { signal: signal() }))) return false;
+      throw new RedactionNotAppliedError(
+        'RedactSession answered 404 while GetSession still serves the session: the redaction is not carried out',
+      );
     }
   };
   /** Ends the session unless it is done; true when it was live and is cancelled now. */

@@ -43,6 +43,25 @@ export async function unlessDone(
 }
 
 /**
+ * The session as GetSession answers it after a call that ends or redacts it answered 404, or
+ * undefined when GetSession says 404 too. The interface defines no 404: one answer alone (a
+ * gateway's, a replica's behind) does not prove the session gone, and a session taken for gone is
+ * never ended nor redacted again.
+ */
+export async function stillServed(
+  sessions: SessionsApi,
+  sessionId: string,
+  options: CallOptions = {},
+): Promise<Session | undefined> {
+  try {
+    return await sessions.get(sessionId, options);
+  } catch (error) {
+    if (error instanceof NotFoundError) return undefined;
+    throw error;
+  }
+}
+
+/**
  * A CancelSession answered 200 with its session still running: the service took the cancel but
  * has not carried it out (yet), so the session is not ended. Retried as a failed call would be.
  */
@@ -51,16 +70,32 @@ export class CancelNotAppliedError extends Error {
 }
 
 /**
+ * A RedactSession answered 404 for a session GetSession still serves: not proven redacted nor
+ * gone, so retried as a failed call would be.
+ */
+export class RedactionNotAppliedError extends Error {
+  override readonly name = 'RedactionNotAppliedError';
+}
+
+/**
  * CancelSession, unless the session has finished: the one rule for "cancelling a finished session
  * is fine". Resolves only with a session that is done; one the answer says still runs throws
- * {@link CancelNotAppliedError}.
+ * {@link CancelNotAppliedError}, and so does one answered 404 that GetSession still serves
+ * running ({@link stillServed}); a 404 from both throws the cancel's `NotFoundError`.
  */
 export async function cancelUnlessDone(
   sessions: SessionsApi,
   sessionId: string,
   options: CallOptions = {},
 ): Promise<EndingCallState> {
-  const state = await unlessDone(sessions, sessionId, () => sessions.cancel(sessionId, options), options);
+  const state = await unlessDone(sessions, sessionId, () => sessions.cancel(sessionId, options), options).catch(
+    async (error: unknown) => {
+      if (!(error instanceof NotFoundError)) throw error;
+      const served = await stillServed(sessions, sessionId, options);
+      if (!served) throw error;
+      return stateOf(served);
+    },
+  );
   if (!state.done)
     throw new CancelNotAppliedError(
       'CancelSession answered with the session still running: the cancel is not carried out yet',

@@ -9,6 +9,7 @@ import { type VerificationInput } from '../../verification/domain/verification';
 import { createIdentityClient, type IdentityClient } from '../../api/identity/identity-client';
 import { prepareVerificationInput } from '../../verification/client/prepare-input';
 import { type Emulator, startEmulator } from '../../emulator/emulator';
+import { emulatorControl } from '../../emulator/control-client';
 import { localActivityDeps } from '../harness/activity-deps';
 import { testProviderRequest } from '../harness/requests';
 
@@ -96,6 +97,38 @@ describe('create attempts', () => {
     );
     expect(closed).toEqual({ sweepNeeded: true });
     expect(await deps.vault.orphans(profileId())).toContain(created.sessionId);
+  });
+
+  it('sweeps the orphans claims marked even while the listing of sessions fails', async () => {
+    await createIn('idv-marked');
+    const marked = await createIn('idv-marked').then(async () => await deps.vault.orphans(profileId()));
+    expect(marked.length).toBeGreaterThan(0);
+    // An attempt whose answer was lost opens a window the look must list.
+    const attemptId = await deps.vault.recordCreateAttempt({
+      workflowId: 'idv-lost',
+      profileId: profileId(),
+      startedAtMs: Date.now() - 60_000,
+    });
+    await deps.vault.endCreateAttempt(profileId(), attemptId, {
+      endedAtMs: Date.now() - 50_000,
+      settled: false,
+    });
+    const control = emulatorControl(emulator.controlUrl);
+    await control('PUT', '/faults', { operation: 'ListSessions', errorRate: 1, errorStatus: 503 });
+    try {
+      const activities = createActivities(deps);
+      const sweep = (args: Parameters<typeof activities.sweepOrphans>[0]) => activities.sweepOrphans(args);
+      const looked: unknown = await environment('idv-orphans-look')
+        .run(sweep, { verificationProfileId: profileId() })
+        .catch((error: unknown) => error);
+      // The listing's failure still fails the look (Temporal tries it again)...
+      expect(looked).toBeInstanceOf(Error);
+    } finally {
+      await control('DELETE', '/faults');
+    }
+    // ...but the sessions known by their ids were not held up by it.
+    for (const sessionId of marked) expect(emulator.store.sessions.get(sessionId)?.redacted).toBeDefined();
+    expect(await deps.vault.orphans(profileId())).toEqual([]);
   });
 
   it('sends no create for a verification whose creation is closed (an attempt that came too late)', async () => {

@@ -129,10 +129,31 @@ export function cleanupActivities(deps: VerificationDeps) {
     // Orphans the listing showed finished: nothing to end, only to redact.
     const knownDone = new Set<string>();
     const fromMs = Math.max(
-      Math.min(...plan.windows.map((window) => window.fromMs)),
+      plan.windows[0]?.fromMs ?? Number.POSITIVE_INFINITY,
       (args.coveredToMs ?? Number.NEGATIVE_INFINITY) - RELOOK_MS,
     );
+    // A listing that fails (for good: a refusal of this profile's listing) holds up none of the
+    // orphans known by their ids; the look fails after them, and Temporal tries it again.
+    let listingFailure: { error: unknown } | undefined;
     if (plan.windows.length > 0 && fromMs <= plan.coverToMs) {
+      try {
+        await takeListed();
+      } catch (error) {
+        if (signal().aborted) throw error;
+        listingFailure = { error };
+      }
+    }
+    // Taken just now, marked by claims, or left by an earlier look: each by its id.
+    for (const sessionId of await deps.vault.orphans(profileId))
+      await sweepOne(sessionId, result, knownDone.has(sessionId));
+    if (listingFailure) throw listingFailure.error;
+    await deps.vault.forgetCreateAttempts(profileId, plan.done);
+    result.coveredToMs = Math.max(plan.coverToMs, result.coveredToMs);
+    result.open = plan.open || result.failures > 0;
+    return result;
+
+    /** Takes for the sweep every listed session of the profile in the plan's windows that nothing accounts for. */
+    async function takeListed(): Promise<void> {
       for (let page = 1; ; page += 1) {
         const answer = await deps.identity.sessions.list(
           profileId,
@@ -156,13 +177,6 @@ export function cleanupActivities(deps: VerificationDeps) {
         if (!answer.more || answer.sessions.length === 0 || oldest < fromMs) break;
       }
     }
-    // Taken just now, marked by claims, or left by an earlier look: each by its id.
-    for (const sessionId of await deps.vault.orphans(profileId))
-      await sweepOne(sessionId, result, knownDone.has(sessionId));
-    await deps.vault.forgetCreateAttempts(profileId, plan.done);
-    result.coveredToMs = Math.max(plan.coverToMs, result.coveredToMs);
-    result.open = plan.open || result.failures > 0;
-    return result;
   };
   return {
     /** CancelSession unless the session has finished (or is unknown); `cancelled` false when there was nothing to end. */

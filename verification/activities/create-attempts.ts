@@ -1,3 +1,4 @@
+import { ApiError, OverBudgetError, ValidationError } from '../../api/http/errors';
 import { type CreateAttempt } from '../../stores/session-vault';
 
 /**
@@ -17,6 +18,23 @@ export const ATTEMPT_BOUND_MS = 5 * 60_000;
  * a worker whose clock is behind may start before it.
  */
 export const RELOOK_MS = 60_000;
+
+/**
+ * True when a create's failure is a definitive answer: the service created nothing unclaimed (a
+ * 4xx refusal other than a timeout, or never sent: refused before sending, or no turn under the
+ * call budget). A success answer that could not be read (malformed, too large) did create a
+ * session.
+ */
+export function attemptSettled(error: unknown): boolean {
+  if (error instanceof ValidationError || error instanceof OverBudgetError) return true;
+  return (
+    error instanceof ApiError &&
+    error.status !== undefined &&
+    error.status >= 400 &&
+    error.status < 500 &&
+    error.status !== 408
+  );
+}
 
 /** The attempt was answered and has ended: its session, if any, is claimed; nothing more can come of it. */
 export function answered(attempt: CreateAttempt): boolean {
@@ -48,7 +66,11 @@ export interface CreateWindow {
 export interface SweepPlan {
   /** Sessions created up to this time can be judged now: no attempt under way can still claim them. */
   coverToMs: number;
-  /** Where sessions of unsettled attempts may be (each up to `horizonMs` after its attempt ended). */
+  /**
+   * Where sessions of unsettled attempts may be (each up to `horizonMs` after its attempt ended),
+   * those that meet merged, earliest first: an outage of the service's creates leaves as many
+   * attempts as retries, and their windows are nearly one.
+   */
   windows: CreateWindow[];
   /**
    * A later look is needed: a window reaches past `coverToMs`, or an attempt is under way (its
@@ -70,19 +92,32 @@ export function planSweep(attempts: readonly CreateAttempt[], nowMs: number, hor
   const underWay = (attempt: CreateAttempt) =>
     attempt.endedAtMs === undefined && nowMs - attempt.startedAtMs < ATTEMPT_BOUND_MS;
   const coverToMs =
-    Math.min(nowMs, ...attempts.filter(underWay).map((attempt) => attempt.startedAtMs)) - CLOCK_SLACK_MS;
+    attempts.filter(underWay).reduce((earliest, attempt) => Math.min(earliest, attempt.startedAtMs), nowMs) -
+    CLOCK_SLACK_MS;
   const unsettled = attempts.filter((attempt) => !attempt.settled && !underWay(attempt));
   const windowOf = (attempt: CreateAttempt): CreateWindow => ({
     fromMs: attempt.startedAtMs - CLOCK_SLACK_MS,
     toMs: (attempt.endedAtMs ?? attempt.startedAtMs + ATTEMPT_BOUND_MS) + horizonMs + CLOCK_SLACK_MS,
   });
-  const windows = unsettled.map(windowOf);
+  const windows = merged(unsettled.map(windowOf));
   const done = [
     ...unsettled.filter((attempt) => windowOf(attempt).toMs <= coverToMs),
     ...attempts.filter(answered),
   ].map((attempt) => attempt.id);
   const open = windows.some((window) => window.toMs > coverToMs) || attempts.some(underWay);
   return { coverToMs, windows, open, done };
+}
+
+/** Windows that overlap or touch as one, earliest first. */
+function merged(windows: CreateWindow[]): CreateWindow[] {
+  const sorted = windows.sort((a, b) => a.fromMs - b.fromMs);
+  const result: CreateWindow[] = [];
+  for (const window of sorted) {
+    const last = result[result.length - 1];
+    if (last && window.fromMs <= last.toMs) last.toMs = Math.max(last.toMs, window.toMs);
+    else result.push({ ...window });
+  }
+  return result;
 }
 
 /** True when a session created at `createdMs` lies in one of the windows. */

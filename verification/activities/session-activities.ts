@@ -1,11 +1,10 @@
 import { Context } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
 import { isSealed, type Sealed } from '../../codec/sealed';
-import { ApiError, ValidationError } from '../../api/http/errors';
 import { type NormalisedSessionState } from '../domain/session-status';
 import { type NextStep, type VerificationInput } from '../domain/verification';
 import { accessKeyToKeep, keptAccessKey } from './access-keys';
-import { mayHaveOrphans } from './create-attempts';
+import { attemptSettled, mayHaveOrphans } from './create-attempts';
 import { cancelUnlessDone, type EndingCallState, unlessDone } from './end-session';
 import { type VerificationDeps } from './deps';
 import { classified } from './failures';
@@ -34,22 +33,6 @@ export interface CreatedSession {
 
 /** How often a create heartbeats while it waits for the service: a cancel reaches it in seconds. */
 export const CREATE_HEARTBEAT_EVERY_MS = 1_000;
-
-/**
- * A definitive answer: the service created nothing unclaimed (a 4xx refusal other than a
- * timeout, or never sent). A success answer that could not be read (malformed, too large) did
- * create a session.
- */
-function settles(error: unknown): boolean {
-  if (error instanceof ValidationError) return true;
-  return (
-    error instanceof ApiError &&
-    error.status !== undefined &&
-    error.status >= 400 &&
-    error.status < 500 &&
-    error.status !== 408
-  );
-}
 
 /** Session activities: create, check, refresh, native challenge, cancel. */
 export function sessionActivities(deps: VerificationDeps) {
@@ -95,7 +78,7 @@ export function sessionActivities(deps: VerificationDeps) {
     } catch (error) {
       await deps.vault.endCreateAttempt(profileId, attemptId, {
         endedAtMs: Date.now(),
-        settled: settles(error),
+        settled: attemptSettled(error),
       });
       throw error;
     }

@@ -2,6 +2,7 @@ import { type KeyringEntry, newKeyringEntry } from '../codec/keyring';
 import { Context } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
 import { type DataKeys } from '../codec/data-keys';
+import { DEFAULT_KEY_ROTATION_MS } from './shared';
 
 /** The gRPC status codes Temporal answers with that matter here (google.rpc.Code). */
 const status = { INVALID_ARGUMENT: 3, NOT_FOUND: 5, PERMISSION_DENIED: 7, UNIMPLEMENTED: 12 } as const;
@@ -22,9 +23,6 @@ export interface KeyringSettings {
    */
   refreshMs: number;
 }
-
-/** The default of {@link KeyringSettings.rotateEveryMs}. */
-export const DEFAULT_KEY_ROTATION_MS = 60 * 60_000;
 
 /** The default of {@link KeyringSettings.refreshMs}: a twentieth of the period, 0.2 to 30 s. */
 function keyringRefreshMs(rotateEveryMs: number): number {

@@ -4,6 +4,9 @@ import type { KeyringEntry } from '../codec/keyring';
 import { kindWorkflowId } from '../common/workflow-ids';
 import { startMetadata, type StartMetadata } from '../common/user-metadata';
 
+/** The default rotation period (`KeyringSettings.rotateEveryMs`, `IDV_KEY_ROTATION`). */
+export const DEFAULT_KEY_ROTATION_MS = 60 * 60_000;
+
 /** What the keyring answers: its keys (the last is current), and when processes must look again. */
 export interface KeyringView {
   keys: KeyringEntry[];

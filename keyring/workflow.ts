@@ -6,6 +6,7 @@ import {
   condition,
   continueAsNew,
   log,
+  patched,
   proxyActivities,
   setHandler,
   sleep,
@@ -17,6 +18,7 @@ import { describeFailure } from '../common/bounded-step';
 import { countGiveUp } from '../common/maintenance';
 import { markdownLines } from '../common/user-metadata';
 import {
+  DEFAULT_KEY_ROTATION_MS,
   type KeyringInput,
   keyringQuery,
   type KeyringStep,
@@ -48,6 +50,14 @@ const { rewrapDataKeys } = proxyActivities<KeyringActivities>({
   scheduleToCloseTimeout: '1 day',
   retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute' },
 });
+
+/**
+ * The patch under which a rotation that re-wraps for longer than the rotation period asks for
+ * attention meanwhile: a store refusing the re-wrap's writes is retried for a day, and until a
+ * rotation goes through a destroyed data key still opens from a copy of the store with the
+ * current keys. The re-wrap goes on; one that ends clears it.
+ */
+export const SLOW_REWRAP_SAID = 'slow-rewrap-said';
 
 /**
  * The keyring of a deployment (`idv-keyring-<taskQueue>`): the key-encryption keys the store's
@@ -245,7 +255,9 @@ async function rotate(
     const current = await newKeyEncryptionKey();
     add(current);
     await sleep(state.learnMs, { summary: 'until every process has learnt the new key' });
-    await rewrapDataKeys({ keys: state.keys, currentId: current.id });
+    const rewrap = rewrapDataKeys({ keys: state.keys, currentId: current.id });
+    if (patched(SLOW_REWRAP_SAID)) await saidWhenSlow(state, rewrap);
+    else await rewrap;
     return current;
   } catch (error) {
     log.error('a key rotation could not re-wrap the data keys; the older keys stay until the next', {
@@ -253,6 +265,28 @@ async function rotate(
     });
     state.attend('rotation', `a rotation could not re-wrap the data keys: ${describeFailure(error)}`);
     return undefined;
+  }
+}
+
+/** Awaits the re-wrap; past the rotation period the keyring asks for attention meanwhile. */
+async function saidWhenSlow(state: KeyringState, rewrap: Promise<unknown>): Promise<void> {
+  const periodMs = state.schedule?.rotateEveryMs ?? DEFAULT_KEY_ROTATION_MS;
+  const watch = new CancellationScope();
+  const watching = watch
+    .run(() => sleep(periodMs, { summary: 'until a re-wrap that lasts asks for attention' }))
+    .then(
+      () =>
+        state.attend(
+          'rotation',
+          `a rotation has not re-wrapped the data keys within its period (${Math.round(periodMs / 1000)} s; it goes on trying for a day): check that the workers can write to the store`,
+        ),
+      () => undefined,
+    );
+  try {
+    await rewrap;
+  } finally {
+    watch.cancel();
+    await watching;
   }
 }
 

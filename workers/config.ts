@@ -10,7 +10,7 @@ import { ambiguousTenants, tenantProblem } from '../agent-platform/domain/agent-
 import { durationProblem, parseDuration } from '../common/durations';
 import { DEFAULT_ORPHAN_HORIZON_MS } from '../verification/activities/orphan-settings';
 import { type PollPlacementMode, pollPlacementModes } from '../verification/activities/poll-learning';
-import { DEFAULT_KEY_ROTATION_MS } from '../keyring/activities';
+import { DEFAULT_KEY_ROTATION_MS } from '../keyring/shared';
 import { type WorkerDeployment, workerDeployment } from './deployment-settings';
 
 /** Thrown when configuration is invalid; the message names the variable. */

@@ -14,6 +14,7 @@ import { type ActivityDeps } from '../../workers/activities';
 import { FixedKeyring } from '../harness/fixed-keyring';
 import { eventually } from '../harness/eventually';
 import { withWorker } from '../harness/worker';
+import { keyring } from '../../keyring/workflow';
 import { expectSummaryAttributes } from '../harness/summaries';
 
 // The keyring under a misbehaving Temporal and a changing deployment: rotations keep coming, a
@@ -97,6 +98,44 @@ describe('the keyring', () => {
       expect(description.searchAttributes.IdvStatus?.[0]).toBe('needs-attention');
     });
   }, 90_000);
+
+  it('asks for attention once a rotation has not re-wrapped the data keys within its period, long before its day is up', async () => {
+    // A store of its own: the suite's holds data keys of other tests' keyrings.
+    const own = await openLocalStore(join(directory, 'slow-rewrap'));
+    const real = keyringOver(own, { rotateEveryMs: 5_000, refreshMs: 200 });
+    let attempts = 0;
+    const activities: KeyringActivities = {
+      ...real,
+      // The store refuses the re-wrap's writes (failed over to a read-only replica, say).
+      rewrapDataKeys() {
+        attempts += 1;
+        return Promise.reject(new Error('cannot execute UPDATE in a read-only transaction'));
+      },
+    };
+    await withWorker({ activities }, async ({ client, taskQueue }) => {
+      const handle = await client.workflow.start(keyring, {
+        taskQueue,
+        workflowId: keyringWorkflowId(taskQueue),
+        args: [{}],
+      });
+      await handle.signal(rotateKeysSignal);
+      const said = await eventually(
+        async () => {
+          const current = await handle.query(keyringQuery);
+          return current.attention ? current : undefined;
+        },
+        'the keyring asking for attention',
+        30_000,
+      );
+      expect(said.attention).toContain('within its period');
+      expect(said.lastRotation).toBeUndefined();
+      expect(attempts).toBeGreaterThan(0);
+      const description = await handle.describe();
+      expect(description.searchAttributes.IdvStatus?.[0]).toBe('needs-attention');
+      await handle.terminate('test over');
+    });
+    await own.close();
+  }, 60_000);
 
   it('does not drop a rotation asked for while one is under way', async () => {
     const activities = keyringOver(store, { rotateEveryMs: 3_600_000, refreshMs: 1_000 });

@@ -25,6 +25,13 @@ export const verificationRecordSchema = z.object({
   redactionDueAt: z.string().optional(),
   /** When its data was erased (its data key destroyed, stored data deleted, redacted at the service). */
   redactedAt: z.string().optional(),
+  /**
+   * The data keys of other starts under the reference: a start taken over (its verification never
+   * reached Temporal, as far as the taker could tell) or one that lost to the verification that
+   * ran. Their sealed input may sit in a caller's history; the verification's redaction destroys
+   * them with its own key. Absent when there are none.
+   */
+  supersededKeyIds: z.array(z.string()).optional(),
 });
 export type VerificationRecord = z.infer<typeof verificationRecordSchema>;
 
@@ -105,4 +112,16 @@ export function recordMatches(record: VerificationRecord, filter: RecordFilter, 
     return false;
   if (filter.after && record.reference <= filter.after) return false;
   return true;
+}
+
+/**
+ * The keys a reference named other than `dataKeyId` (its verification's), each once: what a
+ * record keeps as `supersededKeyIds` (absent when none).
+ */
+export function supersededKeys(
+  named: readonly (string | undefined)[],
+  dataKeyId: string,
+): Pick<VerificationRecord, 'supersededKeyIds'> {
+  const keys = [...new Set(named)].filter((key): key is string => key !== undefined && key !== dataKeyId);
+  return keys.length > 0 ? { supersededKeyIds: keys } : {};
 }

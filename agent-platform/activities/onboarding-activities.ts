@@ -54,8 +54,8 @@ export function onboardingActivities(deps: AgentPlatformDeps) {
         recordOfStart(input),
         { workflowId, client },
       );
-      if (reservation.kind === 'restarted' && reservation.previousDataKeyId !== dataKeyId)
-        await deps.dataKeys.destroy(reservation.previousDataKeyId);
+      // A start taken over keeps its key: an attempt that timed out may still be the one whose
+      // input runs. The record keeps it, and the verification's redaction destroys it.
       if (reservation.kind === 'used') {
         await deps.dataKeys.destroy(dataKeyId);
         throw ApplicationFailure.create({

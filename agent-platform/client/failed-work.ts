@@ -130,8 +130,7 @@ function stoppedReason(
   const closePrefix = creationCloseWorkflowId('');
   if (type === verificationWorkflowTypes.creationClose && workflowId.startsWith(closePrefix))
     return {
-      reason:
-        `${state}: a verification's creation may stay open, so a session created for it later is not swept`,
+      reason: `${state}: a verification's creation may stay open, so a session created for it later is not swept`,
       next: `\`idv redact ${referenceOfWorkflowId(workflowId.slice(closePrefix.length)) ?? '<reference>'}\` starts it again`,
     };
   if (type === verificationWorkflowTypes.orphanSweep && workflowId.startsWith(sweepPrefix))
@@ -146,8 +145,7 @@ function stoppedReason(
       next: `\`idv redact ${reference}\` ends and redacts its session and destroys its data key`,
     };
   return {
-    reason:
-      `${state}: the redaction did not finish, so the person’s data may be left at the service and in the stores`,
+    reason: `${state}: the redaction did not finish, so the person’s data may be left at the service and in the stores`,
     next: '`idv redact <reference>` for its verification (`idv list` shows the verification of its session) runs it again',
   };
 }

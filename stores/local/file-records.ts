@@ -6,6 +6,7 @@ import {
   type RecordedEnding,
   type RecordFilter,
   recordMatches,
+  supersededKeys,
   type VerificationRecord,
   verificationRecordSchema,
   type VerificationRecords,
@@ -58,11 +59,14 @@ export class FileVerificationRecords implements VerificationRecords {
     if (!start) return undefined;
     const ending = endingSchema.safeParse(await readJsonFile(this.#file('ended', reference)));
     const erasure = erasureSchema.safeParse(await readJsonFile(this.#file('redacted', reference)));
-    return {
-      ...start,
+    const { supersededKeyIds, ...started } = start;
+    const record = {
+      ...started,
       ...(ending.success ? stripUndefined(ending.data) : {}),
       ...(erasure.success ? erasure.data : {}),
     };
+    // An ending under another key than the start's: that start lost to the verification that ran.
+    return { ...record, ...supersededKeys([...(supersededKeyIds ?? []), start.dataKeyId], record.dataKeyId) };
   }
 
   async restarted(
@@ -71,7 +75,14 @@ export class FileVerificationRecords implements VerificationRecords {
   ): Promise<void> {
     const record = await this.#start(checkReference(reference));
     if (record && !(await readJsonFile(this.#file('ended', reference))))
-      await writeFileAtomic(this.#file('started', reference), JSON.stringify({ ...record, ...start }));
+      await writeFileAtomic(
+        this.#file('started', reference),
+        JSON.stringify({
+          ...record,
+          ...start,
+          ...supersededKeys([...(record.supersededKeyIds ?? []), record.dataKeyId], start.dataKeyId),
+        }),
+      );
   }
 
   async ended(reference: string, ending: RecordedEnding): Promise<void> {

@@ -4,6 +4,7 @@ import {
   type RecordedEnding,
   type RecordFilter,
   type RecordStatus,
+  supersededKeys,
   type VerificationRecord,
   type VerificationRecords,
 } from '../verification-records';
@@ -20,6 +21,7 @@ interface Row {
   ended_at: Date | null;
   redaction_due_at: Date | null;
   redacted_at: Date | null;
+  superseded_key_ids: string[] | null;
 }
 
 function fromRow(row: Row): VerificationRecord {
@@ -35,6 +37,7 @@ function fromRow(row: Row): VerificationRecord {
     ...(row.ended_at ? { endedAt: row.ended_at.toISOString() } : {}),
     ...(row.redaction_due_at ? { redactionDueAt: row.redaction_due_at.toISOString() } : {}),
     ...(row.redacted_at ? { redactedAt: row.redacted_at.toISOString() } : {}),
+    ...supersededKeys(row.superseded_key_ids ?? [], row.data_key_id),
   };
 }
 
@@ -70,7 +73,9 @@ export class PgVerificationRecords implements VerificationRecords {
     start: Pick<VerificationRecord, 'dataKeyId' | 'startedAt'>,
   ): Promise<void> {
     await this.pool.query(
-      `UPDATE idv_records SET data_key_id = $2, started_at = $3 WHERE reference = $1 AND ended_at IS NULL`,
+      `UPDATE idv_records SET data_key_id = $2, started_at = $3,
+         superseded_key_ids = array_append(coalesce(superseded_key_ids, '{}'), data_key_id)
+       WHERE reference = $1 AND ended_at IS NULL`,
       [checkReference(reference), start.dataKeyId, start.startedAt],
     );
   }
@@ -81,7 +86,8 @@ export class PgVerificationRecords implements VerificationRecords {
          session_id, started_at, ended_at, redaction_due_at)
        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
        ON CONFLICT (reference) DO UPDATE SET status = $5, error_code = $6, session_id = $7,
-         ended_at = $9, redaction_due_at = $10, data_key_id = $4
+         ended_at = $9, redaction_due_at = $10, data_key_id = $4,
+         superseded_key_ids = array_append(coalesce(r.superseded_key_ids, '{}'), r.data_key_id)
        WHERE r.ended_at IS NULL`,
       [
         checkReference(reference),

@@ -75,6 +75,7 @@ CREATE TABLE IF NOT EXISTS idv_records (
   redacted_at timestamptz
 );
 CREATE INDEX IF NOT EXISTS idv_records_started ON idv_records (started_at);
+ALTER TABLE idv_records ADD COLUMN IF NOT EXISTS superseded_key_ids text[];
 CREATE TABLE IF NOT EXISTS idv_completion_times (
   provider text NOT NULL,
   bin integer NOT NULL,

@@ -370,6 +370,25 @@ describe.each(backends)('store contract: %s', (_name, make) => {
       });
     });
 
+    it('keeps the keys of the starts its reference took over, but the key of the verification that ran', async () => {
+      const reference = `ref-${randomUUID()}`;
+      await store.records.reserve(start(reference));
+      await other.records.restarted(reference, {
+        dataKeyId: 'dk-taker',
+        startedAt: '2026-01-02T03:04:06.000Z',
+      });
+      expect(await store.records.get(reference)).toMatchObject({
+        dataKeyId: 'dk-taker',
+        supersededKeyIds: [`dk-${reference}`],
+      });
+      // The first start's verification ran after all (it reached Temporal first).
+      await other.records.ended(reference, ending(reference));
+      expect(await store.records.get(reference)).toMatchObject({
+        dataKeyId: `dk-${reference}`,
+        supersededKeyIds: ['dk-taker'],
+      });
+    });
+
     it('makes the record of a verification whose start made none, at its ending', async () => {
       const reference = `ref-${randomUUID()}`;
       const end = ending(reference);

@@ -134,6 +134,33 @@ describe('IdvClient', () => {
     await expect(first.handle.result()).resolves.toMatchObject({ status: 'succeeded' });
   }, 30_000);
 
+  it('a prepared input taken over by a second prepare still runs, and the redaction destroys both keys', async () => {
+    await stack().control('PUT', '/script', { outcome: 'success', latencyMs: 0 });
+    const request = stack().request({ results: 'data', redactAfter: 0 });
+    // A business handler retried (its first answer timed out): the first parent starts the
+    // child with the first input; the retry's parent is refused as a duplicate.
+    const first = await stack().idv.prepareInput(request);
+    const second = await stack().idv.prepareInput(request);
+    expect(second.dataKeyId).not.toBe(first.dataKeyId);
+    expect((await stack().store.dataKeys.get(first.dataKeyId))?.state).toBe('live');
+    const result = await stack().client.workflow.execute(onboardingFixture, {
+      taskQueue: stack().taskQueue,
+      workflowId: `onboarding-${first.reference}`,
+      args: [first],
+    });
+    expect(result).toMatchObject({ verified: true, outcome: { status: 'succeeded' } });
+    const handle = stack().idv.getVerification(first.reference);
+    expect((await handle.result({ confirmDelivery: false })).identity).toBeDefined();
+    await handle.confirmDelivery((await handle.progress()).sessionId as string);
+    const destroyed = async (keyId: string) =>
+      (await stack().store.dataKeys.get(keyId))?.state === 'destroyed' ? true : undefined;
+    await eventually(
+      () => destroyed(first.dataKeyId),
+      "the verification's own key destroyed by its redaction",
+    );
+    await eventually(() => destroyed(second.dataKeyId), 'the key of the prepare it lost to destroyed too');
+  }, 30_000);
+
   it('runs a verification as a child of a business workflow', async () => {
     const input = await stack().idv.prepareInput(stack().request({ redactAfter: 'never' }));
     const result = await stack().client.workflow.execute(onboardingFixture, {

@@ -428,8 +428,11 @@ describe('verification ending paths, end to end', () => {
   it('destroys the session’s own data key when a redaction names another', async () => {
     await stack().control('PUT', '/script', { outcome: 'success', latencyMs: 0 });
     const started = async () =>
-      (await stack().idv.startVerification(stack().request({ results: 'data', redactAfter: 'never', ...fast })))
-        .handle;
+      (
+        await stack().idv.startVerification(
+          stack().request({ results: 'data', redactAfter: 'never', ...fast }),
+        )
+      ).handle;
     const [own, other] = await Promise.all([started(), started()]);
     await Promise.all([own.result(), other.result()]);
     const ownProgress = await own.progress();

@@ -3,6 +3,7 @@ import { isKeyId } from '../../stores/data-key-store';
 import { RecordReferenceError } from '../../stores/verification-records';
 import { NotFoundError } from '../../api/http/errors';
 import { type VerificationDeps } from './deps';
+import { recordErasure } from '../client/records';
 import { redactionWorkflowId, verificationWorkflowId } from '../shared/ids';
 import { redactionMetadata } from '../shared/metadata';
 import {
@@ -232,9 +233,12 @@ export function cleanupActivities(deps: VerificationDeps) {
       });
     },
 
-    /** Records that a verification's data was erased (its redaction ran every step). Idempotent. */
+    /**
+     * Records that a verification's data was erased (its redaction ran every step), destroying
+     * the keys of the other starts under its reference. Idempotent.
+     */
     async recordRedaction(args: { reference: string; redactedAt: string }): Promise<void> {
-      await deps.records.redacted(args.reference, args.redactedAt);
+      await recordErasure(deps, deps.dataKeys, args.reference, args.redactedAt);
     },
 
     /** Destroys a verification's data key (a verification without a session). Idempotent. */

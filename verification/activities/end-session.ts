@@ -88,14 +88,17 @@ export async function cancelUnlessDone(
   sessionId: string,
   options: CallOptions = {},
 ): Promise<EndingCallState> {
-  const state = await unlessDone(sessions, sessionId, () => sessions.cancel(sessionId, options), options).catch(
-    async (error: unknown) => {
-      if (!(error instanceof NotFoundError)) throw error;
-      const served = await stillServed(sessions, sessionId, options);
-      if (!served) throw error;
-      return stateOf(served);
-    },
-  );
+  const state = await unlessDone(
+    sessions,
+    sessionId,
+    () => sessions.cancel(sessionId, options),
+    options,
+  ).catch(async (error: unknown) => {
+    if (!(error instanceof NotFoundError)) throw error;
+    const served = await stillServed(sessions, sessionId, options);
+    if (!served) throw error;
+    return stateOf(served);
+  });
   if (!state.done)
     throw new CancelNotAppliedError(
       'CancelSession answered with the session still running: the cancel is not carried out yet',

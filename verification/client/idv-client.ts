@@ -36,6 +36,7 @@ import { attachmentAad } from '../../codec/sealed';
 import { type IdvStore } from '../../stores/idv-store';
 import { prepareVerificationInput } from './prepare-input';
 import { reserveReference } from './reserve-reference';
+import { recordErasure } from './records';
 import { referenceOfWorkflowId } from '../../common/workflow-ids';
 import { TemporalKeyring } from '../../keyring/client';
 import { type CreationToClose, type LookForOrphans, lookForOrphansSignal } from '../shared/messages';
@@ -122,7 +123,10 @@ export class IdvClient {
    */
   async prepareInput(request: VerificationRequest): Promise<VerificationInput> {
     const input = await prepareVerificationInput(request, this.#dataKeys);
-    await this.#reserve(input);
+    // The key of an earlier prepare taken over stays: its input may be started yet (a handler
+    // retried after its answer was lost) and run. The record keeps it, and the redaction of the
+    // verification that runs destroys it.
+    await this.#reserve(input, { keepPrevious: true });
     return input;
   }
 
@@ -300,7 +304,7 @@ export class IdvClient {
       );
     if (record.sessionId) return await this.redactNow(record.sessionId, record.dataKeyId, reference);
     await this.#dataKeys.destroy(record.dataKeyId);
-    await this.#store.records.redacted(reference, new Date().toISOString());
+    await recordErasure(this.#store, this.#dataKeys, reference, new Date().toISOString());
     throw new NoSessionError(
       `verification ${reference} has no session to redact (its data key is destroyed)`,
     );

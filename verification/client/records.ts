@@ -1,3 +1,4 @@
+import { type DataKeys } from '../../codec/data-keys';
 import { type IdvStore } from '../../stores/idv-store';
 import { verificationWorkflowId } from '../shared/ids';
 
@@ -11,4 +12,20 @@ export async function purgeRecords(store: IdvStore, erasedBefore: Date): Promise
   // After the record: a purge cut short leaves the reference used, never a record without its ending.
   for (const reference of purged) await store.vault.forgetCreation(verificationWorkflowId(reference));
   return purged;
+}
+
+/**
+ * Records the erasure of a reference's verification (the first time stays) and destroys the keys
+ * of the other starts under it (`supersededKeyIds`): a start taken over, or one that lost to the
+ * verification that ran, may have left its sealed input in a caller's history. Idempotent.
+ */
+export async function recordErasure(
+  store: Pick<IdvStore, 'records'>,
+  dataKeys: Pick<DataKeys, 'destroy'>,
+  reference: string,
+  redactedAt: string,
+): Promise<void> {
+  const record = await store.records.get(reference);
+  for (const keyId of record?.supersededKeyIds ?? []) await dataKeys.destroy(keyId);
+  await store.records.redacted(reference, redactedAt);
 }

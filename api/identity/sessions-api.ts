@@ -119,13 +119,17 @@ export class SessionsApi {
   async getResult(
     sessionId: string,
     resultsAccessKey: string,
-    options: CallOptions = {},
+    options: CallOptions & { maxBytes?: number } = {},
   ): Promise<GetSessionResultResponse> {
     const operation = 'GetSessionResult';
     const target = sessionPath(operation, sessionId, '/results');
     const body = { resultsAccessKey: text(operation, resultsAccessKey, 'resultsAccessKey') };
     const schema = getSessionResultResponseSchema;
-    return await this.#privatePost({ operation, target, body, schema: schema }, options);
+    const { maxBytes, ...callOptions } = options;
+    return await this.#privatePost(
+      { operation, target, body, schema, ...(maxBytes === undefined ? {} : { maxBodyBytes: maxBytes }) },
+      callOptions,
+    );
   }
 
   /**

@@ -139,4 +139,14 @@ describe('results fetching is bounded', () => {
     expect(identity.providerOutput).toEqual({ omitted: 'too-large', sizeBytes: expect.any(Number) });
     expect(identity.person).toMatchObject({ givenName: 'Ada' });
   });
+
+  it('keeps the person of a results answer larger than an ordinary body, its provider output marked', async () => {
+    // An mDL's output holds images (base64url in the provider's fields): the answer outgrows 1 MiB.
+    const session = await succeededSession();
+    (session.identity as Record<string, unknown>).providerOutput = { portrait: 'x'.repeat(3 * 1024 * 1024) };
+    const result = (await fetch(session.id)) as FetchedResults;
+    const identity = (await dataKeys().open(result.identity as Sealed)) as Record<string, unknown>;
+    expect(identity.providerOutput).toEqual({ omitted: 'too-large', sizeBytes: expect.any(Number) });
+    expect(identity.person).toMatchObject({ givenName: 'Ada' });
+  });
 });

@@ -58,6 +58,7 @@ function resultsFetcher(deps: VerificationDeps) {
       const resultsAccessKey = await keptAccessKey(deps, args.sessionId);
       const { identityData } = await deps.identity.sessions.getResult(args.sessionId, resultsAccessKey, {
         signal: signal(),
+        maxBytes: limits.maxResultsAnswerBytes,
       });
       if (!identityData) {
         // Both times are the server's: this attempt's schedule against the fetch's first.

@@ -6,6 +6,12 @@ export interface ResultLimits {
   maxAttachments: number;
   /** Largest JSON of each identity field (person, document, match, providerOutput). @default 64 KiB */
   maxIdentityFieldBytes: number;
+  /**
+   * Largest results answer read (GetSessionResult's body, parsed whole): a provider's output may
+   * hold images, and a field over `maxIdentityFieldBytes` is only marked, so the answer may be far
+   * larger than what is kept. @default 16 MiB
+   */
+  maxResultsAnswerBytes: number;
 }
 
 /** The defaults of {@link ResultLimits}. */
@@ -13,6 +19,7 @@ export const defaultResultLimits: ResultLimits = {
   maxAttachmentBytes: 25 * 1024 * 1024,
   maxAttachments: 20,
   maxIdentityFieldBytes: 64 * 1024,
+  maxResultsAnswerBytes: 16 * 1024 * 1024,
 };
 
 /**

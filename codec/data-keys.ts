@@ -87,9 +87,17 @@ export class DataKeys {
 
   /** Encrypts a JSON value under the key. */
   async seal(keyId: string, value: unknown): Promise<Sealed> {
+    return sealUnder(keyId, await this.#key(keyId), value);
+  }
+
+  /**
+   * Seals under the key read once, now: for a value to seal right after a call with effects (a
+   * session's access key, once its create answered), where reading the key then could fail and
+   * lose what the call made. Held for that call only (keys are not cached).
+   */
+  async sealer(keyId: string): Promise<(value: unknown) => Sealed> {
     const key = await this.#key(keyId);
-    const data = gcmSeal(key, SEALED_AAD(keyId), Buffer.from(JSON.stringify(value)));
-    return { sealed: 'aes-256-gcm', keyId, data: data.toString('base64') };
+    return (value) => sealUnder(keyId, key, value);
   }
 
   /** Decrypts a sealed value; {@link DataKeyDestroyedError} after the redaction. */
@@ -158,4 +166,9 @@ export function unwrapKey(wrapper: KeyEncryptionKey, keyId: string, wrapped: str
 export function splitWrapped(wrapped: string): { kekId: string; data: string } {
   const separator = wrapped.indexOf(':');
   return { kekId: wrapped.slice(0, separator), data: wrapped.slice(separator + 1) };
+}
+
+function sealUnder(keyId: string, key: Buffer, value: unknown): Sealed {
+  const data = gcmSeal(key, SEALED_AAD(keyId), Buffer.from(JSON.stringify(value)));
+  return { sealed: 'aes-256-gcm', keyId, data: data.toString('base64') };
 }

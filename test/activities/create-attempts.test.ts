@@ -11,6 +11,10 @@ import { prepareVerificationInput } from '../../verification/client/prepare-inpu
 import { type Emulator, startEmulator } from '../../emulator/emulator';
 import { emulatorControl } from '../../emulator/control-client';
 import { localActivityDeps } from '../harness/activity-deps';
+import { FixedKeyring } from '../harness/fixed-keyring';
+import { DataKeys } from '../../codec/data-keys';
+import { type Keyring } from '../../codec/keyring';
+import { openLocalStore } from '../../stores/local/local-store';
 import { testProviderRequest } from '../harness/requests';
 
 // A create attempt whose answer reached the vault but not the workflow (the worker died after the
@@ -129,6 +133,31 @@ describe('create attempts', () => {
     // ...but the sessions known by their ids were not held up by it.
     for (const sessionId of marked) expect(emulator.store.sessions.get(sessionId)?.redacted).toBeDefined();
     expect(await deps.vault.orphans(profileId())).toEqual([]);
+  });
+
+  it('creates no session when its data key cannot be read twice in a row (the keyring away)', async () => {
+    const keyring = new FixedKeyring();
+    let reads = 0;
+    // The keyring answers one read, then times out (its query queued behind workflow tasks).
+    const flaky: Keyring = {
+      current: () => keyring.current(),
+      byId: (id) => (++reads > 1 ? Promise.reject(new Error('keyring query timed out')) : keyring.byId(id)),
+    };
+    const store = await openLocalStore(join(dataDir, 'flaky-keyring'));
+    const input = await prepareVerificationInput(
+      testProviderRequest('flaky-keyring', profileId()),
+      new DataKeys(store.dataKeys, keyring),
+    );
+    const activities = createActivities({ ...deps, dataKeys: new DataKeys(store.dataKeys, flaky) });
+    const before = emulator.store.sessions.size;
+    const create = (args: VerificationInput) => activities.createSession(args);
+    const error: unknown = await environment('idv-flaky-keyring')
+      .run<[VerificationInput], CreatedSession, typeof create>(create, input)
+      .catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(Error);
+    // Nothing was created that no one claims: the failure came before the create was sent.
+    expect(emulator.store.sessions.size).toBe(before);
+    await store.close();
   });
 
   it('sends no create for a verification whose creation is closed (an attempt that came too late)', async () => {

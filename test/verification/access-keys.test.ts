@@ -39,7 +39,7 @@ describe('a results access key kept in the vault', () => {
 
   it('is kept sealed, opened while the data key lives, and unreadable once it is destroyed', async () => {
     const dataKeyId = await dataKeys.create();
-    const sessionId = await claimed(await accessKeyToKeep(dataKeys, dataKeyId, 'the-key'), dataKeyId);
+    const sessionId = await claimed(accessKeyToKeep(await dataKeys.sealer(dataKeyId), 'the-key'), dataKeyId);
     expect(await store.vault.accessKey(sessionId)).not.toContain('the-key');
     await expect(keptAccessKey({ vault: store.vault, dataKeys }, sessionId)).resolves.toBe('the-key');
     await dataKeys.destroy(dataKeyId);

@@ -8,8 +8,8 @@ import { type SessionVault } from '../../stores/session-vault';
  * and a store's copies (a dump, a file backup, PostgreSQL's WAL) outlive the row the redaction
  * clears: sealed, no copy reads them once the data key is destroyed.
  */
-export async function accessKeyToKeep(dataKeys: DataKeys, dataKeyId: string, key: string): Promise<string> {
-  return JSON.stringify(await dataKeys.seal(dataKeyId, key));
+export function accessKeyToKeep(seal: (value: unknown) => Sealed, key: string): string {
+  return JSON.stringify(seal(key));
 }
 
 /**

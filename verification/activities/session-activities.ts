@@ -45,7 +45,10 @@ export function sessionActivities(deps: VerificationDeps) {
   const create = async (input: VerificationInput): Promise<CreatedSession> => {
     const workflowId = Context.current().info.workflowExecution?.workflowId ?? 'standalone';
     const profileId = input.verificationProfileId;
-    // Opened first: a destroyed key (a verification redacted meanwhile) creates nothing.
+    // Read first: a destroyed key (a verification redacted meanwhile) creates nothing, and the
+    // session's access key is sealed under it without another read that could fail after the
+    // create (its session then claimed by no one).
+    const seal = await deps.dataKeys.sealer(input.dataKeyId);
     const providerInput =
       input.providerInput === undefined
         ? undefined
@@ -85,11 +88,7 @@ export function sessionActivities(deps: VerificationDeps) {
     const claimed = await deps.vault.claim(created.sessionId, {
       workflowId,
       profileId,
-      resultsAccessKey: await accessKeyToKeep(
-        deps.dataKeys,
-        input.dataKeyId,
-        created.resultCollection.resultsAccessKey,
-      ),
+      resultsAccessKey: accessKeyToKeep(seal, created.resultCollection.resultsAccessKey),
       dataKeyId: input.dataKeyId,
       collectionMethod: created.resultCollection.method,
       nextStep: stepView(created.nextStep),

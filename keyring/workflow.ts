@@ -133,11 +133,12 @@ class KeyringState {
 
   /**
    * Records (or clears) the problem of one step; the keyring asks for attention while any step
-   * has one. Each new problem is counted once.
+   * has one. Each new problem is counted once as a give-up, unless `counted` is false (a step
+   * still under way).
    */
-  attend(step: KeyringStep, problem: string | undefined): void {
+  attend(step: KeyringStep, problem: string | undefined, options: { counted?: boolean } = {}): void {
     const before = this.attention;
-    if (problem && !this.#problems[step]) countGiveUp({ kind: 'keyring', step });
+    if (problem && !this.#problems[step] && options.counted !== false) countGiveUp({ kind: 'keyring', step });
     this.#problems = { ...this.#problems, [step]: problem };
     const now = this.attention;
     if (Boolean(before) !== Boolean(now))
@@ -277,8 +278,9 @@ async function saidWhenSlow(state: KeyringState, rewrap: Promise<unknown>): Prom
     .then(
       () =>
         state.attend(
-          'rotation',
+          'slow re-wrap',
           `a rotation has not re-wrapped the data keys within its period (${Math.round(periodMs / 1000)} s; it goes on trying for a day): check that the workers can write to the store`,
+          { counted: false },
         ),
       () => undefined,
     );
@@ -287,6 +289,8 @@ async function saidWhenSlow(state: KeyringState, rewrap: Promise<unknown>): Prom
   } finally {
     watch.cancel();
     await watching;
+    // Said while under way only: a re-wrap that gives up says so as the rotation's problem.
+    state.attend('slow re-wrap', undefined);
   }
 }
 

@@ -54,8 +54,9 @@ export function onboardingActivities(deps: AgentPlatformDeps) {
         recordOfStart(input),
         { workflowId, client },
       );
-      // A start taken over keeps its key: an attempt that timed out may still be the one whose
-      // input runs. The record keeps it, and the verification's redaction destroys it.
+      // A start taken over keeps its key: an attempt that timed out can still write its
+      // reservation after its retry's, taking over the start whose input runs. The record keeps
+      // it, and the verification's redaction destroys it.
       if (reservation.kind === 'used') {
         await deps.dataKeys.destroy(dataKeyId);
         throw ApplicationFailure.create({

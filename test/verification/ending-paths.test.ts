@@ -391,6 +391,26 @@ describe('verification ending paths, end to end', () => {
     expect(view.redacted).not.toBeNull();
   }, 30_000);
 
+  it('takes a finished session whose RedactSession keeps answering 404 as redacted already', async () => {
+    // A service that serves a session it redacted (by its own period, or a first answer lost)
+    // and answers its redaction 404: not a week of tries and a give-up.
+    await stack().control('PUT', '/script', { outcome: 'success', latencyMs: 0 });
+    const { handle, nextStep } = await stack().idv.startVerification(
+      stack().request({ results: 'data', redactAfter: 'never', ...fast }),
+    );
+    await handle.result();
+    const { sessionId } = nextStep;
+    await stack().control('PUT', '/faults', {
+      operation: 'RedactSession',
+      errorRate: 1,
+      errorStatus: 404,
+      sessionId,
+    });
+    const report = await stack().idv.redactNow(sessionId);
+    expect(report).toMatchObject({ redactedAtService: false, dataKeyDestroyed: true });
+    expect(await counted(sessionId, 'RedactSession')).toBeGreaterThanOrEqual(3);
+  }, 30_000);
+
   it('ends a session whose CancelSession answered 404 while it runs', async () => {
     const { handle, nextStep } = await stack().idv.startVerification(
       stack().request({ redactAfter: 'never', ...fast }),

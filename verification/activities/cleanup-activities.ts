@@ -42,6 +42,12 @@ export interface ClosedCreation {
   sweepNeeded: boolean;
 }
 
+/**
+ * The attempts of a redaction answered 404 for a finished session GetSession still serves before
+ * the 404 is believed (retried about 1 s, then 2 s apart: a gateway's passing 404 is past).
+ */
+const REDACTION_404_ATTEMPTS = 3;
+
 /** How often a look heartbeats, whatever it waits on (a slow page, a budget turn). */
 const LOOK_HEARTBEAT_EVERY_MS = 1_000;
 
@@ -59,7 +65,12 @@ export function cleanupActivities(deps: VerificationDeps) {
       return true;
     } catch (error) {
       if (!(error instanceof NotFoundError)) throw error;
-      if (!(await stillServed(deps.identity.sessions, sessionId, { signal: signal() }))) return false;
+      const served = await stillServed(deps.identity.sessions, sessionId, { signal: signal() });
+      if (!served) return false;
+      // A finished session whose redaction keeps answering 404 across attempts (a service that
+      // serves a session it redacted already: a first answer lost, or its own redaction period)
+      // counts as one the service no longer knows, not a week of tries and a give-up.
+      if (stateOf(served).done && Context.current().info.attempt >= REDACTION_404_ATTEMPTS) return false;
       throw new RedactionNotAppliedError(
         'RedactSession answered 404 while GetSession still serves the session: the redaction is not carried out',
       );

@@ -9,7 +9,8 @@ export interface ResultLimits {
   /**
    * Largest results answer read (GetSessionResult's body, parsed whole): a provider's output may
    * hold images, and a field over `maxIdentityFieldBytes` is only marked, so the answer may be far
-   * larger than what is kept. @default 16 MiB
+   * larger than what is kept. Read whole, so each results fetch at a time may hold this much
+   * (three times over, parsed). @default 4 MiB
    */
   maxResultsAnswerBytes: number;
 }
@@ -19,7 +20,7 @@ export const defaultResultLimits: ResultLimits = {
   maxAttachmentBytes: 25 * 1024 * 1024,
   maxAttachments: 20,
   maxIdentityFieldBytes: 64 * 1024,
-  maxResultsAnswerBytes: 16 * 1024 * 1024,
+  maxResultsAnswerBytes: 4 * 1024 * 1024,
 };
 
 /**

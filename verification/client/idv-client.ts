@@ -267,6 +267,7 @@ export class IdvClient {
     if (!sessionId) {
       // Nothing at the service; the start input's sealed providerInput goes with the data key.
       if (dataKeyId) await this.#dataKeys.destroy(dataKeyId);
+      await recordErasure(this.#store, this.#dataKeys, reference, new Date().toISOString());
       await closeCreation();
       throw new NoSessionError(
         `verification ${reference} has no session to redact (its data key is destroyed)`,
@@ -303,7 +304,6 @@ export class IdvClient {
         `no verification has the reference ${reference} (no workflow, no record)`,
       );
     if (record.sessionId) return await this.redactNow(record.sessionId, record.dataKeyId, reference);
-    await this.#dataKeys.destroy(record.dataKeyId);
     await recordErasure(this.#store, this.#dataKeys, reference, new Date().toISOString());
     throw new NoSessionError(
       `verification ${reference} has no session to redact (its data key is destroyed)`,

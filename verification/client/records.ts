@@ -15,9 +15,11 @@ export async function purgeRecords(store: IdvStore, erasedBefore: Date): Promise
 }
 
 /**
- * Records the erasure of a reference's verification (the first time stays) and destroys the keys
- * of the other starts under it (`supersededKeyIds`): a start taken over, or one that lost to the
- * verification that ran, may have left its sealed input in a caller's history. Idempotent.
+ * Records the erasure of a reference's verification (the first time stays) and destroys every
+ * key its record names: the other starts' (`supersededKeyIds`: a start taken over, or one that
+ * lost to the verification that ran, may have left its sealed input in a caller's history) and
+ * the one it names now (another start's still, while the verification's ending is not recorded).
+ * Idempotent.
  */
 export async function recordErasure(
   store: Pick<IdvStore, 'records'>,
@@ -26,6 +28,7 @@ export async function recordErasure(
   redactedAt: string,
 ): Promise<void> {
   const record = await store.records.get(reference);
-  for (const keyId of record?.supersededKeyIds ?? []) await dataKeys.destroy(keyId);
+  for (const keyId of [...(record?.supersededKeyIds ?? []), ...(record ? [record.dataKeyId] : [])])
+    await dataKeys.destroy(keyId);
   await store.records.redacted(reference, redactedAt);
 }

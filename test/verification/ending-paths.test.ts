@@ -75,6 +75,25 @@ describe('verification ending paths, end to end', () => {
     return (counters.bySession as Record<string, Record<string, number>>)[sessionId]?.[operation] ?? 0;
   };
 
+  /** A verification whose user finished at once, its results fetched and kept (no redaction due). */
+  async function finishedVerification() {
+    await stack().control('PUT', '/script', { outcome: 'success', latencyMs: 0 });
+    const started = await stack().idv.startVerification(
+      stack().request({ results: 'data', redactAfter: 'never', ...fast }),
+    );
+    await started.handle.result();
+    return { ...started, sessionId: started.nextStep.sessionId };
+  }
+  /** The session's RedactSession answers 404 (`count` times, or always). */
+  const redaction404 = (sessionId: string, count?: number) =>
+    stack().control('PUT', '/faults', {
+      operation: 'RedactSession',
+      errorRate: 1,
+      errorStatus: 404,
+      sessionId,
+      ...(count === undefined ? {} : { count }),
+    });
+
   /**
    * A verification whose session's GetSession answers 404 as `fault` says (the session is there
    * all along): the interface defines no 404, so one does not prove the session gone.
@@ -357,12 +376,7 @@ describe('verification ending paths, end to end', () => {
   }, 30_000);
 
   it('takes a session the service answers 410 Gone for as one it no longer knows, and redacts', async () => {
-    await stack().control('PUT', '/script', { outcome: 'success', latencyMs: 0 });
-    const { handle, nextStep } = await stack().idv.startVerification(
-      stack().request({ results: 'data', redactAfter: 'never', ...fast }),
-    );
-    await handle.result();
-    const { sessionId } = nextStep;
+    const { sessionId } = await finishedVerification();
     for (const operation of ['RedactSession', 'GetSession'])
       await stack().control('PUT', '/faults', { operation, errorRate: 1, errorStatus: 410, sessionId });
     const report = await stack().idv.redactNow(sessionId);
@@ -372,19 +386,8 @@ describe('verification ending paths, end to end', () => {
   // The interface defines no 404: one answered to a call that ends or redacts a session the
   // service still serves (a gateway, a replica behind) must not count as the session gone.
   it('redacts a session whose RedactSession answered 404 while the service still holds it', async () => {
-    await stack().control('PUT', '/script', { outcome: 'success', latencyMs: 0 });
-    const { handle, nextStep } = await stack().idv.startVerification(
-      stack().request({ results: 'data', redactAfter: 'never', ...fast }),
-    );
-    await handle.result();
-    const { sessionId } = nextStep;
-    await stack().control('PUT', '/faults', {
-      operation: 'RedactSession',
-      errorRate: 1,
-      errorStatus: 404,
-      sessionId,
-      count: 1,
-    });
+    const { sessionId } = await finishedVerification();
+    await redaction404(sessionId, 1);
     const report = await stack().idv.redactNow(sessionId);
     expect(report).toMatchObject({ redactedAtService: true, dataKeyDestroyed: true });
     const view = await stack().control('GET', `/sessions/${sessionId}`);
@@ -394,18 +397,8 @@ describe('verification ending paths, end to end', () => {
   it('takes a finished session whose RedactSession keeps answering 404 as redacted already', async () => {
     // A service that serves a session it redacted (by its own period, or a first answer lost)
     // and answers its redaction 404: not a week of tries and a give-up.
-    await stack().control('PUT', '/script', { outcome: 'success', latencyMs: 0 });
-    const { handle, nextStep } = await stack().idv.startVerification(
-      stack().request({ results: 'data', redactAfter: 'never', ...fast }),
-    );
-    await handle.result();
-    const { sessionId } = nextStep;
-    await stack().control('PUT', '/faults', {
-      operation: 'RedactSession',
-      errorRate: 1,
-      errorStatus: 404,
-      sessionId,
-    });
+    const { sessionId } = await finishedVerification();
+    await redaction404(sessionId);
     const report = await stack().idv.redactNow(sessionId);
     expect(report).toMatchObject({ redactedAtService: false, dataKeyDestroyed: true });
     expect(await counted(sessionId, 'RedactSession')).toBeGreaterThanOrEqual(3);
@@ -435,12 +428,8 @@ describe('verification ending paths, end to end', () => {
   }, 30_000);
 
   it('destroys the data key when a session is redacted by its id alone', async () => {
-    await stack().control('PUT', '/script', { outcome: 'success', latencyMs: 0 });
-    const { handle, nextStep } = await stack().idv.startVerification(
-      stack().request({ results: 'data', redactAfter: 'never', ...fast }),
-    );
-    await handle.result();
-    const report = await stack().idv.redactNow(nextStep.sessionId);
+    const { handle, sessionId } = await finishedVerification();
+    const report = await stack().idv.redactNow(sessionId);
     expect(report).toMatchObject({ redactedAtService: true, dataKeyDestroyed: true });
     await expect(handle.result()).resolves.toMatchObject({ identityRedacted: true });
   }, 30_000);

@@ -259,12 +259,15 @@ async function rotate(
     const rewrap = rewrapDataKeys({ keys: state.keys, currentId: current.id });
     if (patched(SLOW_REWRAP_SAID)) await saidWhenSlow(state, rewrap);
     else await rewrap;
+    state.attend('slow re-wrap', undefined);
     return current;
   } catch (error) {
     log.error('a key rotation could not re-wrap the data keys; the older keys stay until the next', {
       reason: describeFailure(error),
     });
+    // The give-up first, then the notice of a re-wrap under way goes: no moment says all is well.
     state.attend('rotation', `a rotation could not re-wrap the data keys: ${describeFailure(error)}`);
+    state.attend('slow re-wrap', undefined);
     return undefined;
   }
 }
@@ -289,8 +292,6 @@ async function saidWhenSlow(state: KeyringState, rewrap: Promise<unknown>): Prom
   } finally {
     watch.cancel();
     await watching;
-    // Said while under way only: a re-wrap that gives up says so as the rotation's problem.
-    state.attend('slow re-wrap', undefined);
   }
 }
 

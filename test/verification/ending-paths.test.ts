@@ -404,6 +404,26 @@ describe('verification ending paths, end to end', () => {
     expect(await counted(sessionId, 'RedactSession')).toBeGreaterThanOrEqual(3);
   }, 30_000);
 
+  it('counts only 404s toward believing a redaction, not failures before it', async () => {
+    // An outage (503s), then one passing 404: the next attempt redacts.
+    const { sessionId } = await finishedVerification();
+    await stack().control('PUT', '/faults', {
+      operation: 'RedactSession',
+      errorRate: 1,
+      errorStatus: 503,
+      sessionId,
+      count: 2,
+    });
+    const redacting = stack().idv.redactNow(sessionId);
+    await eventually(
+      async () => ((await counted(sessionId, 'RedactSession')) >= 2 ? true : undefined),
+      'two failed redactions',
+    );
+    await redaction404(sessionId, 1);
+    await expect(redacting).resolves.toMatchObject({ redactedAtService: true });
+    expect(await counted(sessionId, 'RedactSession')).toBe(4);
+  }, 30_000);
+
   it('ends a session whose CancelSession answered 404 while it runs', async () => {
     const { handle, nextStep } = await stack().idv.startVerification(
       stack().request({ redactAfter: 'never', ...fast }),

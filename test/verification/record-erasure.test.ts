@@ -38,8 +38,26 @@ describe("recording a reference's erasure", () => {
     });
     await store.records.restarted(reference, { dataKeyId: taker, startedAt: new Date().toISOString() });
     // The first start's verification ran; its redaction comes before its ending is recorded.
-    await recordErasure(store, dataKeys, reference, new Date().toISOString());
+    await recordErasure(store, dataKeys, reference, new Date().toISOString(), { dataKeyId: first });
     for (const keyId of [first, taker]) expect((await store.dataKeys.get(keyId))?.state).toBe('destroyed');
     expect((await store.records.get(reference))?.redactedAt).toBeDefined();
+  });
+
+  it("touches no later verification's record: a redaction that comes after the reference was used again", async () => {
+    const earlier = await dataKeys.create();
+    const later = await dataKeys.create();
+    const reference = `erasure-${later}`;
+    // The earlier verification's record was purged; a new one reserved the reference since.
+    await store.records.reserve({
+      reference,
+      verificationProfileId: '1b0f7c2e-8d3a-4b6e-9f1a-2c3d4e5f6a7b',
+      provider: 'yoti',
+      dataKeyId: later,
+      status: 'started',
+      startedAt: new Date().toISOString(),
+    });
+    await recordErasure(store, dataKeys, reference, new Date().toISOString(), { dataKeyId: earlier });
+    expect((await store.dataKeys.get(later))?.state).toBe('live');
+    expect((await store.records.get(reference))?.redactedAt).toBeUndefined();
   });
 });

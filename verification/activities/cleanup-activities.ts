@@ -43,10 +43,17 @@ export interface ClosedCreation {
 }
 
 /**
- * The attempts of a redaction answered 404 for a finished session GetSession still serves before
- * the 404 is believed (retried about 1 s, then 2 s apart: a gateway's passing 404 is past).
+ * The attempts of a session's redaction answered 404 while GetSession serves it finished before
+ * the 404 is believed (the redaction activity's attempts, counted in its heartbeat details, so
+ * other failures between do not count).
  */
 const REDACTION_404_ATTEMPTS = 3;
+
+/** What a redaction's attempts tell the next one (heartbeat details). */
+interface RedactionAttempts {
+  /** Attempts answered 404 for the session while GetSession served it finished. */
+  finished404s: number;
+}
 
 /** How often a look heartbeats, whatever it waits on (a slow page, a budget turn). */
 const LOOK_HEARTBEAT_EVERY_MS = 1_000;
@@ -57,9 +64,13 @@ export function cleanupActivities(deps: VerificationDeps) {
   const orphanSettings = resolveOrphanSettings(deps.orphans);
   /**
    * RedactSession; false when the service no longer knows the session (GetSession says so too:
-   * see `stillServed`). A 404 for a session GetSession still serves is retried.
+   * see `stillServed`). A 404 for a session GetSession still serves is retried; with
+   * `believeLasting404` (an activity redacting this one session), one answered to
+   * {@link REDACTION_404_ATTEMPTS} attempts while the session is finished counts as not known:
+   * a service serving a session it redacted already (a first answer lost, its own redaction
+   * period), not a week of tries and a give-up.
    */
-  const redactIfKnown = async (sessionId: string): Promise<boolean> => {
+  const redactIfKnown = async (sessionId: string, believeLasting404 = false): Promise<boolean> => {
     try {
       await deps.identity.sessions.redact(sessionId, { signal: signal() });
       return true;
@@ -67,10 +78,12 @@ export function cleanupActivities(deps: VerificationDeps) {
       if (!(error instanceof NotFoundError)) throw error;
       const served = await stillServed(deps.identity.sessions, sessionId, { signal: signal() });
       if (!served) return false;
-      // A finished session whose redaction keeps answering 404 across attempts (a service that
-      // serves a session it redacted already: a first answer lost, or its own redaction period)
-      // counts as one the service no longer knows, not a week of tries and a give-up.
-      if (stateOf(served).done && Context.current().info.attempt >= REDACTION_404_ATTEMPTS) return false;
+      if (believeLasting404 && stateOf(served).done) {
+        const context = Context.current();
+        const earlier = (context.info.heartbeatDetails as RedactionAttempts | undefined)?.finished404s ?? 0;
+        if (earlier + 1 >= REDACTION_404_ATTEMPTS) return false;
+        context.heartbeat({ finished404s: earlier + 1 } satisfies RedactionAttempts);
+      }
       throw new RedactionNotAppliedError(
         'RedactSession answered 404 while GetSession still serves the session: the redaction is not carried out',
       );
@@ -198,7 +211,7 @@ export function cleanupActivities(deps: VerificationDeps) {
 
     /** RedactSession; a session the service no longer knows counts as redacted. */
     async redactAtService(sessionId: string): Promise<{ redacted: boolean }> {
-      return await classified(async () => ({ redacted: await redactIfKnown(sessionId) }));
+      return await classified(async () => ({ redacted: await redactIfKnown(sessionId, true) }));
     },
 
     /**
@@ -248,8 +261,15 @@ export function cleanupActivities(deps: VerificationDeps) {
      * Records that a verification's data was erased (its redaction ran every step), destroying
      * the keys of the other starts under its reference. Idempotent.
      */
-    async recordRedaction(args: { reference: string; redactedAt: string }): Promise<void> {
-      await recordErasure(deps, deps.dataKeys, args.reference, args.redactedAt);
+    async recordRedaction(args: {
+      reference: string;
+      redactedAt: string;
+      dataKeyId?: string;
+      sessionId?: string;
+    }): Promise<void> {
+      const { reference, redactedAt, ...erased } = args;
+      const known = erased.dataKeyId !== undefined || erased.sessionId !== undefined;
+      await recordErasure(deps, deps.dataKeys, reference, redactedAt, known ? erased : undefined);
     },
 
     /** Destroys a verification's data key (a verification without a session). Idempotent. */

@@ -267,7 +267,7 @@ export class IdvClient {
     if (!sessionId) {
       // Nothing at the service; the start input's sealed providerInput goes with the data key.
       if (dataKeyId) await this.#dataKeys.destroy(dataKeyId);
-      await recordErasure(this.#store, this.#dataKeys, reference, new Date().toISOString());
+      await recordErasure(this.#store, this.#dataKeys, reference, new Date().toISOString(), { dataKeyId });
       await closeCreation();
       throw new NoSessionError(
         `verification ${reference} has no session to redact (its data key is destroyed)`,
@@ -304,7 +304,7 @@ export class IdvClient {
         `no verification has the reference ${reference} (no workflow, no record)`,
       );
     if (record.sessionId) return await this.redactNow(record.sessionId, record.dataKeyId, reference);
-    await recordErasure(this.#store, this.#dataKeys, reference, new Date().toISOString());
+    await recordErasure(this.#store, this.#dataKeys, reference, new Date().toISOString(), record);
     throw new NoSessionError(
       `verification ${reference} has no session to redact (its data key is destroyed)`,
     );

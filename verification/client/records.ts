@@ -19,16 +19,27 @@ export async function purgeRecords(store: IdvStore, erasedBefore: Date): Promise
  * key its record names: the other starts' (`supersededKeyIds`: a start taken over, or one that
  * lost to the verification that ran, may have left its sealed input in a caller's history) and
  * the one it names now (another start's still, while the verification's ending is not recorded).
- * Idempotent.
+ * Only when the record is the erased verification's: it names its data key (or session), so a
+ * redaction that comes late (delayed, after the record was purged and the reference used again)
+ * touches no later verification. Without `erased` (an activity scheduled by an earlier build),
+ * the erasure is recorded and no key destroyed. Idempotent.
  */
 export async function recordErasure(
   store: Pick<IdvStore, 'records'>,
   dataKeys: Pick<DataKeys, 'destroy'>,
   reference: string,
   redactedAt: string,
+  erased?: { dataKeyId?: string; sessionId?: string },
 ): Promise<void> {
   const record = await store.records.get(reference);
-  for (const keyId of [...(record?.supersededKeyIds ?? []), ...(record ? [record.dataKeyId] : [])])
-    await dataKeys.destroy(keyId);
+  if (!record) return;
+  if (erased) {
+    const named = [record.dataKeyId, ...(record.supersededKeyIds ?? [])];
+    const ours =
+      (erased.dataKeyId !== undefined && named.includes(erased.dataKeyId)) ||
+      (erased.sessionId !== undefined && record.sessionId?.toLowerCase() === erased.sessionId.toLowerCase());
+    if (!ours) return;
+    for (const keyId of named) await dataKeys.destroy(keyId);
+  }
   await store.records.redacted(reference, redactedAt);
 }

@@ -95,7 +95,12 @@ export async function sessionRedaction(args: RedactionArgs): Promise<RedactionRe
         settle(
           'recording the erasure',
           await boundedStep(redactionBounds.deleteStoredData, (calls) =>
-            calls.recordRedaction({ reference: args.reference as string, redactedAt: report.redactedAt }),
+            calls.recordRedaction({
+              reference: args.reference as string,
+              redactedAt: report.redactedAt,
+              ...(dataKeyId === undefined ? {} : { dataKeyId }),
+              ...(sessionId === undefined ? {} : { sessionId }),
+            }),
           ),
         );
       if (problems.length === 0) {

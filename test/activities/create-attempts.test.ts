@@ -135,6 +135,31 @@ describe('create attempts', () => {
     expect(await deps.vault.orphans(profileId())).toEqual([]);
   });
 
+  it('sweeps a finished orphan whose redaction keeps answering 404 as one the service no longer knows', async () => {
+    await createIn('idv-redacted-orphan');
+    await createIn('idv-redacted-orphan');
+    const [orphan] = await deps.vault.orphans(profileId());
+    expect(orphan).toBeDefined();
+    const control = emulatorControl(emulator.controlUrl);
+    await control('POST', `/sessions/${orphan}/complete`);
+    // A service that serves a session it redacted already, answering its redaction 404.
+    await control('PUT', '/faults', {
+      operation: 'RedactSession',
+      errorRate: 1,
+      errorStatus: 404,
+      sessionId: orphan,
+    });
+    try {
+      const activities = createActivities(deps);
+      const sweep = (args: Parameters<typeof activities.sweepOrphans>[0]) => activities.sweepOrphans(args);
+      const looked = await environment('idv-orphans-404').run(sweep, { verificationProfileId: profileId() });
+      expect(looked).toMatchObject({ failures: 0, redacted: [orphan] });
+    } finally {
+      await control('DELETE', '/faults');
+    }
+    expect(await deps.vault.orphans(profileId())).toEqual([]);
+  });
+
   it('creates no session when its data key cannot be read twice in a row (the keyring away)', async () => {
     const keyring = new FixedKeyring();
     let reads = 0;

@@ -1,3 +1,4 @@
+import { setTimeout as delay } from 'node:timers/promises';
 import { Context } from '@temporalio/activity';
 import { isKeyId } from '../../stores/data-key-store';
 import { RecordReferenceError } from '../../stores/verification-records';
@@ -43,17 +44,11 @@ export interface ClosedCreation {
 }
 
 /**
- * The attempts of a session's redaction answered 404 while GetSession serves it finished before
- * the 404 is believed (the redaction activity's attempts, counted in its heartbeat details, so
- * other failures between do not count).
+ * How long after a RedactSession answered 404 for a finished session GetSession still serves it
+ * is asked again: a gateway's or a replica's passing 404 is past by then. A 404 to each counts as
+ * the service no longer knowing the session.
  */
-const REDACTION_404_ATTEMPTS = 3;
-
-/** What a redaction's attempts tell the next one (heartbeat details). */
-interface RedactionAttempts {
-  /** Attempts answered 404 for the session while GetSession served it finished. */
-  finished404s: number;
-}
+const REDACTION_404_REASKS_MS = [1_000, 2_000];
 
 /** How often a look heartbeats, whatever it waits on (a slow page, a budget turn). */
 const LOOK_HEARTBEAT_EVERY_MS = 1_000;
@@ -64,30 +59,34 @@ export function cleanupActivities(deps: VerificationDeps) {
   const orphanSettings = resolveOrphanSettings(deps.orphans);
   /**
    * RedactSession; false when the service no longer knows the session (GetSession says so too:
-   * see `stillServed`). A 404 for a session GetSession still serves is retried; with
-   * `believeLasting404` (an activity redacting this one session), one answered to
-   * {@link REDACTION_404_ATTEMPTS} attempts while the session is finished counts as not known:
-   * a service serving a session it redacted already (a first answer lost, its own redaction
-   * period), not a week of tries and a give-up.
+   * see `stillServed`). A 404 for a session GetSession serves running is retried (it fails). One
+   * for a session it serves finished is asked again ({@link REDACTION_404_REASKS_MS}), and a 404
+   * each time counts as not known: a service serving a session it redacted already (a first
+   * answer lost, its own redaction period), not a week of tries and a give-up.
    */
-  const redactIfKnown = async (sessionId: string, believeLasting404 = false): Promise<boolean> => {
-    try {
-      await deps.identity.sessions.redact(sessionId, { signal: signal() });
-      return true;
-    } catch (error) {
-      if (!(error instanceof NotFoundError)) throw error;
-      const served = await stillServed(deps.identity.sessions, sessionId, { signal: signal() });
-      if (!served) return false;
-      if (believeLasting404 && stateOf(served).done) {
-        const context = Context.current();
-        const earlier = (context.info.heartbeatDetails as RedactionAttempts | undefined)?.finished404s ?? 0;
-        if (earlier + 1 >= REDACTION_404_ATTEMPTS) return false;
-        context.heartbeat({ finished404s: earlier + 1 } satisfies RedactionAttempts);
+  const redactIfKnown = async (sessionId: string): Promise<boolean> => {
+    const redact = async () => {
+      try {
+        await deps.identity.sessions.redact(sessionId, { signal: signal() });
+        return true;
+      } catch (error) {
+        if (error instanceof NotFoundError) return false;
+        throw error;
       }
-      throw new RedactionNotAppliedError(
-        'RedactSession answered 404 while GetSession still serves the session: the redaction is not carried out',
-      );
+    };
+    if (await redact()) return true;
+    const served = await stillServed(deps.identity.sessions, sessionId, { signal: signal() });
+    if (!served) return false;
+    if (stateOf(served).done) {
+      for (const waitMs of REDACTION_404_REASKS_MS) {
+        await delay(waitMs, undefined, { signal: signal() });
+        if (await redact()) return true;
+      }
+      return false;
     }
+    throw new RedactionNotAppliedError(
+      'RedactSession answered 404 while GetSession still serves the session running: the redaction is not carried out',
+    );
   };
   /** Ends the session unless it is done; true when it was live and is cancelled now. */
   const endIfLive = async (sessionId: string): Promise<boolean> => {
@@ -211,7 +210,7 @@ export function cleanupActivities(deps: VerificationDeps) {
 
     /** RedactSession; a session the service no longer knows counts as redacted. */
     async redactAtService(sessionId: string): Promise<{ redacted: boolean }> {
-      return await classified(async () => ({ redacted: await redactIfKnown(sessionId, true) }));
+      return await classified(async () => ({ redacted: await redactIfKnown(sessionId) }));
     },
 
     /**
@@ -269,7 +268,11 @@ export function cleanupActivities(deps: VerificationDeps) {
     }): Promise<void> {
       const { reference, redactedAt, ...erased } = args;
       const known = erased.dataKeyId !== undefined || erased.sessionId !== undefined;
-      await recordErasure(deps, deps.dataKeys, reference, redactedAt, known ? erased : undefined);
+      if (!(await recordErasure(deps, deps.dataKeys, reference, redactedAt, known ? erased : undefined)))
+        Context.current().log.warn(
+          'the erasure is not recorded: the reference has no record, or its record names another verification',
+          { reference },
+        );
     },
 
     /** Destroys a verification's data key (a verification without a session). Idempotent. */

@@ -22,7 +22,7 @@ export async function purgeRecords(store: IdvStore, erasedBefore: Date): Promise
  * Only when the record is the erased verification's: it names its data key (or session), so a
  * redaction that comes late (delayed, after the record was purged and the reference used again)
  * touches no later verification. Without `erased` (an activity scheduled by an earlier build),
- * the erasure is recorded and no key destroyed. Idempotent.
+ * the erasure is recorded and no key destroyed. Resolves to whether it was recorded. Idempotent.
  */
 export async function recordErasure(
   store: Pick<IdvStore, 'records'>,
@@ -30,16 +30,17 @@ export async function recordErasure(
   reference: string,
   redactedAt: string,
   erased?: { dataKeyId?: string; sessionId?: string },
-): Promise<void> {
+): Promise<boolean> {
   const record = await store.records.get(reference);
-  if (!record) return;
+  if (!record) return false;
   if (erased) {
     const named = [record.dataKeyId, ...(record.supersededKeyIds ?? [])];
     const ours =
       (erased.dataKeyId !== undefined && named.includes(erased.dataKeyId)) ||
       (erased.sessionId !== undefined && record.sessionId?.toLowerCase() === erased.sessionId.toLowerCase());
-    if (!ours) return;
+    if (!ours) return false;
     for (const keyId of named) await dataKeys.destroy(keyId);
   }
   await store.records.redacted(reference, redactedAt);
+  return true;
 }

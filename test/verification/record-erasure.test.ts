@@ -24,18 +24,22 @@ describe("recording a reference's erasure", () => {
     await rm(directory, { recursive: true, force: true });
   });
 
+  /** A start's record for `reference` under `dataKeyId`. */
+  const reserved = (reference: string, dataKeyId: string) =>
+    store.records.reserve({
+      reference,
+      verificationProfileId: '1b0f7c2e-8d3a-4b6e-9f1a-2c3d4e5f6a7b',
+      provider: 'yoti',
+      dataKeyId,
+      status: 'started',
+      startedAt: new Date().toISOString(),
+    });
+
   it('destroys the keys of every start under the reference, before its ending is recorded too', async () => {
     const first = await dataKeys.create();
     const taker = await dataKeys.create();
     const reference = `erasure-${first}`;
-    await store.records.reserve({
-      reference,
-      verificationProfileId: '1b0f7c2e-8d3a-4b6e-9f1a-2c3d4e5f6a7b',
-      provider: 'yoti',
-      dataKeyId: first,
-      status: 'started',
-      startedAt: new Date().toISOString(),
-    });
+    await reserved(reference, first);
     await store.records.restarted(reference, { dataKeyId: taker, startedAt: new Date().toISOString() });
     // The first start's verification ran; its redaction comes before its ending is recorded.
     await recordErasure(store, dataKeys, reference, new Date().toISOString(), { dataKeyId: first });
@@ -48,14 +52,7 @@ describe("recording a reference's erasure", () => {
     const later = await dataKeys.create();
     const reference = `erasure-${later}`;
     // The earlier verification's record was purged; a new one reserved the reference since.
-    await store.records.reserve({
-      reference,
-      verificationProfileId: '1b0f7c2e-8d3a-4b6e-9f1a-2c3d4e5f6a7b',
-      provider: 'yoti',
-      dataKeyId: later,
-      status: 'started',
-      startedAt: new Date().toISOString(),
-    });
+    await reserved(reference, later);
     await recordErasure(store, dataKeys, reference, new Date().toISOString(), { dataKeyId: earlier });
     expect((await store.dataKeys.get(later))?.state).toBe('live');
     expect((await store.records.get(reference))?.redactedAt).toBeUndefined();

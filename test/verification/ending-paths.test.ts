@@ -84,10 +84,10 @@ describe('verification ending paths, end to end', () => {
     await started.handle.result();
     return { ...started, sessionId: started.nextStep.sessionId };
   }
-  /** The session's RedactSession answers 404 (`count` times, or always). */
-  const redaction404 = (sessionId: string, count?: number) =>
+  /** The session's `operation` answers 404 (`count` times, or always). */
+  const answers404 = (operation: string, sessionId: string, count?: number) =>
     stack().control('PUT', '/faults', {
-      operation: 'RedactSession',
+      operation,
       errorRate: 1,
       errorStatus: 404,
       sessionId,
@@ -244,12 +244,7 @@ describe('verification ending paths, end to end', () => {
     await stack().control('PUT', '/script', { outcome: 'manual', stepTtlSeconds: 1 });
     const { handle, nextStep } = await stack().idv.startVerification(mobile());
     const { sessionId } = nextStep;
-    await stack().control('PUT', '/faults', {
-      operation: 'RefreshStepContent',
-      errorRate: 1,
-      errorStatus: 404,
-      sessionId,
-    });
+    await answers404('RefreshStepContent', sessionId);
     // The session is read again 5 s after the refresh's 404; then only the deadline wakes it.
     const waitsForDeadline = async () => {
       const { currentDetails } = await handle.workflow.query<{ currentDetails: string }>(
@@ -387,7 +382,7 @@ describe('verification ending paths, end to end', () => {
   // service still serves (a gateway, a replica behind) must not count as the session gone.
   it('redacts a session whose RedactSession answered 404 while the service still holds it', async () => {
     const { sessionId } = await finishedVerification();
-    await redaction404(sessionId, 1);
+    await answers404('RedactSession', sessionId, 1);
     const report = await stack().idv.redactNow(sessionId);
     expect(report).toMatchObject({ redactedAtService: true, dataKeyDestroyed: true });
     const view = await stack().control('GET', `/sessions/${sessionId}`);
@@ -398,7 +393,7 @@ describe('verification ending paths, end to end', () => {
     // A service that serves a session it redacted (by its own period, or a first answer lost)
     // and answers its redaction 404: not a week of tries and a give-up.
     const { sessionId } = await finishedVerification();
-    await redaction404(sessionId);
+    await answers404('RedactSession', sessionId);
     const report = await stack().idv.redactNow(sessionId);
     expect(report).toMatchObject({ redactedAtService: false, dataKeyDestroyed: true });
     expect(await counted(sessionId, 'RedactSession')).toBeGreaterThanOrEqual(3);
@@ -419,7 +414,7 @@ describe('verification ending paths, end to end', () => {
       async () => ((await counted(sessionId, 'RedactSession')) >= 2 ? true : undefined),
       'two failed redactions',
     );
-    await redaction404(sessionId, 1);
+    await answers404('RedactSession', sessionId, 1);
     await expect(redacting).resolves.toMatchObject({ redactedAtService: true });
     expect(await counted(sessionId, 'RedactSession')).toBe(4);
   }, 30_000);
@@ -429,13 +424,7 @@ describe('verification ending paths, end to end', () => {
       stack().request({ redactAfter: 'never', ...fast }),
     );
     const { sessionId } = nextStep;
-    await stack().control('PUT', '/faults', {
-      operation: 'CancelSession',
-      errorRate: 1,
-      errorStatus: 404,
-      sessionId,
-      count: 1,
-    });
+    await answers404('CancelSession', sessionId, 1);
     await handle.cancel();
     await expect(handle.result()).resolves.toMatchObject({ status: 'cancelled' });
     const ended = async () => {

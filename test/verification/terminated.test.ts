@@ -17,6 +17,15 @@ describe('a verification terminated from outside its code', () => {
       const failed = await listFailedWork(stack().client, { taskQueue: stack().taskQueue });
       return failed.find((work) => work.workflowId === workflowId);
     }, `${workflowId} listed as failed work`);
+  /** A verification whose user finished, ended, its redaction waiting an hour. */
+  const waitingRedaction = async () => {
+    const started = await stack().idv.startVerification(
+      stack().request({ redactAfter: '1h', polling: { initialMs: 200, maxMs: 500 } }),
+    );
+    await stack().control('POST', `/sessions/${started.nextStep.sessionId}/complete`);
+    await started.handle.result();
+    return started;
+  };
   afterEach(async () => {
     await stack().control('DELETE', '/faults');
     await stack().control('PUT', '/script', { outcome: 'by-input', stepTtlSeconds: 300 });
@@ -47,11 +56,7 @@ describe('a verification terminated from outside its code', () => {
   }, 30_000);
 
   it("is listed when it is a verification's redaction that was terminated", async () => {
-    const { handle, nextStep } = await stack().idv.startVerification(
-      stack().request({ redactAfter: '1h', polling: { initialMs: 200, maxMs: 500 } }),
-    );
-    await stack().control('POST', `/sessions/${nextStep.sessionId}/complete`);
-    await handle.result();
+    const { nextStep } = await waitingRedaction();
     const redaction = stack().client.workflow.getHandle(`idv-redact-${nextStep.sessionId}`);
     await redaction.terminate('an operator thought it stuck');
     const listed = await listedFailure(redaction.workflowId);
@@ -60,11 +65,7 @@ describe('a verification terminated from outside its code', () => {
   }, 30_000);
 
   it("is listed when it is a verification's redaction that was cancelled before it erased", async () => {
-    const { handle, nextStep } = await stack().idv.startVerification(
-      stack().request({ redactAfter: '1h', polling: { initialMs: 200, maxMs: 500 } }),
-    );
-    await stack().control('POST', `/sessions/${nextStep.sessionId}/complete`);
-    await handle.result();
+    const { nextStep } = await waitingRedaction();
     const redaction = stack().client.workflow.getHandle(`idv-redact-${nextStep.sessionId}`);
     await redaction.cancel();
     await redaction.result().catch(() => undefined);
@@ -74,11 +75,7 @@ describe('a verification terminated from outside its code', () => {
   }, 30_000);
 
   it('does not list a waiting redaction that idv redact replaced with one run at once', async () => {
-    const { handle, nextStep } = await stack().idv.startVerification(
-      stack().request({ redactAfter: '1h', polling: { initialMs: 200, maxMs: 500 } }),
-    );
-    await stack().control('POST', `/sessions/${nextStep.sessionId}/complete`);
-    await handle.result();
+    const { handle, nextStep } = await waitingRedaction();
     const workflowId = `idv-redact-${nextStep.sessionId}`;
     await stack().idv.redactVerification(handle.reference);
     // The waiting run was terminated by the one that replaced it: visible as such first.

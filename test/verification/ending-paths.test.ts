@@ -187,6 +187,24 @@ describe('verification ending paths, end to end', () => {
     await expect(handle.result()).resolves.toMatchObject({ status: 'succeeded' });
   }, 30_000);
 
+  it('refuses a native challenge answer once the caller asked to cancel, while the cancel is under way', async () => {
+    const { handle, nextStep } = await stack().idv.startVerification(nativeChallenge());
+    await stack().control('PUT', '/faults', { operation: 'CancelSession', errorRate: 1, errorStatus: 503 });
+    const cancelled = handle.cancel('customer left');
+    await eventually(
+      async () => ((await counted(nextStep.sessionId, 'CancelSession')) >= 1 ? true : undefined),
+      'the cancel under way',
+    );
+    // Sent beside the failing cancel, the answer would finish the session the caller gave up.
+    await expect(handle.submitNativeChallenge('device-response')).rejects.toBeInstanceOf(
+      VerificationEndedError,
+    );
+    expect(await counted(nextStep.sessionId, 'SubmitNativeChallengeResponse')).toBe(0);
+    await stack().control('DELETE', '/faults');
+    await expect(cancelled).resolves.toMatchObject({ status: 'cancelled' });
+    await expect(handle.result()).resolves.toMatchObject({ status: 'cancelled' });
+  }, 30_000);
+
   it('lets an update in flight finish before the verification ends on a failure path', async () => {
     await stack().control('PUT', '/faults', {
       operation: 'GetSessionResult',
@@ -240,24 +258,50 @@ describe('verification ending paths, end to end', () => {
     expect(await counted(sessionId, 'CancelSession')).toBe(1);
   }, 30_000);
 
-  it('stops refreshing a step automatically after a refresh answered 404 while the session is there', async () => {
+  /** The current details the Temporal UI shows for a verification. */
+  const currentDetails = async (handle: VerificationHandle) =>
+    (await handle.workflow.query<{ currentDetails: string }>('__temporal_workflow_metadata')).currentDetails;
+  /** Resolves once `operation` was counted `calls` times for the session. */
+  const calls = (sessionId: string, operation: string, calls: number) =>
+    eventually(
+      async () => ((await counted(sessionId, operation)) >= calls ? true : undefined),
+      `${calls} ${operation}`,
+    );
+
+  it('goes on refreshing a step automatically after a refresh answered 404 while the session is there', async () => {
     await stack().control('PUT', '/script', { outcome: 'manual', stepTtlSeconds: 1 });
     const { handle, nextStep } = await stack().idv.startVerification(mobile());
     const { sessionId } = nextStep;
-    await answers404('RefreshStepContent', sessionId);
-    // The session is read again 5 s after the refresh's 404; then only the deadline wakes it.
-    const waitsForDeadline = async () => {
-      const { currentDetails } = await handle.workflow.query<{ currentDetails: string }>(
-        '__temporal_workflow_metadata',
-      );
-      return /Wakes: .*\(the deadline\)/.test(currentDetails) ? true : undefined;
-    };
+    await answers404('RefreshStepContent', sessionId, 1);
+    // The session is read again 5 s after the refresh's 404 and found: the step, which lives a
+    // second, must still be refreshed (before, one 404 stopped its refreshes for good).
+    await calls(sessionId, 'RefreshStepContent', 3);
+    await stack().control('POST', `/sessions/${sessionId}/complete`);
+    await handle.redirectCaptured();
+    await expect(handle.result()).resolves.toMatchObject({ status: 'succeeded' });
+  }, 30_000);
+
+  it('tries a refused step refresh again, and stops visibly after three refusals in a row', async () => {
+    await stack().control('PUT', '/script', { outcome: 'manual', stepTtlSeconds: 1 });
+    const { handle, nextStep } = await stack().idv.startVerification(mobile());
+    const { sessionId } = nextStep;
+    await stack().control('PUT', '/faults', {
+      operation: 'RefreshStepContent',
+      errorRate: 1,
+      errorStatus: 403,
+      sessionId,
+    });
     await eventually(
-      async () => ((await counted(sessionId, 'RefreshStepContent')) >= 1 ? true : undefined),
-      'the refresh',
+      async () =>
+        /Step refreshes: stopped, refused 3 times/.test(await currentDetails(handle)) ? true : undefined,
+      'refreshes stopped',
     );
-    await eventually(waitsForDeadline, 'automatic refreshes stopped', 15_000);
-    expect(await counted(sessionId, 'RefreshStepContent')).toBe(1);
+    expect(await counted(sessionId, 'RefreshStepContent')).toBe(3);
+    // A refresh of the caller's own that succeeds starts them again.
+    await stack().control('DELETE', '/faults');
+    await handle.refreshStep();
+    await calls(sessionId, 'RefreshStepContent', 5);
+    expect(await currentDetails(handle)).not.toMatch(/Step refreshes: stopped/);
     await stack().control('POST', `/sessions/${sessionId}/complete`);
     await handle.redirectCaptured();
     await expect(handle.result()).resolves.toMatchObject({ status: 'succeeded' });
@@ -594,6 +638,29 @@ describe('verification ending paths, end to end', () => {
     await expect(handle.result()).resolves.toMatchObject({ status: 'timed-out' });
     expect(await counted(nextStep.sessionId, 'CancelSession')).toBe(1);
     expect(await refreshesCancelled(handle)).toBeGreaterThanOrEqual(1);
+  }, 30_000);
+
+  it('learns the outcome from the poll while an automatic step refresh keeps failing', async () => {
+    await refreshesFailing();
+    const { handle, nextStep } = await stack().idv.startVerification(mobile());
+    await calls(nextStep.sessionId, 'RefreshStepContent', 1);
+    // The refresh retries for 5 minutes: the poll's answer must not wait for it.
+    await stack().control('POST', `/sessions/${nextStep.sessionId}/complete`);
+    await expect(handle.result()).resolves.toMatchObject({ status: 'succeeded' });
+    expect(await refreshesCancelled(handle)).toBeGreaterThanOrEqual(1);
+  }, 30_000);
+
+  it('checks at once when the user comes back while an automatic step refresh keeps failing', async () => {
+    await refreshesFailing();
+    const { handle, nextStep } = await stack().idv.startVerification(
+      mobile({ polling: { initialMs: 60_000, maxMs: 60_000 } }),
+    );
+    await calls(nextStep.sessionId, 'RefreshStepContent', 1);
+    await stack().control('POST', `/sessions/${nextStep.sessionId}/complete`);
+    // The poll's first look is a minute away: only the return's check can learn it in time.
+    await handle.redirectCaptured();
+    await expect(handle.result()).resolves.toMatchObject({ status: 'succeeded' });
+    expect(await counted(nextStep.sessionId, 'GetSession')).toBe(1);
   }, 30_000);
 
   it("takes the caller's cancel while an automatic step refresh keeps failing", async () => {

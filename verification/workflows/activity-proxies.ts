@@ -45,6 +45,23 @@ export const REFRESH_GAP_FROM_STEP_LIFETIME = 'refresh-gap-from-step-lifetime';
 export const WAITS_GIVE_WAY = 'waits-give-way-to-deadline-and-cancel';
 
 /**
+ * The patch under which a check or an automatic refresh of the outcome's loop also gives way to
+ * the outcome: the poll's answer, a handler's (a native challenge answered), the user's return.
+ * Waited for before, a call the service kept failing held them for its whole bound (minutes),
+ * once per retry of the call. Asked only when the outcome comes while such a call runs, so other
+ * histories record no marker.
+ */
+export const WAITS_GIVE_WAY_TO_OUTCOME = 'waits-give-way-to-outcome';
+
+/**
+ * The patch under which a refresh refused (for good, or answered 404 while the session is read
+ * again) is tried again rather than stopping automatic refreshes for the rest of the
+ * verification: the step would expire and the user could not finish. Refreshes stop after
+ * {@link MAX_REFRESH_REFUSALS} refusals in a row, visibly; a refresh that succeeds starts them again.
+ */
+export const REFRESH_TRIED_AGAIN = 'refresh-tried-again-after-refusal';
+
+/**
  * The patch under which a clean-up that could not close the verification's creation (the store
  * away for a minute) hands the close to a workflow of its own, not to the profile's orphan
  * sweep, whose list of closes is bounded and shared by every verification of the profile.

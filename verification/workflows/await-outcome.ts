@@ -4,7 +4,9 @@ import type { VerificationInput } from '../domain/verification';
 import { verificationErrorCodes } from '../domain/outcome';
 import {
   WAITS_GIVE_WAY,
+  WAITS_GIVE_WAY_TO_OUTCOME,
   REFRESH_GAP_FROM_STEP_LIFETIME,
+  REFRESH_TRIED_AGAIN,
   SESSION_CALLS_BOUND_MS,
   sessionCalls,
   sessionPolls,
@@ -14,7 +16,7 @@ import { endAtService } from './end-at-service';
 import { activityFailureType, failedForGood } from '../../common/failure-types';
 import { refusalCode, sessionUnknown } from '../shared/failure-types';
 import { OwnedActivity, type Settled } from '../../common/owned-activity';
-import { type SessionState } from './session-state';
+import { MAX_REFRESH_REFUSALS, MIN_REFRESH_GAP_MS, type SessionState } from './session-state';
 
 const DEFAULT_POLLING = { initialMs: 1_000, maxMs: 10_000 };
 /** A native challenge session is checked at most this often (each check writes history). */
@@ -88,11 +90,16 @@ function learned(state: SessionState, error: unknown, unknown: UnknownSession): 
 }
 
 /**
- * Runs a call of the loop (a check, a refresh) until it settles, or until the deadline passes or
- * the caller cancels: then it is cancelled (not waited for) and undefined comes back, and the loop
- * ends the session. A timer is set only when the deadline may come before the call's own bound.
+ * Runs a call of the loop (a check, a refresh) until it settles, or until the deadline passes, the
+ * caller cancels, or the outcome comes nearer (the outcome known, the user back, `polled`: the
+ * poll's answer waits): then it is cancelled (not waited for) and undefined comes back, and the
+ * loop takes what came. A timer is set only when the deadline may come before the call's own bound.
  */
-async function givingWay<T>(state: SessionState, call: () => Promise<T>): Promise<Settled<T> | undefined> {
+async function givingWay<T>(
+  state: SessionState,
+  call: () => Promise<T>,
+  polled: () => boolean = () => false,
+): Promise<Settled<T> | undefined> {
   if (!patched(WAITS_GIVE_WAY))
     return await call().then(
       (value) => ({ value }),
@@ -100,8 +107,11 @@ async function givingWay<T>(state: SessionState, call: () => Promise<T>): Promis
     );
   const owned = new OwnedActivity<T>();
   owned.start(call);
+  // The patch is asked only once the outcome comes while the call runs (it decides then).
+  const outcomeCame = () =>
+    (state.done || state.redirectPending || polled()) && patched(WAITS_GIVE_WAY_TO_OUTCOME);
   try {
-    const given = () => owned.settled || state.cancelRequested !== undefined;
+    const given = () => owned.settled || state.cancelRequested !== undefined || outcomeCame();
     const untilDeadlineMs = state.deadlineMs - Date.now();
     if (untilDeadlineMs > SESSION_CALLS_BOUND_MS) await condition(given);
     else await condition(given, Math.max(1, untilDeadlineMs), { summary: 'until the deadline' });
@@ -121,9 +131,10 @@ async function checkNow(
   sessionId: string,
   unknown: UnknownSession,
   refusal: 'poll-goes-on' | 'ends-on-refusal' = 'poll-goes-on',
+  polled?: () => boolean,
 ): Promise<void> {
   state.count('GetSession');
-  const answer = await givingWay(state, () => sessionCalls.checkSession(sessionId));
+  const answer = await givingWay(state, () => sessionCalls.checkSession(sessionId), polled);
   if (answer === undefined) return;
   if ('value' in answer) {
     state.finish(answer.value, Date.now());
@@ -136,24 +147,45 @@ async function checkNow(
   else log.warn('checking the session failed', { failureType: activityFailureType(error) });
 }
 
-async function refreshNow(state: SessionState, sessionId: string, unknown: UnknownSession): Promise<void> {
+async function refreshNow(
+  state: SessionState,
+  sessionId: string,
+  unknown: UnknownSession,
+  polled: () => boolean,
+): Promise<void> {
   state.count('RefreshStepContent');
-  const answer = await givingWay(state, () => sessionCalls.refreshStep(sessionId));
+  const answer = await givingWay(state, () => sessionCalls.refreshStep(sessionId), polled);
   if (answer === undefined) return;
   if ('value' in answer) {
     state.step(answer.value, Date.now());
     return;
   }
   const { error } = answer;
+  /** Tried again `againInMs` later, unless refused too often in a row (the give-up is logged and shown). */
+  const refused = (againInMs: number) => {
+    if (state.refreshRefused(Date.now(), againInMs) === 'stopped')
+      log.warn('automatic step refreshes stopped: refused each time', {
+        failureType: activityFailureType(error),
+        refusals: MAX_REFRESH_REFUSALS,
+      });
+  };
   if (isCancellation(error) || sessionUnknown(error)) {
     learned(state, error, unknown);
-    // The session is read again; its step is not refreshed automatically any more.
-    if (!state.done) state.refreshFailed(true, Date.now(), REFRESH_RETRY_MS);
+    if (state.done) return;
+    // The session is read again: the refresh is tried again with that read, and stops only if a
+    // 404 is believed (the verification ends then). Before the patch, refreshes stopped here.
+    if (patched(REFRESH_TRIED_AGAIN)) refused(READ_AGAIN_AFTER_MS);
+    else state.refreshFailed(true, Date.now(), REFRESH_RETRY_MS);
     return;
   }
-  // The user may have finished meanwhile (the service refuses then): the poll will say.
-  state.refreshFailed(failedForGood(error), Date.now(), REFRESH_RETRY_MS);
   log.warn('refreshing the step failed', { failureType: activityFailureType(error) });
+  // The user may have finished meanwhile (the service refuses then): the poll will say. Refused
+  // for good, it is tried again a few times (a refusal of one moment) before refreshes stop, at
+  // half the step's lifetime (it must be refreshed within it), 1 to 30 s later.
+  if (failedForGood(error) && patched(REFRESH_TRIED_AGAIN)) {
+    const lifetimeMs = (state.progress.nextStep?.refresh?.timeToLiveSeconds ?? 0) * 1000;
+    refused(Math.min(REFRESH_RETRY_MS, Math.max(MIN_REFRESH_GAP_MS, lifetimeMs / 2)));
+  } else state.refreshFailed(failedForGood(error), Date.now(), REFRESH_RETRY_MS);
 }
 
 /** Starts the poll: a retried one-call activity, bounded by the deadline (see `sessionPolls`). */
@@ -181,6 +213,7 @@ export async function awaitOutcome(
   const checkEveryMs = Math.max(polling.maxMs, NATIVE_CHECK_FLOOR_MS);
   let checkAtMs = holdsPoll ? Number.POSITIVE_INFINITY : Date.now() + checkEveryMs;
   const poll = new OwnedActivity<PolledOutcome>();
+  const pollAnswered = () => poll.settled;
   const unknown = new UnknownSession();
   // A poll whose retries ran out of their bound is not started again: the deadline (or a
   // redirect, which restarts it) decides instead.
@@ -195,8 +228,28 @@ export async function awaitOutcome(
     startedAtMs: Date.parse(state.progress.startedAt),
     ...(afterReturn ? { afterReturn } : {}),
   });
+  /** What the poll answered, if it has: the outcome, or why it stopped. */
+  const takePolled = () => {
+    const polled = poll.take();
+    if (polled && 'value' in polled) {
+      state.count('GetSession', polled.value.polls);
+      state.finish(polled.value.state, Date.now());
+    } else if (polled) {
+      const { error } = polled;
+      if (isCancellation(error) || sessionUnknown(error) || failedForGood(error))
+        learned(state, error, unknown);
+      else {
+        // Retries that ran out of their bound (past the deadline, or a worker away that long):
+        // the deadline or a redirect decides now, not a failed verification.
+        pollRanOut = true;
+        log.warn('polling stopped before the session ended', { failureType: activityFailureType(error) });
+      }
+    }
+  };
   try {
     for (;;) {
+      // A call that gave way to the poll's answer (see `givingWay`) leaves it here, first.
+      if (poll.settled && patched(WAITS_GIVE_WAY_TO_OUTCOME)) takePolled();
       if (state.done) return 'ended';
       const deadlinePassed = Date.now() >= state.deadlineMs;
       if (state.cancelRequested !== undefined || deadlinePassed) {
@@ -209,7 +262,7 @@ export async function awaitOutcome(
         await poll.stop(); // restarted afterwards at its initial interval: the user is active
         pollRanOut = false;
         afterReturn = true;
-        await checkNow(state, sessionId, unknown);
+        await checkNow(state, sessionId, unknown, 'poll-goes-on', pollAnswered);
         continue;
       }
       if (unknown.believed) {
@@ -225,13 +278,13 @@ export async function awaitOutcome(
         continue;
       }
       if (Date.now() >= checkAtMs) {
-        await checkNow(state, sessionId, unknown, 'ends-on-refusal');
+        await checkNow(state, sessionId, unknown, 'ends-on-refusal', pollAnswered);
         checkAtMs = Date.now() + checkEveryMs;
         continue;
       }
       const refreshAt = state.refreshAtMs(() => patched(REFRESH_GAP_FROM_STEP_LIFETIME));
       if (refreshAt !== undefined && Date.now() >= refreshAt) {
-        await refreshNow(state, sessionId, unknown);
+        await refreshNow(state, sessionId, unknown, pollAnswered);
         continue;
       }
       // (A read again due within seconds is waited for: the next run would start undoubting.)
@@ -265,21 +318,7 @@ export async function awaitOutcome(
         Math.max(1, wakeAt - Date.now()),
         { summary: `until ${why}` },
       );
-      const polled = poll.take();
-      if (polled && 'value' in polled) {
-        state.count('GetSession', polled.value.polls);
-        state.finish(polled.value.state, Date.now());
-      } else if (polled) {
-        const { error } = polled;
-        if (isCancellation(error) || sessionUnknown(error) || failedForGood(error))
-          learned(state, error, unknown);
-        else {
-          // Retries that ran out of their bound (past the deadline, or a worker away that long):
-          // the deadline or a redirect decides now, not a failed verification.
-          pollRanOut = true;
-          log.warn('polling stopped before the session ended', { failureType: activityFailureType(error) });
-        }
-      }
+      takePolled();
     }
   } finally {
     await poll.stop();

@@ -29,11 +29,19 @@ function invalidArgument(message: string): ApplicationFailure {
 }
 
 /**
- * Rejects (in a validator, before anything reaches history) when no session is running, or while
- * the run moves to its next one (see `SessionState.movingOn`).
+ * Rejects (in a validator, before anything reaches history) when no session is running, once the
+ * caller asked to cancel (an answer sent beside the cancel could finish the session the caller
+ * gave up, or succeed after a failing cancel ended the verification `cancelled`), or while the
+ * run moves to its next one (see `SessionState.movingOn`).
  */
 function requireRunning(state: SessionState): void {
   if (state.done || state.closing) throw ended(state);
+  if (state.cancelRequested !== undefined)
+    throw ApplicationFailure.create({
+      type: verificationFailureTypes.ended,
+      message: 'the verification is being cancelled',
+      nonRetryable: true,
+    });
   if (!state.sessionId) throw invalidArgument('the session is not created yet');
   if (state.movingOn)
     throw ApplicationFailure.create({

@@ -26,6 +26,8 @@ export interface CarriedVerification {
   sessionDone: boolean;
   redirectPending: boolean;
   refreshStopped: boolean;
+  /** Automatic refreshes refused in a row (see {@link MAX_REFRESH_REFUSALS}; runs before it: absent). */
+  refreshRefusals?: number;
   /** When the step was last refreshed, and when a failed refresh is tried again (runs before these: absent). */
   lastRefreshAtMs?: number;
   refreshRetryAtMs?: number;
@@ -40,6 +42,13 @@ export type RedactionPlan = ({ dueAt: string } | { afterDelivery: true } | { nev
 /** Shortest time between two automatic refreshes of a step. */
 export const MIN_REFRESH_GAP_MS = 1_000;
 
+/**
+ * Automatic refreshes stop after this many refusals in a row (refused for good, or answered 404
+ * while the session is there): a step the service will not refresh is not asked every half
+ * minute until the deadline. A refresh that succeeds (the caller's own) starts them again.
+ */
+export const MAX_REFRESH_REFUSALS = 3;
+
 /** The verification's state inside the workflow: what `progress` answers. Pure and deterministic. */
 export class SessionState {
   readonly #progress: VerificationProgress;
@@ -53,6 +62,7 @@ export class SessionState {
   #sessionDone = false;
   #cancelTried = false;
   #refreshStopped = false;
+  #refreshRefusals = 0;
   #refreshRetryAtMs: number | undefined;
   #lastRefreshAtMs: number | undefined;
   #identity: Sealed | undefined;
@@ -70,6 +80,7 @@ export class SessionState {
       this.#sessionDone = carried.sessionDone;
       this.#redirectPending = carried.redirectPending;
       this.#refreshStopped = carried.refreshStopped;
+      this.#refreshRefusals = carried.refreshRefusals ?? 0;
       this.#lastRefreshAtMs = carried.lastRefreshAtMs;
       this.#refreshRetryAtMs = carried.refreshRetryAtMs;
       this.#progress.dataKeyId = input.dataKeyId;
@@ -241,6 +252,9 @@ export class SessionState {
               ? 'Redaction due: once the results are delivered'
               : 'Redaction: never (kept by request)') +
           (redaction.workflowId ? `, by ${redaction.workflowId}` : ''),
+      !this.done && this.#refreshRefusals >= MAX_REFRESH_REFUSALS
+        ? `Step refreshes: stopped, refused ${this.#refreshRefusals} times in a row (a refresh by the caller starts them again)`
+        : '',
       `API calls: ${calls}; updated ${progress.updatedAt}`,
     ]);
   }
@@ -277,6 +291,17 @@ export class SessionState {
     else this.#refreshRetryAtMs = now + retryInMs;
   }
 
+  /**
+   * A refresh was refused: tried again `retryInMs` later, unless it is the
+   * {@link MAX_REFRESH_REFUSALS}th refusal in a row: then automatic refreshes stop (`stopped`).
+   */
+  refreshRefused(now: number, retryInMs: number): 'tried again' | 'stopped' {
+    this.#refreshRefusals += 1;
+    this.#refreshRetryAtMs = now + retryInMs;
+    this.#changed();
+    return this.#refreshRefusals >= MAX_REFRESH_REFUSALS ? 'stopped' : 'tried again';
+  }
+
   /** The profile's orphan sweep was asked to look. */
   orphanSweepAsked(): void {
     this.#progress.orphanSweep = true;
@@ -303,6 +328,7 @@ export class SessionState {
       sessionDone: this.#sessionDone,
       redirectPending: this.#redirectPending,
       refreshStopped: this.#refreshStopped,
+      ...(this.#refreshRefusals === 0 ? {} : { refreshRefusals: this.#refreshRefusals }),
       ...(this.#lastRefreshAtMs === undefined ? {} : { lastRefreshAtMs: this.#lastRefreshAtMs }),
       ...(this.#refreshRetryAtMs === undefined ? {} : { refreshRetryAtMs: this.#refreshRetryAtMs }),
     };
@@ -331,7 +357,8 @@ export class SessionState {
   refreshAtMs(gapFromLifetime: () => boolean = () => false): number | undefined {
     const refresh = this.#progress.nextStep?.refresh;
     const dueMs = refresh ? Date.parse(refresh.refreshAfter) : Number.NaN;
-    if (this.#refreshStopped || Number.isNaN(dueMs)) return undefined;
+    if (this.#refreshStopped || this.#refreshRefusals >= MAX_REFRESH_REFUSALS || Number.isNaN(dueMs))
+      return undefined;
     const last = this.#lastRefreshAtMs;
     const atMs = Math.max(dueMs, this.#refreshRetryAtMs ?? 0, (last ?? 0) + MIN_REFRESH_GAP_MS);
     const lifetimeMs = (refresh?.timeToLiveSeconds ?? 0) * 1000;
@@ -349,6 +376,7 @@ export class SessionState {
   step(step: NextStep, now: number): void {
     this.#progress.nextStep = step;
     this.#refreshRetryAtMs = undefined;
+    this.#refreshRefusals = 0;
     this.#lastRefreshAtMs = now;
     this.touch(now);
   }

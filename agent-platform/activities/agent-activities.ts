@@ -7,6 +7,11 @@ import { sameWebhookUrl } from '../domain/webhook-rules';
 import { type AgentPlatformDeps } from './deps';
 import { classified } from '../../verification/activities/failures';
 
+/** A RemoveWebhook answered 404 for a webhook the platform still lists: retried as a failed call. */
+export class RemovalNotAppliedError extends Error {
+  override readonly name = 'RemovalNotAppliedError';
+}
+
 /** Where a webhook call goes. */
 export interface TenantWebhook {
   tenant: string;
@@ -82,7 +87,12 @@ export function agentActivities(deps: AgentPlatformDeps) {
       });
     },
 
-    /** RemoveWebhook; one the platform no longer knows counts as removed. */
+    /**
+     * RemoveWebhook; one the platform no longer knows counts as removed. The interface defines no
+     * 404: one counts only when the platform's list, read right after it, no longer has the
+     * webhook (a gateway's or a lagging replica's 404 would leave a webhook live that the
+     * registry forgot); a webhook still listed fails the attempt, which is retried.
+     */
     async removeTenantWebhook(request: TenantWebhook): Promise<{ removed: boolean }> {
       const client = clientFor(request.tenant);
       return await classified(async () => {
@@ -90,8 +100,14 @@ export function agentActivities(deps: AgentPlatformDeps) {
           await client.removeWebhook(request.webhookId, { signal: signal() });
           return { removed: true };
         } catch (error) {
-          if (error instanceof NotFoundError) return { removed: false };
-          throw error;
+          if (!(error instanceof NotFoundError)) throw error;
+          const listed = (await client.listWebhooks({ signal: signal() })).some(
+            (webhook) => webhook.id === request.webhookId,
+          );
+          if (!listed) return { removed: false };
+          throw new RemovalNotAppliedError(
+            `RemoveWebhook answered 404 while the platform still lists webhook ${request.webhookId}`,
+          );
         }
       });
     },

@@ -57,6 +57,13 @@ import { markdownLines } from '../../common/user-metadata';
  */
 const EARLIER_EVENTS_COUNTED = 'earlier-events-counted';
 
+/**
+ * The patch under which a run an onboarding continued into does not check its input again: the
+ * first run checked it, and a build with stricter rules (a setting renamed or tightened) would
+ * fail running work whose verification goes on, abandoned, and reports to no one.
+ */
+const CARRIED_RUNS_UNCHECKED = 'carried-runs-unchecked';
+
 /** Reading the connection's earlier events: a minute, then the onboarding goes on without them. */
 const { connectionEventsSoFar } = proxyActivities<AgentPlatformActivities>({
   startToCloseTimeout: '10 seconds',
@@ -101,10 +108,11 @@ export async function onboarding(input: OnboardingInput): Promise<OnboardingSumm
   // Asked in the first task, before the check: a patch first asked right after a local
   // activity's answer falls in another workflow task on replay than when it ran.
   const countsEarlierEvents = input?.carried === undefined && patched(EARLIER_EVENTS_COUNTED);
+  const checkedBefore = input?.carried !== undefined && patched(CARRIED_RUNS_UNCHECKED);
   // Refused at once: bad settings would otherwise wait days before failing in the verification.
   // Histories of builds that checked in the workflow passed the check there (or ended at it).
   // Not cancellable: a cancel that comes meanwhile is seen once the onboarding runs.
-  const problems = patched(INPUT_CHECKED_BY_ACTIVITY)
+  const problems = !checkedBefore && patched(INPUT_CHECKED_BY_ACTIVITY)
     ? await CancellationScope.nonCancellable(() => agentInputChecks.checkOnboardingInput(input))
     : [];
   if (problems.length > 0)

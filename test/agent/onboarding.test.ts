@@ -242,6 +242,33 @@ describe('onboarding: a connection waited for, verified and reported', () => {
     await stack().client.workflow.getHandle(connectionWorkflowId(PLAIN, connectionId)).terminate();
   });
 
+  it('hands the events of a connection onboarded by hand to its onboarding, for a tenant the settings do not onboard', async () => {
+    const connectionId = newConnection();
+    await onboardings().start({
+      tenant: PLAIN,
+      connectionId,
+      waitFor: ['new_connection', 'credential_request'],
+      verification: mobile(stack().profileId),
+    });
+    await platformEvent(connectionId, 'obj-hello', 'new_connection', PLAIN);
+    await platformEvent(connectionId, 'obj-request', 'credential_request', PLAIN);
+    // Both reach the onboarding that owns the connection, not agentConnection.
+    const progress = await eventually(async () => {
+      const seen = await onboardings()
+        .progress(PLAIN, connectionId)
+        .catch(() => undefined);
+      return seen?.waitingFor.length === 0 ? seen : undefined;
+    }, 'both events taken');
+    expect(progress.events.byType).toEqual({ new_connection: 1, credential_request: 1 });
+    await expect(
+      stack().client.workflow.getHandle(connectionWorkflowId(PLAIN, connectionId)).describe(),
+    ).rejects.toBeInstanceOf(WorkflowNotFoundError);
+    await onboardings().cancel(PLAIN, connectionId);
+    await expect(onboardings().result(PLAIN, connectionId)).rejects.toMatchObject({
+      code: 'OnboardingCancelled',
+    });
+  });
+
   it('answers progress while it waits: the types still missing, the counts, the deadline', async () => {
     const connectionId = newConnection();
     const before = Date.now();
@@ -473,6 +500,35 @@ describe('onboarding: a connection waited for, verified and reported', () => {
     expect(cause?.message).toBe(
       'invalid onboarding input: waitFor must not repeat a type; verification.timeout must be a duration such as 30m, 1h or 30 days',
     );
+  });
+
+  it('does not check its input again in a run it continued into: a stricter build must not fail running work', async () => {
+    const connectionId = newConnection();
+    const now = Date.now();
+    // As an earlier build carried it: a provider written as free text, which this build refuses.
+    const input: OnboardingInput = {
+      tenant: TENANT,
+      connectionId,
+      waitFor: ['new_connection', 'credential_request'],
+      verification: { ...mobile(stack().profileId), provider: 'Yoti UK' },
+      carried: {
+        startedAt: now,
+        deadline: now + DAY,
+        events: { total: 1, duplicates: 0, ignored: 0, byType: { new_connection: 1 } },
+        keys: ['new_connection:obj-hello'],
+      },
+    };
+    await stack().client.workflow.start('onboarding', {
+      taskQueue: stack().taskQueue,
+      workflowId: onboardingWorkflowId(TENANT, connectionId),
+      args: [input],
+    });
+    const progress = await progressWhen(connectionId, (p) => p.events.total === 1, 'the carried run');
+    expect(progress).toMatchObject({ stage: 'waiting', waitingFor: ['credential_request'] });
+    await onboardings().cancel(TENANT, connectionId);
+    await expect(onboardings().result(TENANT, connectionId)).rejects.toMatchObject({
+      code: 'OnboardingCancelled',
+    });
   });
 
   it('prepares the verification as a client start would, and refuses invalid settings for good', async () => {

@@ -142,6 +142,23 @@ describe('agentWebhooks: one registry workflow per tenant', () => {
     await client.close();
   });
 
+  it('removes a webhook whose first RemoveWebhook answered 404 while the platform still lists it', async () => {
+    const view = await stack().webhooks.register('tenant-b', { url: 'https://hooks.example/gone' });
+    // The interface defines no 404: a gateway's, or a replica's behind, proves nothing.
+    await stack().control('PUT', '/faults', {
+      operation: 'RemoveWebhook',
+      errorRate: 1,
+      errorStatus: 404,
+      count: 1,
+    });
+    const listing = await stack().webhooks.remove('tenant-b', view.id);
+    expect(listing.webhooks).toEqual([]);
+    const client = platform('tenant-b');
+    expect(await client.listWebhooks()).toEqual([]);
+    await client.close();
+    expect(await calls('RemoveWebhook')).toBeGreaterThanOrEqual(2);
+  });
+
   it('repairs drift: a webhook deleted or disabled through the platform directly is put back, and reported', async () => {
     const deleted = await stack().webhooks.register('tenant-a', { url: 'https://hooks.example/deleted' });
     const disabled = await stack().webhooks.register('tenant-a');

@@ -50,10 +50,11 @@ function takesNoMore(error: unknown): boolean {
  * Hands each event to the workflow that owns its connection, in one call that Temporal
  * acknowledges once it is durable. Normally that is `agentConnection` (signal-with-start).
  * For an onboarded tenant, a `new_connection` signal-with-starts the connection's `onboarding`
- * (once: `REJECT_DUPLICATE`), and its later events signal it while it runs. An event no
- * onboarding takes (it has ended, never started, or cannot take more; or the settings make no
- * valid input for the connection) goes to `agentConnection`: never dropped, never spooled
- * forever.
+ * (once: `REJECT_DUPLICATE`); every other event signals the connection's onboarding while one
+ * runs, whatever the settings (one signal more per event of a tenant not onboarded, which
+ * fails at once). An event no onboarding takes (it has ended, never started, or cannot take
+ * more; or the settings make no valid input for the connection) goes to `agentConnection`:
+ * never dropped, never spooled forever.
  */
 export function temporalHandOff(client: Client, options: TemporalHandOffOptions): HandOff {
   const timeoutMs = options.timeoutMs ?? 5_000;
@@ -69,19 +70,31 @@ export function temporalHandOff(client: Client, options: TemporalHandOffOptions)
         signalArgs: [event],
       },
     );
-  const toOnboarding = async (event: AgentEvent): Promise<boolean> => {
+  /** The input of the onboarding a `new_connection` starts: the settings' for its tenant, if valid. */
+  const startInput = (event: AgentEvent) => {
+    if (event.messageType !== 'new_connection') return undefined;
     const input =
       options.onboarding && onboardingInputFor(options.onboarding, event.tenant, event.connectionId);
-    if (!input) return false;
+    if (!input) return undefined;
     // Checked here as the workflow would: a run that fails at once would swallow the event and
     // block the connection's onboarding for good.
     if (onboardingInputProblems(input).length > 0) {
       options.onNotOnboarded?.('invalid');
-      return false;
+      return undefined;
     }
+    return input;
+  };
+  /**
+   * Hands the event to the connection's onboarding: starts it on a `new_connection` the settings
+   * onboard; otherwise signals it if one runs, whatever the settings say now (started with other
+   * settings, before a restart, or by hand with `OnboardingClient`: it owns its connection's
+   * events). False when no onboarding takes it.
+   */
+  const toOnboarding = async (event: AgentEvent): Promise<boolean> => {
+    const input = startInput(event);
     const workflowId = onboardingWorkflowId(event.tenant, event.connectionId);
     try {
-      if (event.messageType === 'new_connection')
+      if (input)
         await client.workflow.signalWithStart<OnboardingWorkflow, [AgentEvent]>(
           agentPlatformWorkflowTypes.onboarding,
           {
@@ -99,7 +112,10 @@ export function temporalHandOff(client: Client, options: TemporalHandOffOptions)
       return true;
     } catch (error) {
       if (!(error instanceof WorkflowExecutionAlreadyStartedError) && !takesNoMore(error)) throw error;
-      if (event.messageType === 'new_connection' || !(error instanceof WorkflowNotFoundError))
+      // No onboarding for a tenant not onboarded is the usual case, not worth a notice.
+      const onboarded =
+        options.onboarding && onboardingInputFor(options.onboarding, event.tenant, event.connectionId);
+      if (onboarded && (input || !(error instanceof WorkflowNotFoundError)))
         options.onNotOnboarded?.('ended');
       return false;
     }

@@ -1,3 +1,5 @@
+import { sameWebhookUrl } from './webhook-rules';
+
 /**
  * What the registry does when the platform no longer matches it (a webhook deleted, disabled or
  * enabled through the platform directly): `repair` puts the registry's state back (re-creates,
@@ -40,11 +42,13 @@ export interface WebhookDrift {
   webhookId: string;
   /**
    * Changed outside the registry (`deleted`, `disabled`, `enabled`); the receiver's address
-   * changed (`moved`); the receiver's webhook found unmanaged at the platform (`found`).
+   * changed (`moved`); the receiver's webhook found unmanaged at the platform (`found`); a second
+   * webhook at the address of one the registry manages (`duplicate`: a create the platform
+   * carried out after its answer was lost or came late, or one made outside the registry).
    */
-  kind: 'deleted' | 'disabled' | 'enabled' | 'moved' | 'found';
+  kind: 'deleted' | 'disabled' | 'enabled' | 'moved' | 'found' | 'duplicate';
   seenAt: string;
-  /** `recreated as <id>`, `moved to <id>`, `enabled`, `disabled`, `adopted`, `managed`, or `repair failed: <why>`. */
+  /** `recreated as <id>`, `moved to <id>`, `enabled`, `disabled`, `adopted`, `managed`, `removed`, or `repair failed: <why>`. */
   outcome: string;
 }
 
@@ -64,6 +68,11 @@ export interface ReconcilePlan {
   managed: ManagedWebhook[];
   /** Webhooks at the platform the registry does not manage (they count toward the limit). */
   external: ObservedWebhook[];
+  /**
+   * Of `external`, those at the address (and of the type) of a webhook the registry keeps: each
+   * would deliver every event a second time, and outlive the removal of the one it manages.
+   */
+  duplicates: ObservedWebhook[];
 }
 
 /**
@@ -79,7 +88,7 @@ export function planReconcile(
   receiver?: { url: string; now: string },
 ): ReconcilePlan {
   const byId = new Map(observed.map((webhook) => [webhook.id, webhook]));
-  const plan: ReconcilePlan = { drift: [], repairs: [], managed: [], external: [] };
+  const plan: ReconcilePlan = { drift: [], repairs: [], managed: [], external: [], duplicates: [] };
   for (const webhook of managed) {
     const seen = byId.get(webhook.id);
     if (!seen && webhook.removedToMove) {
@@ -131,6 +140,9 @@ export function planReconcile(
     plan.external = plan.external.filter((webhook) => webhook.id !== found.id);
     if (found.url !== receiver.url) plan.repairs.push({ kind: 'repoint', webhook: taken, url: receiver.url });
   }
+  plan.duplicates = plan.external.filter((webhook) =>
+    plan.managed.some((kept) => kept.type === webhook.type && sameWebhookUrl(kept.url, webhook.url)),
+  );
   return plan;
 }
 

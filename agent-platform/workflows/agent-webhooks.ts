@@ -51,6 +51,14 @@ import { markdownLines } from '../../common/user-metadata';
  */
 const MOVE_KEPT_UNTIL_MADE = 'move-kept-until-made';
 
+/**
+ * The patch under which a second webhook at the address of one the registry keeps is removed, at
+ * each comparison and with the removal of the one it keeps (a create the platform carries out
+ * after its answer was lost or late makes one the retry's list did not show: every event came
+ * twice, and it stayed live after `remove`).
+ */
+const DUPLICATES_REMOVED = 'duplicates-removed';
+
 const refused = (message: string) =>
   ApplicationFailure.create({ type: 'InvalidWebhookRequest', message, nonRetryable: true });
 
@@ -158,8 +166,17 @@ export async function agentWebhooks(input: AgentWebhooksInput): Promise<WebhookL
     (webhookId) =>
       exclusive(async (): Promise<WebhookListing> => {
         if (!state.has(webhookId)) throw refused(`no webhook ${webhookId} in the registry of ${tenant}`);
+        const removed = [...state.webhooks, ...state.external].find((webhook) => webhook.id === webhookId);
         await agentCalls.removeTenantWebhook({ tenant, webhookId });
         state.forget(webhookId);
+        // Its address is to get nothing more: another webhook there (see DUPLICATES_REMOVED) goes too.
+        if (removed && patched(DUPLICATES_REMOVED)) {
+          const observed = await agentCalls.listTenantWebhooks(tenant);
+          const others = observed.filter(
+            (webhook) => webhook.type === removed.type && sameWebhookUrl(webhook.url, removed.url),
+          );
+          await removeDuplicates(state, others);
+        }
         return state.listing();
       }),
     {
@@ -246,6 +263,13 @@ async function compare(state: RegistryState): Promise<boolean> {
   }
   for (const drift of plan.drift) if (drift.kind === 'found') outcomes.set(drift.webhookId, 'managed');
   let repaired = true;
+  if (plan.duplicates.length > 0 && patched(DUPLICATES_REMOVED)) {
+    for (const [webhookId, outcome] of await removeDuplicates(state, plan.duplicates)) {
+      plan.drift.push({ webhookId, kind: 'duplicate' });
+      outcomes.set(webhookId, outcome);
+      if (outcome !== 'removed') repaired = false;
+    }
+  }
   for (const repair of plan.repairs) {
     const webhookId = repair.kind === 'set-enabled' ? repair.webhookId : repair.webhook.id;
     try {
@@ -264,6 +288,28 @@ async function compare(state: RegistryState): Promise<boolean> {
   state.noteDrift(drift);
   state.lastReconcile = { at, ok: true };
   return repaired;
+}
+
+/**
+ * Removes webhooks at the platform that duplicate one the registry keeps (or kept: see
+ * DUPLICATES_REMOVED); resolves each one's outcome, `removed` or `repair failed: <why>`.
+ */
+async function removeDuplicates(
+  state: RegistryState,
+  duplicates: readonly ObservedWebhook[],
+): Promise<Map<string, string>> {
+  const outcomes = new Map<string, string>();
+  for (const duplicate of duplicates) {
+    try {
+      await agentCalls.removeTenantWebhook({ tenant: state.tenant, webhookId: duplicate.id });
+      state.forget(duplicate.id);
+      outcomes.set(duplicate.id, 'removed');
+    } catch (error) {
+      if (!(error instanceof ActivityFailure)) throw error;
+      outcomes.set(duplicate.id, `repair failed: ${failureMessage(error)}`);
+    }
+  }
+  return outcomes;
 }
 
 async function applyRepair(

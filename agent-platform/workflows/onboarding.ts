@@ -112,9 +112,10 @@ export async function onboarding(input: OnboardingInput): Promise<OnboardingSumm
   // Refused at once: bad settings would otherwise wait days before failing in the verification.
   // Histories of builds that checked in the workflow passed the check there (or ended at it).
   // Not cancellable: a cancel that comes meanwhile is seen once the onboarding runs.
-  const problems = !checkedBefore && patched(INPUT_CHECKED_BY_ACTIVITY)
-    ? await CancellationScope.nonCancellable(() => agentInputChecks.checkOnboardingInput(input))
-    : [];
+  const problems =
+    !checkedBefore && patched(INPUT_CHECKED_BY_ACTIVITY)
+      ? await CancellationScope.nonCancellable(() => agentInputChecks.checkOnboardingInput(input))
+      : [];
   if (problems.length > 0)
     throw ApplicationFailure.create({
       type: 'InvalidOnboardingInput',

@@ -159,6 +159,24 @@ describe('agentWebhooks: one registry workflow per tenant', () => {
     expect(await calls('RemoveWebhook')).toBeGreaterThanOrEqual(2);
   });
 
+  it('removes a second webhook at the address of one it keeps, at a comparison and with the removal', async () => {
+    const url = 'https://hooks.example/twice';
+    const view = await stack().webhooks.register('tenant-b', { url });
+    const client = platform('tenant-b');
+    // What a create the platform carried out after its answer was lost (or came late) leaves.
+    const late = await client.createWebhook({ url, type: 'Notification' });
+    const listing = await stack().webhooks.reconcile('tenant-b');
+    expect(listing.drift).toContainEqual(
+      expect.objectContaining({ webhookId: late.id, kind: 'duplicate', outcome: 'removed' }),
+    );
+    expect((await client.listWebhooks()).map((webhook) => webhook.id)).toEqual([view.id]);
+    // One that lands after the last comparison goes with the removal of the one it duplicates.
+    await client.createWebhook({ url, type: 'Notification' });
+    expect((await stack().webhooks.remove('tenant-b', view.id)).webhooks).toEqual([]);
+    expect(await client.listWebhooks()).toEqual([]);
+    await client.close();
+  });
+
   it('repairs drift: a webhook deleted or disabled through the platform directly is put back, and reported', async () => {
     const deleted = await stack().webhooks.register('tenant-a', { url: 'https://hooks.example/deleted' });
     const disabled = await stack().webhooks.register('tenant-a');

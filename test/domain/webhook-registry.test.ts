@@ -23,7 +23,21 @@ describe('planReconcile', () => {
       [{ id: 'w-1', url: 'https://hooks.example/a', type: 'Notification', enabled: true }],
       'repair',
     );
-    expect(plan).toEqual({ drift: [], repairs: [], managed: [managed()], external: [] });
+    expect(plan).toEqual({ drift: [], repairs: [], managed: [managed()], external: [], duplicates: [] });
+  });
+
+  it('finds a second webhook at the address of one it keeps, however the address is written', () => {
+    const twice = { id: 'w-2', url: 'https://HOOKS.example:443/a', type: 'Notification', enabled: true };
+    const other = { id: 'w-3', url: 'https://hooks.example/b', type: 'Notification', enabled: true };
+    for (const policy of ['repair', 'adopt'] as const) {
+      const plan = planReconcile(
+        [managed()],
+        [{ id: 'w-1', url: 'https://hooks.example/a', type: 'Notification', enabled: true }, twice, other],
+        policy,
+      );
+      expect(plan.duplicates).toEqual([twice]);
+      expect(plan.external).toEqual([twice, other]);
+    }
   });
 
   it('moves the receiver’s webhook when the receiver’s address changed, whatever the policy', () => {

@@ -281,7 +281,7 @@ describe('verification ending paths, end to end', () => {
     await expect(handle.result()).resolves.toMatchObject({ status: 'succeeded' });
   }, 30_000);
 
-  it('tries a refused step refresh again, and stops visibly after three refusals in a row', async () => {
+  it('tries a refused step refresh again, and stops visibly after three refusals', async () => {
     await stack().control('PUT', '/script', { outcome: 'manual', stepTtlSeconds: 1 });
     const { handle, nextStep } = await stack().idv.startVerification(mobile());
     const { sessionId } = nextStep;
@@ -293,7 +293,9 @@ describe('verification ending paths, end to end', () => {
     });
     await eventually(
       async () =>
-        /Step refreshes: stopped, refused 3 times/.test(await currentDetails(handle)) ? true : undefined,
+        /Step refreshes: stopped, refused 3 times since/.test(await currentDetails(handle))
+          ? true
+          : undefined,
       'refreshes stopped',
     );
     expect(await counted(sessionId, 'RefreshStepContent')).toBe(3);
@@ -661,6 +663,21 @@ describe('verification ending paths, end to end', () => {
     await handle.redirectCaptured();
     await expect(handle.result()).resolves.toMatchObject({ status: 'succeeded' });
     expect(await counted(nextStep.sessionId, 'GetSession')).toBe(1);
+  }, 30_000);
+
+  it('answers the returns that come while a return’s check waits for its answer with that check', async () => {
+    const { handle, nextStep } = await stack().idv.startVerification(
+      stack().request({ redactAfter: 'never', polling: { initialMs: 60_000, maxMs: 60_000 } }),
+    );
+    const { sessionId } = nextStep;
+    await stack().control('POST', `/sessions/${sessionId}/complete`);
+    await stack().control('PUT', '/faults', { operation: 'GetSession', latencyMs: 2_000, sessionId });
+    await handle.redirectCaptured();
+    await calls(sessionId, 'GetSession', 1);
+    // The user reloads the return page: each return must not start the check again.
+    for (let n = 0; n < 3; n += 1) await handle.redirectCaptured();
+    await expect(handle.result()).resolves.toMatchObject({ status: 'succeeded' });
+    expect(await counted(sessionId, 'GetSession')).toBe(1);
   }, 30_000);
 
   it("takes the caller's cancel while an automatic step refresh keeps failing", async () => {

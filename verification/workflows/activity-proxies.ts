@@ -57,7 +57,8 @@ export const WAITS_GIVE_WAY_TO_OUTCOME = 'waits-give-way-to-outcome';
  * The patch under which a refresh refused (for good, or answered 404 while the session is read
  * again) is tried again rather than stopping automatic refreshes for the rest of the
  * verification: the step would expire and the user could not finish. Refreshes stop after
- * {@link MAX_REFRESH_REFUSALS} refusals in a row, visibly; a refresh that succeeds starts them again.
+ * `MAX_REFRESH_REFUSALS` refusals with none succeeding between them, visibly; a refresh that
+ * succeeds starts them again.
  */
 export const REFRESH_TRIED_AGAIN = 'refresh-tried-again-after-refusal';
 

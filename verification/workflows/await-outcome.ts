@@ -89,17 +89,27 @@ function learned(state: SessionState, error: unknown, unknown: UnknownSession): 
   } else state.end({ status: 'failed', errorCode: refusalCode(error) }, Date.now());
 }
 
+/** What a call of the loop gives way to, besides the deadline and the caller's cancel (see `givingWay`). */
+interface GivesWayTo {
+  /** The poll's answer waits. */
+  polled?: () => boolean;
+  /** The user came back; false for the return's own check (returns meanwhile make no other). */
+  returns?: boolean;
+}
+
 /**
  * Runs a call of the loop (a check, a refresh) until it settles, or until the deadline passes, the
- * caller cancels, or the outcome comes nearer (the outcome known, the user back, `polled`: the
- * poll's answer waits): then it is cancelled (not waited for) and undefined comes back, and the
- * loop takes what came. A timer is set only when the deadline may come before the call's own bound.
+ * caller cancels, or the outcome comes nearer (the outcome known, or what `to` says): then it is
+ * cancelled (not waited for) and undefined comes back, and the loop takes what came. A timer is
+ * set only when the deadline may come before the call's own bound.
  */
 async function givingWay<T>(
   state: SessionState,
   call: () => Promise<T>,
-  polled: () => boolean = () => false,
+  to: GivesWayTo = {},
 ): Promise<Settled<T> | undefined> {
+  const polled = to.polled ?? (() => false);
+  const returns = to.returns ?? true;
   if (!patched(WAITS_GIVE_WAY))
     return await call().then(
       (value) => ({ value }),
@@ -109,7 +119,7 @@ async function givingWay<T>(
   owned.start(call);
   // The patch is asked only once the outcome comes while the call runs (it decides then).
   const outcomeCame = () =>
-    (state.done || state.redirectPending || polled()) && patched(WAITS_GIVE_WAY_TO_OUTCOME);
+    (state.done || (returns && state.redirectPending) || polled()) && patched(WAITS_GIVE_WAY_TO_OUTCOME);
   try {
     const given = () => owned.settled || state.cancelRequested !== undefined || outcomeCame();
     const untilDeadlineMs = state.deadlineMs - Date.now();
@@ -131,10 +141,10 @@ async function checkNow(
   sessionId: string,
   unknown: UnknownSession,
   refusal: 'poll-goes-on' | 'ends-on-refusal' = 'poll-goes-on',
-  polled?: () => boolean,
+  givesWayTo?: GivesWayTo,
 ): Promise<void> {
   state.count('GetSession');
-  const answer = await givingWay(state, () => sessionCalls.checkSession(sessionId), polled);
+  const answer = await givingWay(state, () => sessionCalls.checkSession(sessionId), givesWayTo);
   if (answer === undefined) return;
   if ('value' in answer) {
     state.finish(answer.value, Date.now());
@@ -154,7 +164,7 @@ async function refreshNow(
   polled: () => boolean,
 ): Promise<void> {
   state.count('RefreshStepContent');
-  const answer = await givingWay(state, () => sessionCalls.refreshStep(sessionId), polled);
+  const answer = await givingWay(state, () => sessionCalls.refreshStep(sessionId), { polled });
   if (answer === undefined) return;
   if ('value' in answer) {
     state.step(answer.value, Date.now());
@@ -172,8 +182,8 @@ async function refreshNow(
   if (isCancellation(error) || sessionUnknown(error)) {
     learned(state, error, unknown);
     if (state.done) return;
-    // The session is read again: the refresh is tried again with that read, and stops only if a
-    // 404 is believed (the verification ends then). Before the patch, refreshes stopped here.
+    // The session is read again: the refresh is tried again with that read (a 404 believed ends
+    // the verification; refusals stop refreshes as any do). Before the patch, they stopped here.
     if (patched(REFRESH_TRIED_AGAIN)) refused(READ_AGAIN_AFTER_MS);
     else state.refreshFailed(true, Date.now(), REFRESH_RETRY_MS);
     return;
@@ -262,7 +272,8 @@ export async function awaitOutcome(
         await poll.stop(); // restarted afterwards at its initial interval: the user is active
         pollRanOut = false;
         afterReturn = true;
-        await checkNow(state, sessionId, unknown, 'poll-goes-on', pollAnswered);
+        // The poll is stopped; returns that come meanwhile are answered by this check.
+        await checkNow(state, sessionId, unknown, 'poll-goes-on', { returns: false });
         continue;
       }
       if (unknown.believed) {
@@ -278,7 +289,7 @@ export async function awaitOutcome(
         continue;
       }
       if (Date.now() >= checkAtMs) {
-        await checkNow(state, sessionId, unknown, 'ends-on-refusal', pollAnswered);
+        await checkNow(state, sessionId, unknown, 'ends-on-refusal', { polled: pollAnswered });
         checkAtMs = Date.now() + checkEveryMs;
         continue;
       }

@@ -43,9 +43,10 @@ export type RedactionPlan = ({ dueAt: string } | { afterDelivery: true } | { nev
 export const MIN_REFRESH_GAP_MS = 1_000;
 
 /**
- * Automatic refreshes stop after this many refusals in a row (refused for good, or answered 404
- * while the session is there): a step the service will not refresh is not asked every half
- * minute until the deadline. A refresh that succeeds (the caller's own) starts them again.
+ * Automatic refreshes stop after this many refusals (refused for good, or answered 404 while the
+ * session is there) with no refresh succeeding between them: a step the service will not refresh
+ * is not asked every half minute until the deadline. A refresh that succeeds (the caller's own)
+ * starts them again.
  */
 export const MAX_REFRESH_REFUSALS = 3;
 
@@ -253,7 +254,7 @@ export class SessionState {
               : 'Redaction: never (kept by request)') +
           (redaction.workflowId ? `, by ${redaction.workflowId}` : ''),
       !this.done && this.#refreshRefusals >= MAX_REFRESH_REFUSALS
-        ? `Step refreshes: stopped, refused ${this.#refreshRefusals} times in a row (a refresh by the caller starts them again)`
+        ? `Step refreshes: stopped, refused ${this.#refreshRefusals} times since one succeeded (a refresh by the caller starts them again)`
         : '',
       `API calls: ${calls}; updated ${progress.updatedAt}`,
     ]);
@@ -293,7 +294,8 @@ export class SessionState {
 
   /**
    * A refresh was refused: tried again `retryInMs` later, unless it is the
-   * {@link MAX_REFRESH_REFUSALS}th refusal in a row: then automatic refreshes stop (`stopped`).
+   * {@link MAX_REFRESH_REFUSALS}th refusal since a refresh last succeeded: then automatic
+   * refreshes stop (`stopped`).
    */
   refreshRefused(now: number, retryInMs: number): 'tried again' | 'stopped' {
     this.#refreshRefusals += 1;

@@ -1,4 +1,4 @@
-import { onboardingInputProblems } from '../domain/onboarding';
+import { carriedOnboardingInputProblems, onboardingInputProblems } from '../domain/onboarding';
 
 /**
  * The onboarding's input check, run as a local activity: its schema is the client's (one source),
@@ -9,6 +9,10 @@ export function inputCheckActivities() {
     /** Every problem of an onboarding's input, one line each; empty when valid. */
     checkOnboardingInput(input: unknown): Promise<string[]> {
       return Promise.resolve(onboardingInputProblems(input));
+    },
+    /** As `checkOnboardingInput`, for a run continued from another: its verification's rules are not checked again. */
+    checkCarriedOnboardingInput(input: unknown): Promise<string[]> {
+      return Promise.resolve(carriedOnboardingInputProblems(input));
     },
   };
 }

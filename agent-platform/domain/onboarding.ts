@@ -58,34 +58,47 @@ const bounded = (bounds: { min: number; max: number }, unit: (n: number) => stri
     .min(bounds.min, { message: `must be at least ${unit(bounds.min)}` })
     .max(bounds.max, { message: `must be at most ${unit(bounds.max)}` });
 
+/** The fields of the `onboarding` workflow's input. */
+const onboardingInputShape = z.strictObject({
+  tenant: tenantSchema,
+  connectionId: connectionIdSchema,
+  /** Each of these must have come at least once before it verifies. @default ['new_connection'] */
+  waitFor: waitForSchema.optional(),
+  /** How long it waits for them (1 minute to 90 days), then ends timed out. @default 7 days */
+  timeoutMs: bounded(
+    { min: onboardingLimits.timeout.minMs, max: onboardingLimits.timeout.maxMs },
+    formatDuration,
+  ).optional(),
+  /** It continues as new past this many history events while it waits (20 to 20,000). @default 2000 */
+  maxHistoryEvents: bounded(onboardingLimits.maxHistoryEvents, String).optional(),
+  verification: onboardingVerificationSchema,
+  /** Set by the workflow itself when it continues as new. */
+  carried: carriedSchema.optional(),
+});
+
+/** The reference an onboarding's verification takes must be valid. */
+const referenceRefinement = (input: { tenant: string; connectionId: string }, context: z.RefinementCtx) => {
+  // A connection id can be long enough for the reference to pass its 200 characters.
+  const reference = referenceSchema.safeParse(onboardingReference(input.tenant, input.connectionId));
+  if (!reference.success)
+    context.addIssue({
+      code: 'custom',
+      path: ['connectionId'],
+      message: `makes an invalid verification reference: ${reference.error.issues[0]?.message ?? 'invalid'}`,
+    });
+};
+
 /** The input of the `onboarding` workflow. */
-export const onboardingInputSchema = z
-  .strictObject({
-    tenant: tenantSchema,
-    connectionId: connectionIdSchema,
-    /** Each of these must have come at least once before it verifies. @default ['new_connection'] */
-    waitFor: waitForSchema.optional(),
-    /** How long it waits for them (1 minute to 90 days), then ends timed out. @default 7 days */
-    timeoutMs: bounded(
-      { min: onboardingLimits.timeout.minMs, max: onboardingLimits.timeout.maxMs },
-      formatDuration,
-    ).optional(),
-    /** It continues as new past this many history events while it waits (20 to 20,000). @default 2000 */
-    maxHistoryEvents: bounded(onboardingLimits.maxHistoryEvents, String).optional(),
-    verification: onboardingVerificationSchema,
-    /** Set by the workflow itself when it continues as new. */
-    carried: carriedSchema.optional(),
-  })
-  .superRefine((input, context) => {
-    // A connection id can be long enough for the reference to pass its 200 characters.
-    const reference = referenceSchema.safeParse(onboardingReference(input.tenant, input.connectionId));
-    if (!reference.success)
-      context.addIssue({
-        code: 'custom',
-        path: ['connectionId'],
-        message: `makes an invalid verification reference: ${reference.error.issues[0]?.message ?? 'invalid'}`,
-      });
-  });
+export const onboardingInputSchema = onboardingInputShape.superRefine(referenceRefinement);
+
+/**
+ * The input of a run an onboarding continued into: checked as a first run's but for the rules of
+ * its verification, which a later build may have tightened since the first run checked them
+ * (its prepare checks them again before it verifies).
+ */
+const carriedOnboardingInputSchema = onboardingInputShape
+  .extend({ verification: z.record(z.string(), z.unknown()), carried: carriedSchema })
+  .superRefine(referenceRefinement);
 
 /** The input of the `onboarding` workflow, as callers write it. */
 export type OnboardingInput = z.input<typeof onboardingInputSchema>;
@@ -93,6 +106,11 @@ export type OnboardingInput = z.input<typeof onboardingInputSchema>;
 /** Every problem of an onboarding's input, one line each (`field message`); empty when valid. Pure. */
 export function onboardingInputProblems(input: unknown): string[] {
   return problemsOf(onboardingInputSchema.safeParse(input, { error: requiredMessage }));
+}
+
+/** As {@link onboardingInputProblems}, for a run continued from another (see `carriedOnboardingInputSchema`). */
+export function carriedOnboardingInputProblems(input: unknown): string[] {
+  return problemsOf(carriedOnboardingInputSchema.safeParse(input, { error: requiredMessage }));
 }
 
 /** Thrown when an onboarding's verification request is invalid; `problems` name each field. */

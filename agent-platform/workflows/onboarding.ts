@@ -58,9 +58,10 @@ import { markdownLines } from '../../common/user-metadata';
 const EARLIER_EVENTS_COUNTED = 'earlier-events-counted';
 
 /**
- * The patch under which a run an onboarding continued into does not check its input again: the
- * first run checked it, and a build with stricter rules (a setting renamed or tightened) would
- * fail running work whose verification goes on, abandoned, and reports to no one.
+ * The patch under which a run an onboarding continued into does not check its verification's
+ * rules again (the rest of its input is): the first run checked them, and a build with stricter
+ * rules (a setting renamed or tightened) would fail running work whose verification goes on,
+ * abandoned, and reports to no one. Its prepare checks them before it verifies.
  */
 const CARRIED_RUNS_UNCHECKED = 'carried-runs-unchecked';
 
@@ -108,12 +109,13 @@ export async function onboarding(input: OnboardingInput): Promise<OnboardingSumm
   // Asked in the first task, before the check: a patch first asked right after a local
   // activity's answer falls in another workflow task on replay than when it ran.
   const countsEarlierEvents = input?.carried === undefined && patched(EARLIER_EVENTS_COUNTED);
-  const checkedBefore = input?.carried !== undefined && patched(CARRIED_RUNS_UNCHECKED);
+  const continued = input?.carried !== undefined && patched(CARRIED_RUNS_UNCHECKED);
   // Refused at once: bad settings would otherwise wait days before failing in the verification.
   // Histories of builds that checked in the workflow passed the check there (or ended at it).
   // Not cancellable: a cancel that comes meanwhile is seen once the onboarding runs.
-  const problems =
-    !checkedBefore && patched(INPUT_CHECKED_BY_ACTIVITY)
+  const problems = continued
+    ? await CancellationScope.nonCancellable(() => agentInputChecks.checkCarriedOnboardingInput(input))
+    : patched(INPUT_CHECKED_BY_ACTIVITY)
       ? await CancellationScope.nonCancellable(() => agentInputChecks.checkOnboardingInput(input))
       : [];
   if (problems.length > 0)

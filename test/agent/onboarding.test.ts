@@ -531,6 +531,35 @@ describe('onboarding: a connection waited for, verified and reported', () => {
     });
   });
 
+  it.each([
+    ['carried empty', { carried: {} }],
+    ['carried null, nothing to wait for', { carried: null, waitFor: [] }],
+    ['a history bound below its minimum', { maxHistoryEvents: 1 }],
+  ])('refuses a continued run’s input that breaks its bounds (%s)', async (_, overrides) => {
+    const connectionId = newConnection();
+    const now = Date.now();
+    const input = {
+      tenant: TENANT,
+      connectionId,
+      verification: mobile(stack().profileId),
+      carried: {
+        startedAt: now,
+        deadline: now + DAY,
+        events: { total: 0, duplicates: 0, ignored: 0, byType: {} },
+        keys: [],
+      },
+      ...overrides,
+    };
+    const error: unknown = await stack()
+      .client.workflow.execute('onboarding', {
+        taskQueue: stack().taskQueue,
+        workflowId: onboardingWorkflowId(TENANT, connectionId),
+        args: [input],
+      })
+      .catch((e: unknown) => e);
+    expect((error as WorkflowFailedError).cause).toMatchObject({ type: 'InvalidOnboardingInput' });
+  });
+
   it('prepares the verification as a client start would, and refuses invalid settings for good', async () => {
     const activities = onboardingActivities({
       identity: stack().identity,

@@ -55,23 +55,6 @@ async function heartbeating<T>(body: () => Promise<T>): Promise<T> {
   }
 }
 
-/**
- * A webhook URL as reports show it: the receiver's token, credentials and query (where URLs
- * of one's own often carry a secret) hidden.
- */
-export function reportedUrl(raw: string): string {
-  const masked = maskedUrl({ url: raw, receiver: false });
-  try {
-    const url = new URL(masked);
-    url.username = '';
-    url.password = '';
-    if (url.search) url.search = '?****';
-    return url.href;
-  } catch {
-    return masked;
-  }
-}
-
 function tooMany(what: string, limit: number): never {
   throw ApplicationFailure.create({
     type: 'MigrationTooLarge',
@@ -158,7 +141,7 @@ export function migrationActivities(deps: AgentPlatformDeps) {
     const inventory: EarlierInventory = {
       webhooks: webhooks.map((webhook) => ({
         id: webhook.id,
-        url: reportedUrl(webhook.url),
+        url: maskedUrl({ url: webhook.url, receiver: false }),
         type: webhook.type,
         // The platform's list may leave it out: only enabled webhooks are called, and one never
         // disabled is enabled.
@@ -254,6 +237,9 @@ export function migrationActivities(deps: AgentPlatformDeps) {
           if (!webhook) return gone(request);
           view = await registry().register(request.tenant, { url: webhook.url, type: webhook.type });
         }
+        // An attempt that timed out (a busy registry) or was cancelled is told so by its next
+        // heartbeat, and Temporal's client calls made in it (the registry's) end then: no write
+        // follows that could land after the compensation's enable.
         await registry().disable(request.tenant, view.id);
         return 'disabled';
       });

@@ -151,8 +151,23 @@ export function looksLikeReceiverUrl(url: string): boolean {
   return /\/agent\/[^/]+\/[^/?#]+\/?$/.test(url);
 }
 
-/** The receiver's webhook URL with its token hidden: views, lists and logs never show it. */
+/**
+ * A webhook URL as views, lists, reports and logs show it: a receiver's token, and the
+ * credentials and query where URLs of one's own often carry a secret, hidden.
+ */
 export function maskedUrl(webhook: Pick<ManagedWebhook, 'url' | 'receiver'>): string {
-  if (!webhook.receiver && !looksLikeReceiverUrl(webhook.url)) return webhook.url;
-  return webhook.url.replace(/\/[^/]+\/?$/, '/****');
+  const masked =
+    webhook.receiver || looksLikeReceiverUrl(webhook.url)
+      ? webhook.url.replace(/\/[^/]+\/?$/, '/****')
+      : webhook.url;
+  try {
+    const url = new URL(masked);
+    if (!url.username && !url.password && !url.search) return masked;
+    url.username = '';
+    url.password = '';
+    if (url.search) url.search = '?****';
+    return url.href;
+  } catch {
+    return masked;
+  }
 }

@@ -1,4 +1,7 @@
 import { CancelledFailure, WorkflowFailedError } from '@temporalio/client';
+import { MockActivityEnvironment } from '@temporalio/testing';
+import { AgentClients } from '../../api/agent/agent-clients';
+import { migrationActivities } from '../../agent-platform/activities/migration-activities';
 import { createAgentClient } from '../../api/agent/agent-client';
 import { MigrationClient, MigrationError } from '../../agent-platform/client/migration-client';
 import { agentWebhooksWorkflowId } from '../../agent-platform/domain/agent-tenants';
@@ -232,6 +235,40 @@ describe('platformMigration: dry run, apply, compensation, re-run', () => {
     const listed = failed.find((work) => work.workflowId === `idv-migration-${TENANT}`);
     expect(listed).toMatchObject({ type: 'platformMigration', state: 'needs-attention' });
     expect(listed?.next).toContain(`idv webhooks enable ${leftDisabled[0]?.id} --tenant ${TENANT}`);
+  });
+
+  it('a cut-over attempt cancelled (or timed out) while the registry takes a webhook over disables nothing after', async () => {
+    const { external } = await setUp();
+    // Every list of the platform is slow: the registry's take-over waits on one.
+    await stack().control('PUT', '/faults', { operation: 'ListWebhooks', latencyMs: 1_500 });
+    const clients = new AgentClients({
+      keys: stack().emulator.agentKeys,
+      baseUrl: stack().emulator.agentBaseUrl,
+    });
+    const activities = migrationActivities({
+      identity: stack().identity,
+      vault: stack().store.vault,
+      records: stack().store.records,
+      dataKeys: stack().dataKeys,
+      agent: { clients },
+    });
+    const env = new MockActivityEnvironment({ taskQueue: stack().taskQueue }, { client: stack().client });
+    const { ListWebhooks: before = 0, DisableWebhook: disables = 0 } = await counters();
+    const attempt = env
+      .run(activities.disableEarlierWebhook, { tenant: TENANT, webhookId: external })
+      .catch((error: unknown) => error);
+    // The registry's comparison, this attempt's own list, then the take-over's list.
+    await eventually(
+      async () => (((await counters()).ListWebhooks ?? 0) - before >= 3 ? true : undefined),
+      'the take-over under way',
+    );
+    env.cancel();
+    // Temporal's client calls made in an activity end with it (the worker ties them to its
+    // cancellation): the take-over's update is abandoned, and no disable follows.
+    expect(await attempt).toBeInstanceOf(Error);
+    await clients.close();
+    expect((await counters()).DisableWebhook ?? 0).toBe(disables);
+    expect((await platformWebhooks())[external]).toBe(true);
   });
 
   it('says what blocks an apply in the dry run, and an apply with a blocker changes nothing', async () => {

@@ -111,6 +111,16 @@ describe('webhook URLs', () => {
     expect(maskedUrl({ url: 'https://hooks.example/a', receiver: false })).toBe('https://hooks.example/a');
   });
 
+  it('hide the credentials and query of a URL of one’s own, where secrets often travel', () => {
+    const own = { url: 'https://user:s3cret@hooks.example/a?sig=abc&t=1', receiver: false };
+    expect(maskedUrl(own)).toBe('https://hooks.example/a?****');
+    const state = new RegistryState('acme', { driftPolicy: 'repair', reconcileEveryMs: 1_000 }, undefined);
+    state.put({ ...own, id: 'w-1', type: 'Notification', enabled: true, createdAt: 'now' });
+    state.external = [{ id: 'w-2', url: 'https://hooks.example/b?token=xyz', type: 'Notification' }];
+    const listed = JSON.stringify(state.listing());
+    expect(listed).not.toMatch(/s3cret|sig=abc|token=xyz/);
+  });
+
   it('count as the same however the host and port are written', () => {
     expect(
       webhookRegistrationProblem({ url: 'https://HOOKS.example:443/a', type: 'Notification' }, [

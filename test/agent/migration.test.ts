@@ -255,7 +255,7 @@ describe('platformMigration: dry run, apply, compensation, re-run', () => {
     const env = new MockActivityEnvironment({ taskQueue: stack().taskQueue }, { client: stack().client });
     const { ListWebhooks: before = 0, DisableWebhook: disables = 0 } = await counters();
     const attempt = env
-      .run(activities.disableEarlierWebhook, { tenant: TENANT, webhookId: external })
+      .run((webhook) => activities.disableEarlierWebhook(webhook), { tenant: TENANT, webhookId: external })
       .catch((error: unknown) => error);
     // The registry's comparison, this attempt's own list, then the take-over's list.
     await eventually(

@@ -90,6 +90,16 @@ describe('onboarding: a connection waited for, verified and reported', () => {
     return await verificationSession(connectionId);
   };
 
+  /** Runs an onboarding started straight through Temporal, bypassing the client; resolves its failure. */
+  const bypassingTheClient = async (input: { connectionId: string }): Promise<unknown> =>
+    await stack()
+      .client.workflow.execute('onboarding', {
+        taskQueue: stack().taskQueue,
+        workflowId: onboardingWorkflowId(TENANT, input.connectionId),
+        args: [input],
+      })
+      .catch((e: unknown) => e);
+
   beforeAll(async () => {
     await stack().webhooks.register(TENANT);
     await stack().webhooks.register(PLAIN);
@@ -486,13 +496,7 @@ describe('onboarding: a connection waited for, verified and reported', () => {
       waitFor: ['new_connection', 'new_connection'],
       verification: { ...mobile(stack().profileId), timeout: 'soon' },
     };
-    const error: unknown = await stack()
-      .client.workflow.execute('onboarding', {
-        taskQueue: stack().taskQueue,
-        workflowId: onboardingWorkflowId(TENANT, connectionId),
-        args: [input],
-      })
-      .catch((e: unknown) => e);
+    const error = await bypassingTheClient(input);
     expect(error).toBeInstanceOf(WorkflowFailedError);
     const cause = (error as WorkflowFailedError).cause;
     expect(cause).toBeInstanceOf(ApplicationFailure);
@@ -550,13 +554,7 @@ describe('onboarding: a connection waited for, verified and reported', () => {
       },
       ...overrides,
     };
-    const error: unknown = await stack()
-      .client.workflow.execute('onboarding', {
-        taskQueue: stack().taskQueue,
-        workflowId: onboardingWorkflowId(TENANT, connectionId),
-        args: [input],
-      })
-      .catch((e: unknown) => e);
+    const error = await bypassingTheClient(input);
     expect((error as WorkflowFailedError).cause).toMatchObject({ type: 'InvalidOnboardingInput' });
   });
 

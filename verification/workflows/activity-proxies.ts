@@ -40,7 +40,9 @@ export const REFRESH_GAP_FROM_STEP_LIFETIME = 'refresh-gap-from-step-lifetime';
  * cancel: a check or a refresh of the outcome's loop is cancelled rather than waited for (up to
  * its whole bound, minutes of retries while the service fails), and the wait for handlers before
  * continuing as new ends at the deadline (updates that call the service are refused meanwhile),
- * so neither ends the session late.
+ * so neither ends the session late. A check or a refresh asks it only where it decides (the
+ * deadline before the call's bound, or a cancel while the call runs), so most histories record
+ * no marker.
  */
 export const WAITS_GIVE_WAY = 'waits-give-way-to-deadline-and-cancel';
 

@@ -110,20 +110,24 @@ async function givingWay<T>(
 ): Promise<Settled<T> | undefined> {
   const polled = to.polled ?? (() => false);
   const returns = to.returns ?? true;
-  if (!patched(WAITS_GIVE_WAY))
+  const untilDeadlineMs = state.deadlineMs - Date.now();
+  // The patches are asked where they decide, so a call that settles first records no marker: when
+  // the deadline may come first (its timer goes with the call), or once a cancel or the outcome
+  // comes while the call runs. Histories before them waited for the call.
+  const deadlineFirst = untilDeadlineMs <= SESSION_CALLS_BOUND_MS;
+  if (deadlineFirst && !patched(WAITS_GIVE_WAY))
     return await call().then(
       (value) => ({ value }),
       (error: unknown) => ({ error }),
     );
   const owned = new OwnedActivity<T>();
   owned.start(call);
-  // The patch is asked only once the outcome comes while the call runs (it decides then).
+  const cancelCame = () => state.cancelRequested !== undefined && (deadlineFirst || patched(WAITS_GIVE_WAY));
   const outcomeCame = () =>
     (state.done || (returns && state.redirectPending) || polled()) && patched(WAITS_GIVE_WAY_TO_OUTCOME);
   try {
-    const given = () => owned.settled || state.cancelRequested !== undefined || outcomeCame();
-    const untilDeadlineMs = state.deadlineMs - Date.now();
-    if (untilDeadlineMs > SESSION_CALLS_BOUND_MS) await condition(given);
+    const given = () => owned.settled || cancelCame() || outcomeCame();
+    if (!deadlineFirst) await condition(given);
     else await condition(given, Math.max(1, untilDeadlineMs), { summary: 'until the deadline' });
     return owned.take();
   } finally {

@@ -65,6 +65,13 @@ const EARLIER_EVENTS_COUNTED = 'earlier-events-counted';
  */
 const CARRIED_RUNS_UNCHECKED = 'carried-runs-unchecked';
 
+/**
+ * The patch under which a cancel that comes with (or after) the verification's report of its
+ * ending no longer turns a verified onboarding into a cancelled one: the verification ended,
+ * and there is nothing left to cancel.
+ */
+const REPORTED_ENDING_KEPT = 'reported-ending-kept-on-cancel';
+
 /** Reading the connection's earlier events: a minute, then the onboarding goes on without them. */
 const { connectionEventsSoFar } = proxyActivities<AgentPlatformActivities>({
   startToCloseTimeout: '10 seconds',
@@ -351,6 +358,11 @@ export async function onboarding(input: OnboardingInput): Promise<OnboardingSumm
     }
   } catch (error) {
     if (!isCancellation(error)) throw error;
+    // The verification reported its ending already: the onboarding ends with it.
+    if (ending !== undefined && patched(REPORTED_ENDING_KEPT)) {
+      const reported = ending;
+      return await CancellationScope.nonCancellable(() => summary('verified', reported));
+    }
     // Cancelled: the verification is cancelled too, and its clean-up (the session cancelled at
     // the service) waited for, before this ends cancelled.
     await CancellationScope.nonCancellable(async () => {

@@ -11,6 +11,7 @@ import {
 } from '../../agent-platform/domain/onboarding';
 import { parseOnboardingSettings } from '../../agent-platform/domain/onboarding-settings';
 import { type AgentEvent, agentEventSignal } from '../../agent-platform/shared/messages';
+import { verificationEndedSignal } from '../../verification/shared/messages';
 import { type OnboardingProgress } from '../../agent-platform/shared/onboarding-messages';
 import { eventually } from '../harness/eventually';
 import { useVerificationStack } from '../harness/verification-stack';
@@ -338,6 +339,25 @@ describe('onboarding: a connection waited for, verified and reported', () => {
     const child = stack().client.workflow.getHandle(`idv-${onboardingReference(TENANT, connectionId)}`);
     await expect(child.result()).resolves.toMatchObject({ status: 'cancelled', sessionId });
     expect((await child.describe()).status.name).toBe('COMPLETED');
+  });
+
+  it('ends verified when a cancel comes in the same task as its verification’s report', async () => {
+    const connectionId = newConnection();
+    const sessionId = await driveToVerifying(connectionId);
+    const reference = onboardingReference(TENANT, connectionId);
+    // Both in its history before a worker takes its next task.
+    await stack().stopWorker();
+    try {
+      const handle = stack().client.workflow.getHandle(onboardingWorkflowId(TENANT, connectionId));
+      await handle.signal(verificationEndedSignal, { reference, status: 'succeeded', sessionId });
+      await handle.cancel();
+    } finally {
+      await stack().startWorker();
+    }
+    const summary = await onboardings().result(TENANT, connectionId);
+    expect(summary).toMatchObject({ endedBy: 'verified', verification: { status: 'succeeded' } });
+    // The report was this test's: its verification still runs, and goes now.
+    await stack().client.workflow.getHandle(`idv-${reference}`).cancel();
   });
 
   it('reports a verification cancelled on its own (not with the onboarding) in its summary', async () => {

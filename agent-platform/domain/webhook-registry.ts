@@ -141,9 +141,17 @@ export function planReconcile(
     if (found.url !== receiver.url) plan.repairs.push({ kind: 'repoint', webhook: taken, url: receiver.url });
   }
   plan.duplicates = plan.external.filter((webhook) =>
-    plan.managed.some((kept) => kept.type === webhook.type && sameWebhookUrl(kept.url, webhook.url)),
+    plan.managed.some((kept) => sameAddress(kept, webhook)),
   );
   return plan;
+}
+
+/** Two webhooks at one address, of one type: either would deliver what the other does. */
+export function sameAddress(
+  one: { url: string; type: string },
+  other: { url: string; type: string },
+): boolean {
+  return one.type === other.type && sameWebhookUrl(one.url, other.url);
 }
 
 /** A URL shaped like a receiver's (`…/agent/<tenant>/<token>`): its last segment may be a token. */

@@ -23,6 +23,7 @@ import {
   type ManagedWebhook,
   type ObservedWebhook,
   planReconcile,
+  sameAddress,
   type WebhookDrift,
 } from '../domain/webhook-registry';
 import { webhookRegistryInputProblems, webhookRegistryLimits } from '../domain/webhook-registry-input';
@@ -172,10 +173,10 @@ export async function agentWebhooks(input: AgentWebhooksInput): Promise<WebhookL
         // Its address is to get nothing more: another webhook there (see DUPLICATES_REMOVED) goes too.
         if (removed && patched(DUPLICATES_REMOVED)) {
           const observed = await agentCalls.listTenantWebhooks(tenant);
-          const others = observed.filter(
-            (webhook) => webhook.type === removed.type && sameWebhookUrl(webhook.url, removed.url),
+          await removeDuplicates(
+            state,
+            observed.filter((webhook) => sameAddress(webhook, removed)),
           );
-          await removeDuplicates(state, others);
         }
         return state.listing();
       }),

@@ -43,14 +43,15 @@ export function returnSpans(
   const spans: Record<string, number> = {};
   let last = ms(events[signalIndex] as HistoryEvent);
   for (const event of events.slice(signalIndex + 1)) {
-    // An activity's started event is written with its completion, stamped with its start: the
-    // span until it completes counts as that completion's.
-    if (event.activityTaskStartedEventAttributes) continue;
+    // An activity's started event is written with its completion but stamped with its start: the
+    // span before it is the task's dispatch (the server's matching and a worker's free slot), the
+    // span after it the activity itself (its turn under the budget and its call).
     const t = ms(event);
     // Stamped before the event written ahead of it (a poll that found the session done while the
     // return was handled, a retried attempt): not a step of the return.
     if (t < last) continue;
     const scheduledId =
+      event.activityTaskStartedEventAttributes?.scheduledEventId ??
       event.activityTaskCompletedEventAttributes?.scheduledEventId ??
       event.activityTaskFailedEventAttributes?.scheduledEventId ??
       event.activityTaskCanceledEventAttributes?.scheduledEventId;

@@ -1,8 +1,14 @@
 /**
- * Who waits for whom under the budget: `first` calls (a create, a redirect check, a results
- * fetch, a cancel, a redaction) are granted before any `poll`.
+ * Who waits for whom under the budget: `user` calls (a returning user's check, and the results
+ * fetched along with it: a person waits on the page for them) before `first` calls (a create, a
+ * results fetch, a cancel, a redaction), and both before any `poll`. A return is one or two
+ * calls, so it costs the creates queued in a burst of starts a turn or two, where behind them it
+ * waited for the whole queue.
  */
-export type CallPriority = 'first' | 'poll';
+export type CallPriority = 'user' | 'first' | 'poll';
+
+/** The priorities, most urgent first. */
+const PRIORITIES: readonly CallPriority[] = ['user', 'first', 'poll'];
 
 /** Calls per second a worker makes to the identity service unless configured otherwise (`IDV_API_RATE`). */
 export const DEFAULT_API_RATE = 25;
@@ -48,7 +54,11 @@ const REFUSAL_BUCKET_MS = 100;
 export interface CallBudgetOptions {
   /** Calls granted in any window of 1.1 s (a whole number, at least 1; a fraction is rounded down). */
   callsPerSecond: number;
-  /** Share of the budget the fair poll interval plans for (0 to 1); the rest stays free for `first` calls. @default 0.8 */
+  /**
+   * Share of the budget polls may take (0 to 1): a window holds at most this share of the limit
+   * in polls (rounded down, at least one), so the rest stays free for `first` calls, granted at
+   * once; the fair poll interval plans for that part. @default 0.8
+   */
   pollShare?: number;
   /** After 429s halved it (see {@link OVERLOAD_SHARE}), the limit grows back by a tenth of `callsPerSecond` this often without another halving. @default 5_000 */
   recoverEveryMs?: number;
@@ -174,8 +184,12 @@ export class CallBudget {
   readonly #now: () => number;
   /** Start times of the calls granted in the last window, oldest first. */
   readonly #recent: number[] = [];
-  readonly #first: Waiter[] = [];
-  readonly #polls: Waiter[] = [];
+  /** Of those, the polls'. */
+  readonly #recentPolls: number[] = [];
+  /** When the last poll was granted (see {@link #pollSpacingMs}). */
+  #lastPollAt = Number.NEGATIVE_INFINITY;
+  /** The calls waiting for a turn, by priority (each in the order they asked). */
+  readonly #waiting: Record<CallPriority, Waiter[]> = { user: [], first: [], poll: [] };
   /** Each polled session: when it said it would poll again, and how it is placed. */
   readonly #sessions = new Map<string, PolledSession>();
   /**
@@ -229,8 +243,10 @@ export class CallBudget {
   ): Promise<boolean> {
     const { signal, maxWaitMs } = options;
     if (signal?.aborted) return Promise.reject(signal.reason as Error);
-    const queue = priority === 'first' ? this.#first : this.#polls;
-    if (this.#first.length === 0 && (priority === 'first' || this.#polls.length === 0) && this.#take())
+    const queue = this.#waiting[priority];
+    // Granted at once unless a call as urgent or more waits already.
+    const ahead = PRIORITIES.slice(0, PRIORITIES.indexOf(priority) + 1);
+    if (ahead.every((each) => this.#waiting[each].length === 0) && this.#take(priority))
       return Promise.resolve(true);
     return new Promise<boolean>((resolve, reject) => {
       let expiry: NodeJS.Timeout | undefined;
@@ -342,7 +358,7 @@ export class CallBudget {
     // the limit or paused every call (then the service, not this part, was full), nor while
     // first calls wait here (a burst of starts fills every worker's part alike).
     const tightened = this.#limit < this.#share || this.pausedForMs() > 0;
-    const parts = tightened || this.#first.length > 0 ? 1 : Math.max(1, Math.min(this.#workers, this.#rate));
+    const parts = tightened || this.#urgentWaiting() ? 1 : Math.max(1, Math.min(this.#workers, this.#rate));
     const delay = Math.round(Math.max(ownIntervalMs, this.#fairDelayOf(sessionId) / parts));
     this.#plan(sessionId, now, delay, ownIntervalMs);
     return delay;
@@ -386,7 +402,7 @@ export class CallBudget {
    * rate; `newSession`: one more, not counted yet.
    */
   #fairDelay(newSession: 0 | 1): number {
-    const share = ((this.#rate * SECOND_MS) / WINDOW_MS) * this.#pollShare;
+    const share = (this.#pollPart(this.#rate) * SECOND_MS) / WINDOW_MS;
     // Shared by several processes, the count across all of them plans for the whole rate: what
     // this process saw misses sessions polled only elsewhere, and keeps those another process
     // found done until their announced return. Only a count below the sessions whose next poll
@@ -417,7 +433,7 @@ export class CallBudget {
       callsPerSecond: this.#rate,
       currentLimit: Math.min(this.#limit, this.#shareInForce(now)),
       polledSessions: this.#sessions.size,
-      waiting: this.#first.length + this.#polls.length,
+      waiting: PRIORITIES.reduce((sum, each) => sum + this.#waiting[each].length, 0),
       granted: this.#granted,
       share: this.#shareInForce(now),
     };
@@ -461,27 +477,64 @@ export class CallBudget {
   close(): void {
     if (this.#timer) clearTimeout(this.#timer);
     this.#timer = undefined;
-    for (const waiter of [...this.#first, ...this.#polls]) waiter.grant(false);
+    for (const waiter of PRIORITIES.flatMap((each) => [...this.#waiting[each]])) waiter.grant(false);
   }
 
-  /** Grants one call now if the window and the pause allow it. */
-  #take(): boolean {
+  /**
+   * The polls a window may hold out of `limit` calls: the poll share (at least one), so the rest
+   * stays free for first calls. Polls that queue take each turn as it frees (turns freed together
+   * come back together a window later): without a part of their own, a first call waited up to a
+   * whole window behind them.
+   */
+  #pollPart(limit: number): number {
+    return Math.max(1, Math.floor(limit * this.#pollShare));
+  }
+
+  /**
+   * Polls are granted at least this far apart, evenly over the window: queued, they took each
+   * turn as it freed, so turns freed together came back together a window later, the window
+   * filled in one burst, and any other call waited up to a whole window for the next.
+   */
+  #pollSpacingMs(): number {
+    return WINDOW_MS / this.#pollPart(this.#limit);
+  }
+
+  /** Grants one call of `priority` now if the window, the polls' part of it and the pause allow it. */
+  #take(priority: CallPriority): boolean {
     const now = this.#now();
     this.#recover(now);
     if (now < this.#pausedUntil || this.#shareInForce(now) === 0) return false;
-    while (this.#recent.length > 0 && (this.#recent[0] as number) <= now - WINDOW_MS) this.#recent.shift();
+    for (const times of [this.#recent, this.#recentPolls])
+      while (times.length > 0 && (times[0] as number) <= now - WINDOW_MS) times.shift();
     if (this.#recent.length >= this.#limit) return false;
+    if (priority === 'poll') {
+      if (this.#recentPolls.length >= this.#pollPart(this.#limit)) return false;
+      if (now < this.#lastPollAt + this.#pollSpacingMs()) return false;
+      this.#recentPolls.push(now);
+      this.#lastPollAt = now;
+    }
     this.#recent.push(now);
     this.#granted += 1;
     this.#bucket(now).granted += 1;
     return true;
   }
 
-  /** Hands out the turns that are free now, first calls first, then arms the timer for the next. */
+  /** The most urgent call waiting, if any. */
+  #next(): Waiter | undefined {
+    for (const each of PRIORITIES) if (this.#waiting[each][0]) return this.#waiting[each][0];
+    return undefined;
+  }
+
+  /** A call other than a poll waits for a turn. */
+  #urgentWaiting(): boolean {
+    return this.#waiting.user.length > 0 || this.#waiting.first.length > 0;
+  }
+
+  /** Hands out the turns that are free now, most urgent first, then arms the timer for the next. */
   #drain(): void {
     for (;;) {
-      const next = this.#first[0] ?? this.#polls[0];
-      if (!next || !this.#take()) break;
+      const next = this.#next();
+      if (!next || !this.#take(next.priority)) break;
       next.grant(true);
     }
     this.#schedule();
@@ -490,11 +543,19 @@ export class CallBudget {
   #schedule(): void {
     const now = this.#now();
     // Holding (no share, or it ran out): the next share drains.
-    if ((this.#first.length === 0 && this.#polls.length === 0) || this.#shareInForce(now) === 0) return;
-    const windowFreeAt =
-      this.#recent.length >= this.#limit
-        ? (this.#recent[this.#recent.length - this.#limit] as number) + WINDOW_MS
-        : now;
+    if (this.#next() === undefined || this.#shareInForce(now) === 0) return;
+    /** When `times` holds fewer than `cap` calls of the window again. */
+    const freeAt = (times: readonly number[], cap: number) =>
+      times.length >= cap ? (times[times.length - cap] as number) + WINDOW_MS : now;
+    const windowFreeAt = Math.max(
+      freeAt(this.#recent, this.#limit),
+      this.#urgentWaiting()
+        ? now
+        : Math.max(
+            freeAt(this.#recentPolls, this.#pollPart(this.#limit)),
+            this.#lastPollAt + this.#pollSpacingMs(),
+          ),
+    );
     const at = Math.max(now, this.#pausedUntil, windowFreeAt);
     if (this.#timer && this.#timerAt <= at) return;
     if (this.#timer) clearTimeout(this.#timer);

@@ -66,12 +66,84 @@ describe('the call budget', () => {
     const firsts = ask(budget, 'first', 5, granted);
     await jest.advanceTimersByTimeAsync(4_000);
     await Promise.all([...polls, ...firsts]);
-    // The first five polls took the first window; the first calls took the next one whole.
+    // Polls are spread over the window (one took a turn at once); the first calls took theirs
+    // before any other poll.
     expect(granted.map(([priority]) => priority)).toEqual([
-      ...Array<string>(5).fill('poll'),
+      'poll',
       ...Array<string>(5).fill('first'),
-      ...Array<string>(5).fill('poll'),
+      ...Array<string>(9).fill('poll'),
     ]);
+  });
+
+  it('keeps the rest of the window beyond the poll share for first calls, granted at once while polls wait', async () => {
+    const budget = new CallBudget({ callsPerSecond: 25 });
+    const granted: Array<[CallPriority, number]> = [];
+    // Polls queue for every turn they may take.
+    const polls = ask(budget, 'poll', 60, granted);
+    await jest.advanceTimersByTimeAsync(100);
+    const firsts: Array<Promise<void>> = [];
+    for (let n = 0; n < 5; n += 1) {
+      firsts.push(...ask(budget, 'first', 1, granted));
+      await jest.advanceTimersByTimeAsync(150);
+    }
+    await jest.advanceTimersByTimeAsync(5_000);
+    await Promise.all([...firsts, ...polls]);
+    const firstAt = granted.filter(([priority]) => priority === 'first').map(([, at]) => at - 1_000_000);
+    expect(firstAt).toEqual([100, 250, 400, 550, 700]);
+    // Spread evenly, their share (20) a window at most: no burst takes the window's turns at once
+    // (they would come back together a window later).
+    const pollAt = granted.filter(([priority]) => priority === 'poll').map(([, at]) => at);
+    expect(busiestSecond(pollAt)).toBeLessThanOrEqual(20);
+    for (let i = 1; i < pollAt.length; i += 1)
+      expect((pollAt[i] as number) - (pollAt[i - 1] as number)).toBeGreaterThanOrEqual(BUDGET_WINDOW_MS / 20);
+    expect(busiestSecond(granted.map(([, at]) => at))).toBeLessThanOrEqual(25);
+  });
+
+  it('leaves polls every turn first calls do not take, up to their share of the window', async () => {
+    const budget = new CallBudget({ callsPerSecond: 10 });
+    const granted: Array<[CallPriority, number]> = [];
+    const polls = ask(budget, 'poll', 200, granted);
+    const firsts: Array<Promise<void>> = [];
+    // Three first calls in each window: polls get the other turns, up to their share (eight).
+    for (let window = 0; window < 5; window += 1) {
+      firsts.push(...ask(budget, 'first', 3, granted));
+      await jest.advanceTimersByTimeAsync(BUDGET_WINDOW_MS);
+    }
+    const grantedIn = (window: number, of: CallPriority) =>
+      granted.filter(
+        ([priority, at]) =>
+          priority === of &&
+          at >= 1_000_000 + window * BUDGET_WINDOW_MS &&
+          at < 1_000_000 + (window + 1) * BUDGET_WINDOW_MS,
+      ).length;
+    for (const window of [1, 2, 3, 4]) {
+      // No turn left unused while polls wait, and never more polls than their share.
+      expect(grantedIn(window, 'poll') + grantedIn(window, 'first')).toBe(10);
+      expect(grantedIn(window, 'poll')).toBeLessThanOrEqual(8);
+    }
+    expect(busiestSecond(granted.map(([, at]) => at))).toBe(10);
+    budget.close();
+    await Promise.all([...polls, ...firsts]);
+  });
+
+  it("grants a returning user's call before the first calls that wait, and both before polls", async () => {
+    const budget = new CallBudget({ callsPerSecond: 5 });
+    const granted: Array<[CallPriority, number]> = [];
+    // A burst of creates fills the window and queues; a user comes back meanwhile.
+    const creates = ask(budget, 'first', 12, granted);
+    const polls = ask(budget, 'poll', 2, granted);
+    await jest.advanceTimersByTimeAsync(100);
+    const user = ask(budget, 'user', 1, granted);
+    await jest.advanceTimersByTimeAsync(5_000);
+    await Promise.all([...creates, ...polls, ...user]);
+    expect(granted.map(([priority]) => priority)).toEqual([
+      ...Array<string>(5).fill('first'),
+      'user',
+      ...Array<string>(7).fill('first'),
+      'poll',
+      'poll',
+    ]);
+    expect(granted[5]?.[1]).toBe(1_000_000 + BUDGET_WINDOW_MS);
   });
 
   it('gives a poll up (false) when its longest wait passes first', async () => {

@@ -6,7 +6,10 @@ describe('tracing a verification worker', () => {
   const stack = useVerificationStack({}, { tracing: { spanProcessor: new SimpleSpanProcessor(exporter) } });
 
   it("exports a span for each of a verification's activities, with its workflow and no payload", async () => {
-    const { handle } = await stack().idv.startVerification(stack().request({ redactAfter: 'never' }));
+    // With attachments, the results are fetched by an activity of their own.
+    const { handle } = await stack().idv.startVerification(
+      stack().request({ results: 'data+attachments', redactAfter: 'never' }),
+    );
     await expect(handle.result()).resolves.toMatchObject({ status: 'succeeded' });
     const spans = exporter
       .getFinishedSpans()

@@ -356,7 +356,9 @@ describe('verification ending paths, end to end', () => {
     await stack().control('PUT', '/faults', {
       operation: 'GetSessionResult',
       mergeBody: { identityData: null },
-      count: 1,
+      // The first answer is the poll's fetch along (it leaves the results to their fetch), the
+      // second the results fetch's first attempt.
+      count: 2,
     });
     const { handle } = await stack().idv.startVerification(
       stack().request({ results: 'data', redactAfter: 'never', ...fast }),
@@ -368,8 +370,13 @@ describe('verification ending paths, end to end', () => {
 
   it('answers a second cancel with VerificationEndedError while the first one’s clean-up runs', async () => {
     await stack().control('PUT', '/faults', { operation: 'GetSessionResult', latencyMs: 1_500, count: 1 });
+    // With attachments, the results are fetched after the outcome, by an activity of their own.
     const { handle, nextStep } = await stack().idv.startVerification(
-      stack().request({ redactAfter: 'never', polling: { initialMs: 200, maxMs: 500 } }),
+      stack().request({
+        results: 'data+attachments',
+        redactAfter: 'never',
+        polling: { initialMs: 200, maxMs: 500 },
+      }),
     );
     await stack().control('POST', `/sessions/${nextStep.sessionId}/complete`);
     await handle.redirectCaptured();

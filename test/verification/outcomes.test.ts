@@ -158,4 +158,64 @@ describe('verification outcomes, end to end on the dev server against the emulat
       task(redaction?.startChildWorkflowExecutionInitiatedEventAttributes),
     );
   });
+  /** The activity types a verification's history scheduled, in order. */
+  const scheduled = async (workflowId: string) =>
+    ((await stack().client.workflow.getHandle(workflowId).fetchHistory()).events ?? []).flatMap((event) => {
+      const name = event.activityTaskScheduledEventAttributes?.activityType?.name;
+      return name ? [name] : [];
+    });
+  const resultCalls = async (sessionId: string) =>
+    ((await stack().control('GET', '/counters')).bySession as Record<string, Record<string, number>>)[
+      sessionId
+    ]?.GetSessionResult ?? 0;
+
+  it('fetches the identity data along with the poll that finds the success, with no results fetch of its own', async () => {
+    // One activity and one workflow task fewer between the user finishing and the outcome.
+    const { handle, nextStep } = await stack().idv.startVerification(
+      stack().request({ results: 'data', redactAfter: 'never' }),
+    );
+    const outcome = await handle.result();
+    expect(outcome).toMatchObject({ status: 'succeeded' });
+    expect(outcome.identity?.person).toMatchObject({ givenName: 'Ada', familyName: 'Lovelace' });
+    expect(await scheduled(handle.workflowId)).not.toContain('fetchResults');
+    expect(await resultCalls(nextStep.sessionId)).toBe(1);
+  });
+
+  it("fetches the identity data along with a return's check", async () => {
+    await stack().control('PUT', '/script', { outcome: 'manual' });
+    try {
+      // The poll's first interval is far off: only the return's check can find the success.
+      const { handle, nextStep } = await stack().idv.startVerification(
+        stack().request({
+          results: 'data',
+          redactAfter: 'never',
+          polling: { initialMs: 60_000, maxMs: 300_000 },
+        }),
+      );
+      await stack().control('POST', `/sessions/${nextStep.sessionId}/complete`);
+      await handle.redirectCaptured();
+      const outcome = await handle.result();
+      expect(outcome.identity?.person).toMatchObject({ givenName: 'Ada' });
+      const activities = await scheduled(handle.workflowId);
+      expect(activities).toContain('checkSession');
+      expect(activities).not.toContain('fetchResults');
+    } finally {
+      await stack().control('PUT', '/script', { outcome: 'by-input' });
+    }
+  });
+
+  it('fetches the results on their own when the fetch along fails', async () => {
+    await stack().control('PUT', '/faults', { operation: 'GetSessionResult', errorRate: 1, count: 1 });
+    try {
+      const { handle, nextStep } = await stack().idv.startVerification(
+        stack().request({ results: 'data', redactAfter: 'never' }),
+      );
+      const outcome = await handle.result();
+      expect(outcome.identity?.person).toMatchObject({ givenName: 'Ada' });
+      expect(await scheduled(handle.workflowId)).toContain('fetchResults');
+      expect(await resultCalls(nextStep.sessionId)).toBe(2);
+    } finally {
+      await stack().control('DELETE', '/faults');
+    }
+  });
 });

@@ -6,6 +6,7 @@ import { pollIntervalMs, ruleIntervalAtAgeMs, SESSION_RUNNING } from '../domain/
 import { type NormalisedSessionState } from '../domain/session-status';
 import { type VerificationDeps } from './deps';
 import { classified, MAX_RETRY_AFTER_MS } from './failures';
+import { type FetchedResults, type ResultsAlong, resultsAlong } from './result-activities';
 import { stateOf } from './wire-views';
 
 /** How `pollSession` polls. */
@@ -21,12 +22,16 @@ export interface PollingPlan {
   startedAtMs?: number;
   /** The user came back and the session was still running: polls follow the fixed rule, from its first interval. */
   afterReturn?: boolean;
+  /** The results to fetch along when a poll finds the session succeeded. */
+  resultsAlong?: ResultsAlong;
 }
 
 /** What `pollSession` learned. */
 export interface PolledOutcome {
   state: NormalisedSessionState;
   polls: number;
+  /** The results fetched along (see `ResultsAlong`), when that worked out. */
+  results?: FetchedResults;
 }
 
 /** How long a poll waits for a turn under the call budget before it gives the turn up. */
@@ -36,6 +41,7 @@ export const POLL_BUDGET_WAIT_MS = 2_000;
 export function pollingActivities(deps: VerificationDeps) {
   const { pollLearning: learning, identity } = deps;
   const budget = identity.budget;
+  const fetchAlong = resultsAlong(deps);
   /**
    * The session's provider and age, when its polls learn and are placed by what was learned: not
    * after the user came back (a completion is near then, whatever the provider's times).
@@ -128,7 +134,11 @@ export function pollingActivities(deps: VerificationDeps) {
       if (state.done) {
         session?.learning.completed(series, session.provider, session.ageMs, polls);
         budget?.forget(plan.sessionId);
-        return { state, polls };
+        const results = await fetchAlong(plan.sessionId, plan.resultsAlong, state, {
+          signal: context.cancellationSignal,
+          priority: 'first',
+        });
+        return { state, polls, ...(results ? { results } : {}) };
       }
       session?.learning.running(series, session.provider, session.ageMs, polls);
       return pollAgainAfter(nextPollMs(plan, pollIntervalMs(plan, polls), session), 'session running');

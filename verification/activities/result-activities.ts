@@ -1,6 +1,8 @@
 import { createHash, type Hash } from 'node:crypto';
 import { Context } from '@temporalio/activity';
 import { attachmentAad, type Sealed } from '../../codec/sealed';
+import { type CallPriority } from '../../api/http/call-budget';
+import { type NormalisedSessionState } from '../domain/session-status';
 import { type AttachmentRef, type ResultMode } from '../domain/verification';
 import { keptAccessKey } from './access-keys';
 import { type VerificationDeps } from './deps';
@@ -20,6 +22,26 @@ export interface FetchedResults {
   attachments?: AttachmentRef[];
 }
 
+/**
+ * What a check or a poll that finds the session succeeded fetches along with it (the identity
+ * data, for results `data`): the workflow then schedules no results fetch of its own, one
+ * activity and one workflow task fewer between the user's finishing and the outcome. Nothing of
+ * it is stored (the sealed identity travels in the activity's answer), so an answer dropped (the
+ * call cancelled, given way) leaves nothing behind.
+ */
+export interface ResultsAlong {
+  /** The verification's data key: the identity data is sealed under it. */
+  dataKeyId: string;
+}
+
+/**
+ * How long a check or a poll spends on the results it fetches along, at most; past it (or on any
+ * failure) it answers without them, and the results fetch of its own does the rest.
+ */
+export const RESULTS_ALONG_BOUND_MS = 15_000;
+/** What the fetch along leaves of its attempt's time, so that the success found is answered. */
+const ATTEMPT_MARGIN_MS = 5_000;
+
 /** Results: identity data and attachments. */
 export function resultActivities(deps: VerificationDeps) {
   const fetch = resultsFetcher(deps);
@@ -36,7 +58,16 @@ export function resultActivities(deps: VerificationDeps) {
       const context = Context.current();
       const beat = setInterval(() => context.heartbeat(), RESULTS_HEARTBEAT_EVERY_MS);
       try {
-        return await fetch(args);
+        return await classified(async () => {
+          const fetched = await fetch(args, { signal: context.cancellationSignal });
+          if (fetched) return fetched;
+          // Both times are the server's: this attempt's schedule against the fetch's first.
+          const { scheduledTimestampMs, currentAttemptScheduledTimestampMs } = context.info;
+          const waitedMs = currentAttemptScheduledTimestampMs - scheduledTimestampMs;
+          if (waitedMs >= MISSING_IDENTITY_WAIT_MS)
+            throw new ResultsRefusedError('the succeeded session was answered without identity data');
+          throw new ResultsNotReadyError('the succeeded session was answered without identity data yet');
+        });
       } finally {
         clearInterval(beat);
       }
@@ -44,71 +75,102 @@ export function resultActivities(deps: VerificationDeps) {
   };
 }
 
+/**
+ * The results a check or a poll fetches along (see {@link ResultsAlong}) once it found the session
+ * `succeeded`, at the call's `priority`: undefined whenever that does not work out at once (not
+ * asked, not succeeded, no identity data yet, a refusal, a failure, the call cancelled, or its
+ * bound passed: {@link RESULTS_ALONG_BOUND_MS}, and never so late that the attempt's own time
+ * runs out, which would lose the success it found). A fetch given up on may still finish: it
+ * stores nothing, and its answer is dropped.
+ */
+export function resultsAlong(deps: VerificationDeps) {
+  const fetch = resultsFetcher(deps);
+  return async (
+    sessionId: string,
+    along: ResultsAlong | undefined,
+    found: NormalisedSessionState,
+    call: { signal: AbortSignal; priority: CallPriority },
+  ): Promise<FetchedResults | undefined> => {
+    if (!along || found.status !== 'succeeded') return undefined;
+    const { startToCloseTimeoutMs, currentAttemptScheduledTimestampMs } = Context.current().info;
+    const boundMs = Math.min(
+      RESULTS_ALONG_BOUND_MS,
+      currentAttemptScheduledTimestampMs + startToCloseTimeoutMs - ATTEMPT_MARGIN_MS - Date.now(),
+    );
+    if (!(boundMs > 0)) return undefined;
+    const bound = AbortSignal.timeout(boundMs);
+    const fetched = fetch(
+      { sessionId, mode: 'data', dataKeyId: along.dataKeyId },
+      { signal: AbortSignal.any([call.signal, bound]), priority: call.priority },
+    ).catch(() => undefined);
+    // The store's reads (the access key, the data key) do not take the signal: the bound holds
+    // them too.
+    const givenUp = new Promise<undefined>((resolve) => {
+      if (bound.aborted) resolve(undefined);
+      bound.addEventListener('abort', () => resolve(undefined), { once: true });
+    });
+    return await Promise.race([fetched, givenUp]);
+  };
+}
+
 /** How often a results fetch heartbeats, whatever it waits on (a slow answer, a slow attachment). */
 const RESULTS_HEARTBEAT_EVERY_MS = 1_000;
 
-/** The results of a session, fetched and stored (see `fetchResults`). */
+/** The results of a session, fetched and stored (see `fetchResults`); undefined when its answer had no identity data. */
 function resultsFetcher(deps: VerificationDeps) {
-  const signal = () => Context.current().cancellationSignal;
   const limits = { ...defaultResultLimits, ...deps.resultLimits };
-  return async (args: { sessionId: string; mode: ResultMode; dataKeyId: string }): Promise<FetchedResults> =>
-    await classified(async () => {
-      if (args.mode === 'none') return {};
-      const { dataKeyId } = args;
-      const resultsAccessKey = await keptAccessKey(deps, args.sessionId);
-      const { identityData } = await deps.identity.sessions.getResult(args.sessionId, resultsAccessKey, {
-        signal: signal(),
-        maxBytes: limits.maxResultsAnswerBytes,
-      });
-      if (!identityData) {
-        // Both times are the server's: this attempt's schedule against the fetch's first.
-        const { scheduledTimestampMs, currentAttemptScheduledTimestampMs } = Context.current().info;
-        const waitedMs = currentAttemptScheduledTimestampMs - scheduledTimestampMs;
-        if (waitedMs >= MISSING_IDENTITY_WAIT_MS)
-          throw new ResultsRefusedError('the succeeded session was answered without identity data');
-        throw new ResultsNotReadyError('the succeeded session was answered without identity data yet');
-      }
-      const { attachments: infos, ...fields } = identityData;
-      const identity = await deps.dataKeys.seal(
-        dataKeyId,
-        boundIdentity(fields, limits.maxIdentityFieldBytes),
-      );
-      if (args.mode !== 'data+attachments') return { identity };
-      if (infos.length > limits.maxAttachments)
-        throw new ResultsRefusedError(`${infos.length} attachments, more than ${limits.maxAttachments}`);
-      const tooLarge = infos.find((info) => info.sizeBytes > limits.maxAttachmentBytes);
-      if (tooLarge)
-        throw new ResultsRefusedError(
-          `attachment ${tooLarge.id} declares ${tooLarge.sizeBytes} bytes, more than ${limits.maxAttachmentBytes}`,
-        );
-      const attachments: AttachmentRef[] = [];
-      for (const info of infos) {
-        // Stored sealed under the data key (shredded with it); the reference describes the content.
-        const plain = { hash: createHash('sha256'), sizeBytes: 0 };
-        const store = async (content: AsyncIterable<Buffer>) => {
-          const sealed = await deps.dataKeys.sealStream(
-            dataKeyId,
-            attachmentAad(args.sessionId, info.id),
-            measured(ofDeclaredSize(content, info), plain),
-          );
-          return await deps.blobs.put(args.sessionId, info.id, sealed);
-        };
-        const { contentType, stored } = await deps.identity.sessions.downloadAttachment(
-          { sessionId: args.sessionId, attachmentId: info.id, resultsAccessKey, maxBytes: info.sizeBytes },
-          store,
-          { signal: signal() },
-        );
-        attachments.push({
-          id: info.id,
-          type: info.type,
-          contentType,
-          uri: stored.uri,
-          sha256: plain.hash.digest('hex'),
-          sizeBytes: plain.sizeBytes,
-        });
-      }
-      return { identity, attachments };
+  return async (
+    args: { sessionId: string; mode: ResultMode; dataKeyId: string },
+    call: { signal: AbortSignal; priority?: CallPriority },
+  ): Promise<FetchedResults | undefined> => {
+    const { signal } = call;
+    if (args.mode === 'none') return {};
+    const { dataKeyId } = args;
+    const resultsAccessKey = await keptAccessKey(deps, args.sessionId);
+    const { identityData } = await deps.identity.sessions.getResult(args.sessionId, resultsAccessKey, {
+      signal,
+      ...(call.priority ? { priority: call.priority } : {}),
+      maxBytes: limits.maxResultsAnswerBytes,
     });
+    if (!identityData) return undefined;
+    const { attachments: infos, ...fields } = identityData;
+    const identity = await deps.dataKeys.seal(dataKeyId, boundIdentity(fields, limits.maxIdentityFieldBytes));
+    if (args.mode !== 'data+attachments') return { identity };
+    if (infos.length > limits.maxAttachments)
+      throw new ResultsRefusedError(`${infos.length} attachments, more than ${limits.maxAttachments}`);
+    const tooLarge = infos.find((info) => info.sizeBytes > limits.maxAttachmentBytes);
+    if (tooLarge)
+      throw new ResultsRefusedError(
+        `attachment ${tooLarge.id} declares ${tooLarge.sizeBytes} bytes, more than ${limits.maxAttachmentBytes}`,
+      );
+    const attachments: AttachmentRef[] = [];
+    for (const info of infos) {
+      // Stored sealed under the data key (shredded with it); the reference describes the content.
+      const plain = { hash: createHash('sha256'), sizeBytes: 0 };
+      const store = async (content: AsyncIterable<Buffer>) => {
+        const sealed = await deps.dataKeys.sealStream(
+          dataKeyId,
+          attachmentAad(args.sessionId, info.id),
+          measured(ofDeclaredSize(content, info), plain),
+        );
+        return await deps.blobs.put(args.sessionId, info.id, sealed);
+      };
+      const { contentType, stored } = await deps.identity.sessions.downloadAttachment(
+        { sessionId: args.sessionId, attachmentId: info.id, resultsAccessKey, maxBytes: info.sizeBytes },
+        store,
+        { signal },
+      );
+      attachments.push({
+        id: info.id,
+        type: info.type,
+        contentType,
+        uri: stored.uri,
+        sha256: plain.hash.digest('hex'),
+        sizeBytes: plain.sizeBytes,
+      });
+    }
+    return { identity, attachments };
+  };
 }
 
 /** The content as it passes, hashed and counted into `into`. */

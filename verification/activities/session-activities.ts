@@ -1,4 +1,5 @@
 import { Context } from '@temporalio/activity';
+import { type CallPriority } from '../../api/http/call-budget';
 import { ApplicationFailure } from '@temporalio/common';
 import { isSealed, type Sealed } from '../../codec/sealed';
 import { type NormalisedSessionState } from '../domain/session-status';
@@ -8,6 +9,7 @@ import { attemptSettled, mayHaveOrphans } from './create-attempts';
 import { cancelUnlessDone, type EndingCallState, unlessDone } from './end-session';
 import { type VerificationDeps } from './deps';
 import { classified } from './failures';
+import { type FetchedResults, type ResultsAlong, resultsAlong } from './result-activities';
 import { verificationFailureTypes } from '../shared/failure-types';
 import { stateOf, stepView } from './wire-views';
 
@@ -31,12 +33,24 @@ export interface CreatedSession {
   orphansPossible: boolean;
 }
 
+/** How `checkSession` checks. */
+export interface CheckOptions {
+  /** The results to fetch along when it finds the session succeeded. */
+  resultsAlong?: ResultsAlong;
+  /** The user came back and waits for the outcome: the check (and its fetch along) goes first under the budget. */
+  userReturned?: boolean;
+}
+
+/** What `checkSession` answers: the session's state, and the results fetched along (see `ResultsAlong`) when that worked out. */
+export type CheckedSession = NormalisedSessionState & { results?: FetchedResults };
+
 /** How often a create heartbeats while it waits for the service: a cancel reaches it in seconds. */
 export const CREATE_HEARTBEAT_EVERY_MS = 1_000;
 
 /** Session activities: create, check, refresh, native challenge, cancel. */
 export function sessionActivities(deps: VerificationDeps) {
   const signal = () => Context.current().cancellationSignal;
+  const fetchAlong = resultsAlong(deps);
   /** A session seen done needs no more polls: the budget stops spreading polls over it. */
   const unpolledWhenDone = <S extends NormalisedSessionState>(sessionId: string, state: S): S => {
     if (state.done) deps.identity.budget?.forget(sessionId);
@@ -132,14 +146,18 @@ export function sessionActivities(deps: VerificationDeps) {
       }
     },
 
-    /** One GetSession, normalised. */ /** One GetSession, normalised. */
-    async checkSession(sessionId: string): Promise<NormalisedSessionState> {
-      return await classified(async () =>
-        unpolledWhenDone(
-          sessionId,
-          stateOf(await deps.identity.sessions.get(sessionId, { signal: signal() })),
-        ),
-      );
+    /**
+     * One GetSession, normalised, with the results fetched along when asked and it found the
+     * session succeeded; a returning user's before any other call under the budget.
+     */
+    async checkSession(sessionId: string, options: CheckOptions = {}): Promise<CheckedSession> {
+      return await classified(async () => {
+        const priority: CallPriority = options.userReturned ? 'user' : 'first';
+        const call = { signal: signal(), priority };
+        const state = unpolledWhenDone(sessionId, stateOf(await deps.identity.sessions.get(sessionId, call)));
+        const results = await fetchAlong(sessionId, options.resultsAlong, state, call);
+        return { ...state, ...(results ? { results } : {}) };
+      });
     },
 
     /** RefreshStepContent with the vault's key. */

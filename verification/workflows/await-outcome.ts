@@ -1,5 +1,7 @@
 import { condition, isCancellation, log, patched, workflowInfo } from '@temporalio/workflow';
 import type { PolledOutcome, PollingPlan } from '../activities/polling-activities';
+import type { ResultsAlong } from '../activities/result-activities';
+import type { CheckedSession } from '../activities/session-activities';
 import type { VerificationInput } from '../domain/verification';
 import { verificationErrorCodes } from '../domain/outcome';
 import {
@@ -142,13 +144,13 @@ async function givingWay<T>(
  */
 async function checkNow(
   state: SessionState,
-  sessionId: string,
+  check: () => Promise<CheckedSession>,
   unknown: UnknownSession,
   refusal: 'poll-goes-on' | 'ends-on-refusal' = 'poll-goes-on',
   givesWayTo?: GivesWayTo,
 ): Promise<void> {
   state.count('GetSession');
-  const answer = await givingWay(state, () => sessionCalls.checkSession(sessionId), givesWayTo);
+  const answer = await givingWay(state, check, givesWayTo);
   if (answer === undefined) return;
   if ('value' in answer) {
     state.finish(answer.value, Date.now());
@@ -202,6 +204,14 @@ async function refreshNow(
   } else state.refreshFailed(failedForGood(error), Date.now(), REFRESH_RETRY_MS);
 }
 
+/**
+ * Results `data` are fetched along by the check or the poll that finds the session succeeded
+ * (see `ResultsAlong`); attachments, streamed into the store, by the results fetch of its own.
+ */
+function resultsAlongFor(input: VerificationInput): ResultsAlong | undefined {
+  return input.results === 'data' ? { dataKeyId: input.dataKeyId } : undefined;
+}
+
 /** Starts the poll: a retried one-call activity, bounded by the deadline (see `sessionPolls`). */
 function startPoll(poll: OwnedActivity<PolledOutcome>, plan: PollingPlan, deadlineMs: number): void {
   const { pollSession } = sessionPolls(deadlineMs - Date.now());
@@ -235,9 +245,14 @@ export async function awaitOutcome(
   // Once the user came back, polls follow the fixed rule: a completion is near, whatever the
   // provider's learned times say.
   let afterReturn = false;
+  const along = resultsAlongFor(input);
+  const resultsAlong = along ? { resultsAlong: along } : {};
+  const check = () => sessionCalls.checkSession(sessionId, resultsAlong);
+  const returnCheck = () => sessionCalls.checkSession(sessionId, { ...resultsAlong, userReturned: true });
   const plan = (): PollingPlan => ({
     sessionId,
     ...polling,
+    ...(along ? { resultsAlong: along } : {}),
     provider: input.provider,
     startedAtMs: Date.parse(state.progress.startedAt),
     ...(afterReturn ? { afterReturn } : {}),
@@ -247,7 +262,8 @@ export async function awaitOutcome(
     const polled = poll.take();
     if (polled && 'value' in polled) {
       state.count('GetSession', polled.value.polls);
-      state.finish(polled.value.state, Date.now());
+      const { state: found, results } = polled.value;
+      state.finish(results ? { ...found, results } : found, Date.now());
     } else if (polled) {
       const { error } = polled;
       if (isCancellation(error) || sessionUnknown(error) || failedForGood(error))
@@ -277,7 +293,7 @@ export async function awaitOutcome(
         pollRanOut = false;
         afterReturn = true;
         // The poll is stopped; returns that come meanwhile are answered by this check.
-        await checkNow(state, sessionId, unknown, 'poll-goes-on', { returns: false });
+        await checkNow(state, returnCheck, unknown, 'poll-goes-on', { returns: false });
         continue;
       }
       if (unknown.believed) {
@@ -288,12 +304,12 @@ export async function awaitOutcome(
       const readAgainAt = unknown.readAgainAtMs;
       if (readAgainAt !== undefined && Date.now() >= readAgainAt) {
         // As the only read of a native challenge session, a refusal for good ends it too.
-        await checkNow(state, sessionId, unknown, holdsPoll ? 'poll-goes-on' : 'ends-on-refusal');
+        await checkNow(state, check, unknown, holdsPoll ? 'poll-goes-on' : 'ends-on-refusal');
         unknown.settled();
         continue;
       }
       if (Date.now() >= checkAtMs) {
-        await checkNow(state, sessionId, unknown, 'ends-on-refusal', { polled: pollAnswered });
+        await checkNow(state, check, unknown, 'ends-on-refusal', { polled: pollAnswered });
         checkAtMs = Date.now() + checkEveryMs;
         continue;
       }

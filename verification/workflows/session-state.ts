@@ -1,4 +1,5 @@
 import { type NormalisedSessionState } from '../domain/session-status';
+import type { FetchedResults } from '../activities/result-activities';
 import { type Sealed } from '../../codec/sealed';
 import { markdownLines } from '../../common/user-metadata';
 import type { VerificationInput } from '../domain/verification';
@@ -314,6 +315,11 @@ export class SessionState {
     this.#progress.creationClose = workflowId;
   }
 
+  /** The results are in: fetched, or fetched along by the read that found the success. */
+  get resultsIn(): boolean {
+    return this.#identity !== undefined || this.#attachments !== undefined;
+  }
+
   /** The results were fetched (identity sealed, attachments stored). */
   resultsFetched(results: {
     identity?: Sealed | undefined;
@@ -387,9 +393,14 @@ export class SessionState {
    * Ends the verification from the service's state; the first ending wins. `ourCancel` is the
    * ending of a cancellation the workflow made itself (its deadline passed: `timed-out`; every
    * read said the session is unknown: `SessionNotFound`), recorded when the service says the
-   * session is cancelled.
+   * session is cancelled. Results fetched along with the state (see `ResultsAlong`) are kept when
+   * its success is the verification's ending.
    */
-  finish(state: NormalisedSessionState, now: number, ourCancel?: Ending): void {
+  finish(
+    state: NormalisedSessionState & { results?: FetchedResults },
+    now: number,
+    ourCancel?: Ending,
+  ): void {
     if (!state.done) return;
     this.#sessionDone = true;
     if (ourCancel && state.status === 'cancelled')
@@ -402,6 +413,10 @@ export class SessionState {
           : state.status === 'cancelled'
             ? 'cancelled'
             : 'failed';
+    if (status === 'succeeded' && state.results && !this.done) {
+      this.count('GetSessionResult');
+      this.resultsFetched(state.results);
+    }
     this.end({ status, ...(state.errorCode ? { errorCode: state.errorCode } : {}) }, now);
   }
 

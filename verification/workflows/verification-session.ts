@@ -163,7 +163,8 @@ async function drive(input: VerificationInput, state: SessionState): Promise<'en
 
 async function fetchResults(input: VerificationInput, state: SessionState): Promise<void> {
   const sessionId = state.sessionId;
-  if (state.ending?.status !== 'succeeded' || input.results === 'none' || !sessionId) return;
+  if (state.ending?.status !== 'succeeded' || input.results === 'none' || !sessionId || state.resultsIn)
+    return;
   try {
     const fetched = await results.fetchResults({
       sessionId,

@@ -140,8 +140,15 @@ export function planReconcile(
     plan.external = plan.external.filter((webhook) => webhook.id !== found.id);
     if (found.url !== receiver.url) plan.repairs.push({ kind: 'repoint', webhook: taken, url: receiver.url });
   }
-  plan.duplicates = plan.external.filter((webhook) =>
-    plan.managed.some((kept) => sameAddress(kept, webhook)),
+  // Only a kept webhook that delivers once the comparison is done (listed at the platform, and
+  // enabled as the plan leaves it: a repair enables it again, an adoption keeps it disabled)
+  // makes another at its address extra, and only one that delivers: one deleted (a re-creation
+  // takes the other over) or left disabled delivers nothing, and the other may be what does (a
+  // hand rotation).
+  const listed = new Set(observed.map((webhook) => webhook.id));
+  const delivering = plan.managed.filter((kept) => listed.has(kept.id) && kept.enabled);
+  plan.duplicates = plan.external.filter(
+    (webhook) => webhook.enabled !== false && delivering.some((kept) => sameAddress(kept, webhook)),
   );
   return plan;
 }

@@ -167,17 +167,12 @@ export async function agentWebhooks(input: AgentWebhooksInput): Promise<WebhookL
     (webhookId) =>
       exclusive(async (): Promise<WebhookListing> => {
         if (!state.has(webhookId)) throw refused(`no webhook ${webhookId} in the registry of ${tenant}`);
-        const removed = [...state.webhooks, ...state.external].find((webhook) => webhook.id === webhookId);
+        const kept = state.managed(webhookId);
         await agentCalls.removeTenantWebhook({ tenant, webhookId });
         state.forget(webhookId);
-        // Its address is to get nothing more: another webhook there (see DUPLICATES_REMOVED) goes too.
-        if (removed && patched(DUPLICATES_REMOVED)) {
-          const observed = await agentCalls.listTenantWebhooks(tenant);
-          await removeDuplicates(
-            state,
-            observed.filter((webhook) => sameAddress(webhook, removed)),
-          );
-        }
+        // A kept webhook's address is to get nothing more: another there (see DUPLICATES_REMOVED)
+        // goes too. Removing such another one leaves the kept one alone.
+        if (kept && patched(DUPLICATES_REMOVED)) await removeExtrasAt(state, kept);
         return state.listing();
       }),
     {
@@ -228,11 +223,50 @@ export async function agentWebhooks(input: AgentWebhooksInput): Promise<WebhookL
 async function reconcile(state: RegistryState): Promise<boolean> {
   const well = await compare(state);
   if (!well) countGiveUp({ kind: 'registry', step: 'reconcile' });
-  if (well === state.attention) {
-    state.attention = !well;
-    upsertSearchAttributes([{ key: IdvStatus, value: well ? 'ok' : NEEDS_ATTENTION }]);
-  }
+  markAttention(state, !well);
   return well;
+}
+
+/** Marks the registry for attention (shown by its status), or clears the mark. */
+function markAttention(state: RegistryState, attention: boolean): void {
+  if (attention === state.attention) return;
+  state.attention = attention;
+  upsertSearchAttributes([{ key: IdvStatus, value: attention ? NEEDS_ATTENTION : 'ok' }]);
+}
+
+/**
+ * After a kept webhook was removed: the others at its address that the registry does not keep
+ * go too. Its removal stands whatever becomes of them; one not removed (or a listing that
+ * failed) is noted as drift and marks the registry for attention, since no comparison takes it
+ * for extra once nothing kept is at its address.
+ */
+async function removeExtrasAt(state: RegistryState, removed: ManagedWebhook): Promise<void> {
+  let outcomes: Map<string, string>;
+  try {
+    const observed = await agentCalls.listTenantWebhooks(state.tenant);
+    const extras = observed.filter(
+      (webhook) => webhook.id !== removed.id && !state.managed(webhook.id) && sameAddress(webhook, removed),
+    );
+    outcomes = await removeDuplicates(state, extras);
+  } catch (error) {
+    if (!(error instanceof ActivityFailure)) throw error;
+    outcomes = new Map([
+      [removed.id, `repair failed: others at its address not looked for: ${failureMessage(error)}`],
+    ]);
+  }
+  const at = new Date().toISOString();
+  state.noteDrift(
+    [...outcomes].map(([webhookId, outcome]) => ({
+      webhookId,
+      kind: 'duplicate' as const,
+      seenAt: at,
+      outcome,
+    })),
+  );
+  if ([...outcomes.values()].some((outcome) => outcome !== 'removed')) {
+    countGiveUp({ kind: 'registry', step: 'remove' });
+    markAttention(state, true);
+  }
 }
 
 async function compare(state: RegistryState): Promise<boolean> {

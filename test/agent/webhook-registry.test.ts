@@ -177,6 +177,45 @@ describe('agentWebhooks: one registry workflow per tenant', () => {
     await client.close();
   });
 
+  it('removes only the extra webhook when asked to, leaving the one it keeps at that address', async () => {
+    const url = 'https://hooks.example/kept';
+    const view = await stack().webhooks.register('tenant-b', { url });
+    const client = platform('tenant-b');
+    const extra = await client.createWebhook({ url, type: 'Notification' });
+    // Its removal at the comparison is refused once: the registry lists it, extra.
+    await stack().control('PUT', '/faults', {
+      operation: 'RemoveWebhook',
+      errorRate: 1,
+      errorStatus: 403,
+      count: 1,
+    });
+    const compared = await stack().webhooks.reconcile('tenant-b');
+    expect(compared.webhooks.map((webhook) => [webhook.id, webhook.managed])).toEqual([
+      [view.id, true],
+      [extra.id, false],
+    ]);
+    const listing = await stack().webhooks.remove('tenant-b', extra.id);
+    expect(listing.webhooks.map((webhook) => webhook.id)).toEqual([view.id]);
+    expect((await client.listWebhooks()).map((webhook) => webhook.id)).toEqual([view.id]);
+    await client.close();
+  });
+
+  it('takes over the webhook made at the address of one deleted at the platform, rather than removing it', async () => {
+    const url = 'https://hooks.example/rotated';
+    const view = await stack().webhooks.register('tenant-a', { url });
+    const client = platform('tenant-a');
+    await client.removeWebhook(view.id);
+    const made = await client.createWebhook({ url, type: 'Notification' });
+    const creates = await calls('CreateWebhook');
+    const listing = await stack().webhooks.reconcile('tenant-a');
+    expect(listing.webhooks.filter((webhook) => webhook.managed).map((webhook) => webhook.id)).toEqual([
+      made.id,
+    ]);
+    expect((await client.listWebhooks()).map((webhook) => webhook.id)).toEqual([made.id]);
+    expect(await calls('CreateWebhook')).toBe(creates);
+    await client.close();
+  });
+
   it('repairs drift: a webhook deleted or disabled through the platform directly is put back, and reported', async () => {
     const deleted = await stack().webhooks.register('tenant-a', { url: 'https://hooks.example/deleted' });
     const disabled = await stack().webhooks.register('tenant-a');

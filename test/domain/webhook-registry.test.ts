@@ -40,6 +40,29 @@ describe('planReconcile', () => {
     }
   });
 
+  it('takes no webhook for extra at the address of a kept one that delivers nothing after the comparison, nor one that delivers nothing itself', () => {
+    const other = { id: 'w-2', url: 'https://hooks.example/a', type: 'Notification', enabled: true };
+    for (const policy of ['repair', 'adopt'] as const) {
+      // The kept one deleted at the platform (a re-creation takes the other over).
+      expect(planReconcile([managed()], [other], policy).duplicates).toEqual([]);
+      // Disabled there: adopted so, it delivers nothing; repaired, it is enabled again.
+      expect(
+        planReconcile([managed()], [{ ...other, id: 'w-1', enabled: false }, other], policy).duplicates,
+      ).toEqual(policy === 'adopt' ? [] : [other]);
+      // The other one disabled: it doubles nothing.
+      expect(
+        planReconcile(
+          [managed()],
+          [
+            { ...other, id: 'w-1' },
+            { ...other, enabled: false },
+          ],
+          policy,
+        ).duplicates,
+      ).toEqual([]);
+    }
+  });
+
   it('moves the receiver’s webhook when the receiver’s address changed, whatever the policy', () => {
     const old = managed({ url: 'https://idv.example/agent/acme/TOKEN-OLD', receiver: true });
     for (const policy of ['repair', 'adopt'] as const) {

@@ -68,7 +68,8 @@ const CARRIED_RUNS_UNCHECKED = 'carried-runs-unchecked';
 /**
  * The patch under which a cancel that comes with (or after) the verification's report of its
  * ending no longer turns a verified onboarding into a cancelled one: the verification ended,
- * and there is nothing left to cancel.
+ * and there is nothing left to cancel. Nor does one that comes just before the verification
+ * reports its success (it had succeeded, its clean-up still running, when the cancel came).
  */
 const REPORTED_ENDING_KEPT = 'reported-ending-kept-on-cancel';
 
@@ -373,6 +374,12 @@ export async function onboarding(input: OnboardingInput): Promise<OnboardingSumm
         summary: 'until the cancelled verification reports its ending',
       });
     });
+    // Reported meanwhile as a success (the cancel came after the person was verified, while its
+    // clean-up ran): that is the onboarding's outcome. Any other ending may be the cancel's own
+    // doing (a cancel answered 404, results cut short), and the cancel stands.
+    const reported = ending as VerificationEnding | undefined;
+    if (reported?.status === 'succeeded' && patched(REPORTED_ENDING_KEPT))
+      return await CancellationScope.nonCancellable(() => summary('verified', reported));
     throw error;
   }
 }

@@ -360,6 +360,30 @@ describe('onboarding: a connection waited for, verified and reported', () => {
     await stack().client.workflow.getHandle(`idv-${reference}`).cancel();
   });
 
+  it('ends verified when its verification reports its success while its cancel is waited for', async () => {
+    // The verification had succeeded, its clean-up still running, when the onboarding's cancel
+    // came: its report comes during the cancel's grace. (Terminated here, it reports only what
+    // this test sends.)
+    const connectionId = newConnection();
+    const sessionId = await driveToVerifying(connectionId);
+    const reference = onboardingReference(TENANT, connectionId);
+    await stack().client.workflow.getHandle(`idv-${reference}`).terminate('the test reports for it');
+    const handle = stack().client.workflow.getHandle(onboardingWorkflowId(TENANT, connectionId));
+    await handle.cancel();
+    await eventually(async () => {
+      const events = (await handle.fetchHistory()).events ?? [];
+      const asked = events.some(
+        (event) =>
+          event.requestCancelExternalWorkflowExecutionFailedEventAttributes ??
+          event.externalWorkflowExecutionCancelRequestedEventAttributes,
+      );
+      return asked ? true : undefined;
+    }, 'the onboarding to ask its verification to cancel');
+    await handle.signal(verificationEndedSignal, { reference, status: 'succeeded', sessionId });
+    const summary = await onboardings().result(TENANT, connectionId);
+    expect(summary).toMatchObject({ endedBy: 'verified', verification: { status: 'succeeded' } });
+  });
+
   it('reports a verification cancelled on its own (not with the onboarding) in its summary', async () => {
     const connectionId = newConnection();
     await driveToVerifying(connectionId);

@@ -377,7 +377,7 @@ export async function onboarding(input: OnboardingInput): Promise<OnboardingSumm
     // Reported meanwhile as a success (the cancel came after the person was verified, while its
     // clean-up ran): that is the onboarding's outcome. Any other ending may be the cancel's own
     // doing (a cancel answered 404, results cut short), and the cancel stands.
-    const reported = ending as VerificationEnding | undefined;
+    const reported = ending;
     if (reported?.status === 'succeeded' && patched(REPORTED_ENDING_KEPT))
       return await CancellationScope.nonCancellable(() => summary('verified', reported));
     throw error;

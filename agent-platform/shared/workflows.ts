@@ -64,4 +64,6 @@ export interface RegistryCarriedState {
   lastReconcile?: WebhookListing['lastReconcile'];
   /** Its last comparison gave up on something (`IdvStatus` says so). */
   attention?: boolean;
+  /** Addresses of kept webhooks removed whose other webhooks could not all be removed then. */
+  sweeping?: Array<{ url: string; type: string }>;
 }

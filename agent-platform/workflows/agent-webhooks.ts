@@ -207,7 +207,8 @@ export async function agentWebhooks(input: AgentWebhooksInput): Promise<WebhookL
     await exclusive(() => reconcile(state));
     // Nothing to keep (never registered, all removed, or a tenant without a key): the registry
     // ends rather than wake forever; the next change starts it again.
-    if (state.webhooks.length === 0 && !busy() && allHandlersFinished()) return state.listing();
+    if (state.webhooks.length === 0 && state.sweeping.length === 0 && !busy() && allHandlersFinished())
+      return state.listing();
   }
   // Every change in progress finishes in this run; the next one starts from their result.
   await condition(() => !busy() && allHandlersFinished());
@@ -266,6 +267,7 @@ async function removeExtrasAt(state: RegistryState, removed: ManagedWebhook): Pr
   if ([...outcomes.values()].some((outcome) => outcome !== 'removed')) {
     countGiveUp({ kind: 'registry', step: 'remove' });
     markAttention(state, true);
+    state.sweepLater(removed);
   }
 }
 
@@ -298,12 +300,26 @@ async function compare(state: RegistryState): Promise<boolean> {
   }
   for (const drift of plan.drift) if (drift.kind === 'found') outcomes.set(drift.webhookId, 'managed');
   let repaired = true;
-  if (plan.duplicates.length > 0 && patched(DUPLICATES_REMOVED)) {
-    for (const [webhookId, outcome] of await removeDuplicates(state, plan.duplicates)) {
-      plan.drift.push({ webhookId, kind: 'duplicate' });
-      outcomes.set(webhookId, outcome);
-      if (outcome !== 'removed') repaired = false;
-    }
+  // What is left at the address of a kept webhook removed (see removeExtrasAt) goes too; the
+  // address is swept once nothing is left there.
+  const left = plan.external.filter(
+    (webhook) =>
+      webhook.enabled !== false &&
+      !plan.duplicates.includes(webhook) &&
+      state.sweeping.some((address) => sameAddress(address, webhook)),
+  );
+  const extras = [...plan.duplicates, ...left];
+  const removals =
+    extras.length > 0 && patched(DUPLICATES_REMOVED)
+      ? await removeDuplicates(state, extras)
+      : new Map<string, string>();
+  state.sweeping = state.sweeping.filter((address) =>
+    left.some((webhook) => sameAddress(address, webhook) && removals.get(webhook.id) !== 'removed'),
+  );
+  for (const [webhookId, outcome] of removals) {
+    plan.drift.push({ webhookId, kind: 'duplicate' });
+    outcomes.set(webhookId, outcome);
+    if (outcome !== 'removed') repaired = false;
   }
   for (const repair of plan.repairs) {
     const webhookId = repair.kind === 'set-enabled' ? repair.webhookId : repair.webhook.id;

@@ -2,6 +2,7 @@ import {
   type DriftPolicy,
   maskedUrl,
   type ManagedWebhook,
+  sameAddress,
   type ObservedWebhook,
   type WebhookDrift,
 } from '../domain/webhook-registry';
@@ -18,6 +19,11 @@ export class RegistryState {
   lastReconcile: WebhookListing['lastReconcile'];
   /** Its last comparison gave up on something: marked for attention until one goes through. */
   attention: boolean;
+  /**
+   * Addresses of kept webhooks removed whose other webhooks could not all be removed with them:
+   * each comparison removes what is left there, since nothing kept at the address makes it extra.
+   */
+  sweeping: Array<{ url: string; type: string }>;
 
   constructor(
     readonly tenant: string,
@@ -29,6 +35,13 @@ export class RegistryState {
     this.drift = carried?.drift ?? [];
     this.lastReconcile = carried?.lastReconcile;
     this.attention = carried?.attention ?? false;
+    this.sweeping = carried?.sweeping ?? [];
+  }
+
+  /** The others at a removed kept webhook's address are to go at the next comparisons. */
+  sweepLater(address: { url: string; type: string }): void {
+    if (!this.sweeping.some((each) => sameAddress(each, address)))
+      this.sweeping = [...this.sweeping, { url: address.url, type: address.type }];
   }
 
   /** Every webhook the tenant has as far as the registry knows (managed and external): the limit counts them all. */
@@ -49,6 +62,8 @@ export class RegistryState {
   put(webhook: ManagedWebhook, previousId: string = webhook.id): void {
     this.webhooks = [...this.webhooks.filter((w) => w.id !== previousId && w.id !== webhook.id), webhook];
     this.external = this.external.filter((w) => w.id !== webhook.id);
+    // An address kept again is no longer swept.
+    this.sweeping = this.sweeping.filter((address) => !sameAddress(address, webhook));
   }
 
   forget(webhookId: string): void {
@@ -109,6 +124,7 @@ export class RegistryState {
       drift: this.drift,
       ...(this.lastReconcile ? { lastReconcile: this.lastReconcile } : {}),
       ...(this.attention ? { attention: true } : {}),
+      ...(this.sweeping.length > 0 ? { sweeping: this.sweeping } : {}),
     };
   }
 }

@@ -200,6 +200,36 @@ describe('agentWebhooks: one registry workflow per tenant', () => {
     await client.close();
   });
 
+  it('removes at the next comparison what could not be removed with the kept webhook at its address', async () => {
+    const url = 'https://hooks.example/swept';
+    const view = await stack().webhooks.register('tenant-b', { url });
+    const client = platform('tenant-b');
+    const extra = await client.createWebhook({ url, type: 'Notification' });
+    // The kept one's removal goes through; the extra's is refused once.
+    await stack().control('PUT', '/faults', {
+      operation: 'RemoveWebhook',
+      errorRate: 1,
+      errorStatus: 403,
+      skip: 1,
+      count: 1,
+    });
+    const listing = await stack().webhooks.remove('tenant-b', view.id);
+    expect(listing.drift).toContainEqual(
+      expect.objectContaining({
+        webhookId: extra.id,
+        kind: 'duplicate',
+        outcome: expect.stringMatching(/^repair failed/),
+      }),
+    );
+    expect((await client.listWebhooks()).map((webhook) => webhook.id)).toEqual([extra.id]);
+    const compared = await stack().webhooks.reconcile('tenant-b');
+    expect(compared.drift).toContainEqual(
+      expect.objectContaining({ webhookId: extra.id, kind: 'duplicate', outcome: 'removed' }),
+    );
+    expect(await client.listWebhooks()).toEqual([]);
+    await client.close();
+  });
+
   it('takes over the webhook made at the address of one deleted at the platform, rather than removing it', async () => {
     const url = 'https://hooks.example/rotated';
     const view = await stack().webhooks.register('tenant-a', { url });

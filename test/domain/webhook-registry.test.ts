@@ -153,6 +153,21 @@ describe('webhook URLs', () => {
   });
 });
 
+describe('addresses swept after a removal', () => {
+  it('are carried across runs once each, and dropped when a webhook is kept there again', () => {
+    const settings = { driftPolicy: 'repair' as const, reconcileEveryMs: 1_000 };
+    const state = new RegistryState('acme', settings, undefined);
+    state.sweepLater(managed());
+    state.sweepLater(managed({ url: 'https://HOOKS.example:443/a' }));
+    expect(state.carried().sweeping).toEqual([{ url: 'https://hooks.example/a', type: 'Notification' }]);
+    const next = new RegistryState('acme', settings, state.carried());
+    expect(next.sweeping).toHaveLength(1);
+    next.put(managed({ id: 'w-2' }));
+    expect(next.sweeping).toEqual([]);
+    expect(next.carried()).not.toHaveProperty('sweeping');
+  });
+});
+
 describe('drift kept in list', () => {
   it('keeps one entry per repeated finding, so alternating failures do not push history out', () => {
     const state = new RegistryState('acme', { driftPolicy: 'repair', reconcileEveryMs: 1_000 }, undefined);

@@ -177,18 +177,27 @@ describe('agentWebhooks: one registry workflow per tenant', () => {
     await client.close();
   });
 
-  it('removes only the extra webhook when asked to, leaving the one it keeps at that address', async () => {
-    const url = 'https://hooks.example/kept';
+  /**
+   * A webhook the registry keeps at `url` and an extra one made at the platform at the same
+   * address; then the platform refuses one RemoveWebhook, after `skip` that go through.
+   */
+  async function keptAndExtra(url: string, skip = 0) {
     const view = await stack().webhooks.register('tenant-b', { url });
     const client = platform('tenant-b');
     const extra = await client.createWebhook({ url, type: 'Notification' });
-    // Its removal at the comparison is refused once: the registry lists it, extra.
     await stack().control('PUT', '/faults', {
       operation: 'RemoveWebhook',
       errorRate: 1,
       errorStatus: 403,
+      skip,
       count: 1,
     });
+    return { view, client, extra };
+  }
+
+  it('removes only the extra webhook when asked to, leaving the one it keeps at that address', async () => {
+    // Its removal at the comparison is refused once: the registry lists it, extra.
+    const { view, client, extra } = await keptAndExtra('https://hooks.example/kept');
     const compared = await stack().webhooks.reconcile('tenant-b');
     expect(compared.webhooks.map((webhook) => [webhook.id, webhook.managed])).toEqual([
       [view.id, true],
@@ -201,18 +210,8 @@ describe('agentWebhooks: one registry workflow per tenant', () => {
   });
 
   it('removes at the next comparison what could not be removed with the kept webhook at its address', async () => {
-    const url = 'https://hooks.example/swept';
-    const view = await stack().webhooks.register('tenant-b', { url });
-    const client = platform('tenant-b');
-    const extra = await client.createWebhook({ url, type: 'Notification' });
     // The kept one's removal goes through; the extra's is refused once.
-    await stack().control('PUT', '/faults', {
-      operation: 'RemoveWebhook',
-      errorRate: 1,
-      errorStatus: 403,
-      skip: 1,
-      count: 1,
-    });
+    const { view, client, extra } = await keptAndExtra('https://hooks.example/swept', 1);
     const listing = await stack().webhooks.remove('tenant-b', view.id);
     expect(listing.drift).toContainEqual(
       expect.objectContaining({

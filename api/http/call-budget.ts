@@ -56,8 +56,8 @@ export interface CallBudgetOptions {
   callsPerSecond: number;
   /**
    * Share of the budget polls may take (0 to 1): a window holds at most this share of the limit
-   * in polls (rounded down, at least one), so the rest stays free for `first` calls, granted at
-   * once; the fair poll interval plans for that part. @default 0.8
+   * in polls (rounded down, at least one), so the rest stays free for `user` and `first` calls,
+   * granted at once; the fair poll interval plans for that part. @default 0.8
    */
   pollShare?: number;
   /** After 429s halved it (see {@link OVERLOAD_SHARE}), the limit grows back by a tenth of `callsPerSecond` this often without another halving. @default 5_000 */

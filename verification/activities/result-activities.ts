@@ -26,8 +26,9 @@ export interface FetchedResults {
  * What a check or a poll that finds the session succeeded fetches along with it (the identity
  * data, for results `data`): the workflow then schedules no results fetch of its own, one
  * activity and one workflow task fewer between the user's finishing and the outcome. Nothing of
- * it is stored (the sealed identity travels in the activity's answer), so an answer dropped (the
- * call cancelled, given way) leaves nothing behind.
+ * it is stored (the sealed identity travels in the activity's answer): an answer dropped (the
+ * call cancelled, given way) leaves nothing in the stores, and one that still reaches the history
+ * is sealed under the data key, as the outcome's copy is.
  */
 export interface ResultsAlong {
   /** The verification's data key: the identity data is sealed under it. */

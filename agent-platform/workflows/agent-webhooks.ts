@@ -60,6 +60,13 @@ const MOVE_KEPT_UNTIL_MADE = 'move-kept-until-made';
  */
 const DUPLICATES_REMOVED = 'duplicates-removed';
 
+/**
+ * The patch under which the address of a kept webhook removed whose others could not all go then
+ * is kept and swept at each comparison (see `RegistryState.sweeping`): a run that left such
+ * others before it made no call for them afterwards.
+ */
+const DUPLICATES_SWEPT = 'duplicates-swept';
+
 const refused = (message: string) =>
   ApplicationFailure.create({ type: 'InvalidWebhookRequest', message, nonRetryable: true });
 
@@ -267,7 +274,7 @@ async function removeExtrasAt(state: RegistryState, removed: ManagedWebhook): Pr
   if ([...outcomes.values()].some((outcome) => outcome !== 'removed')) {
     countGiveUp({ kind: 'registry', step: 'remove' });
     markAttention(state, true);
-    state.sweepLater(removed);
+    if (patched(DUPLICATES_SWEPT)) state.sweepLater(removed);
   }
 }
 

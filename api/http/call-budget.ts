@@ -60,6 +60,13 @@ export interface CallBudgetOptions {
    * granted at once; the fair poll interval plans for that part. @default 0.8
    */
   pollShare?: number;
+  /**
+   * Share of the budget kept for `user` calls (0 to under 0.5): a window holds at most the limit
+   * less this share of it (rounded, so 0.1 keeps none under 5 calls/s) in other calls, so a
+   * returning user's check finds a turn at once even while a burst of creates fills the rest.
+   * @default 0.1
+   */
+  userShare?: number;
   /** After 429s halved it (see {@link OVERLOAD_SHARE}), the limit grows back by a tenth of `callsPerSecond` this often without another halving. @default 5_000 */
   recoverEveryMs?: number;
   /** A monotonic clock in ms (a wall clock stepping back would stall every call). @default performance.now */
@@ -162,7 +169,8 @@ export const PLACED_LATE_MS = 5_000;
 /**
  * A limit on calls per second to a service, shared by every caller in the process: at most
  * `limit` calls start in any window of 1.1 s (a sliding window, so no burst doubles it),
- * `first` calls are granted before polls, and 429s tighten the limit for a while (see
+ * `user` calls are granted before `first` ones, and those before polls, each kind within its part
+ * of the window (`userShare`, `pollShare`), and 429s tighten the limit for a while (see
  * {@link OVERLOAD_SHARE}). Several processes share one rate through {@link share} (each its
  * part). It also spreads polls fairly: {@link pollDelayMs} stretches each session's interval so
  * that all the sessions polled fit in the rate.
@@ -180,12 +188,15 @@ export class CallBudget {
   /** The share holds until then; after it every call is held until the next share. */
   #shareValidUntil = Number.POSITIVE_INFINITY;
   readonly #pollShare: number;
+  readonly #userShare: number;
   readonly #recoverEveryMs: number;
   readonly #now: () => number;
   /** Start times of the calls granted in the last window, oldest first. */
   readonly #recent: number[] = [];
   /** Of those, the polls'. */
   readonly #recentPolls: number[] = [];
+  /** Of those, the calls other than `user` ones'. */
+  readonly #recentOthers: number[] = [];
   /** When the last poll was granted (see {@link #pollSpacingMs}). */
   #lastPollAt = Number.NEGATIVE_INFINITY;
   /** The calls waiting for a turn, by priority (each in the order they asked). */
@@ -221,6 +232,9 @@ export class CallBudget {
       throw new RangeError('callsPerSecond must be a number of at least 1');
     const pollShare = options.pollShare ?? 0.8;
     if (!(pollShare > 0 && pollShare <= 1)) throw new RangeError('pollShare must be above 0 and at most 1');
+    const userShare = options.userShare ?? 0.1;
+    if (!(userShare >= 0 && userShare < 0.5))
+      throw new RangeError('userShare must be at least 0 and under 0.5');
     const recoverEveryMs = options.recoverEveryMs ?? 5_000;
     if (!(recoverEveryMs >= 1)) throw new RangeError('recoverEveryMs must be at least 1');
     this.#rate = Math.floor(options.callsPerSecond);
@@ -228,6 +242,7 @@ export class CallBudget {
     this.#limit = this.#rate;
     this.#ceiling = this.#rate;
     this.#pollShare = pollShare;
+    this.#userShare = userShare;
     this.#recoverEveryMs = recoverEveryMs;
     this.#now = options.now ?? (() => performance.now());
     this.#recoveringSince = this.#now();
@@ -487,7 +502,17 @@ export class CallBudget {
    * whole window behind them.
    */
   #pollPart(limit: number): number {
-    return Math.max(1, Math.floor(limit * this.#pollShare));
+    return Math.min(this.#othersPart(limit), Math.max(1, Math.floor(limit * this.#pollShare)));
+  }
+
+  /**
+   * The calls other than `user` ones a window may hold out of `limit`: the rest is kept for a
+   * returning user's check. Creates queued in a burst of starts take each turn as it frees, and
+   * turns freed together come back together a window later: without a part kept, a return
+   * waited up to a whole window for its turn although first in line.
+   */
+  #othersPart(limit: number): number {
+    return Math.max(1, limit - Math.round(limit * this.#userShare));
   }
 
   /**
@@ -504,15 +529,17 @@ export class CallBudget {
     const now = this.#now();
     this.#recover(now);
     if (now < this.#pausedUntil || this.#shareInForce(now) === 0) return false;
-    for (const times of [this.#recent, this.#recentPolls])
+    for (const times of [this.#recent, this.#recentOthers, this.#recentPolls])
       while (times.length > 0 && (times[0] as number) <= now - WINDOW_MS) times.shift();
     if (this.#recent.length >= this.#limit) return false;
+    if (priority !== 'user' && this.#recentOthers.length >= this.#othersPart(this.#limit)) return false;
     if (priority === 'poll') {
       if (this.#recentPolls.length >= this.#pollPart(this.#limit)) return false;
       if (now < this.#lastPollAt + this.#pollSpacingMs()) return false;
       this.#recentPolls.push(now);
       this.#lastPollAt = now;
     }
+    if (priority !== 'user') this.#recentOthers.push(now);
     this.#recent.push(now);
     this.#granted += 1;
     this.#bucket(now).granted += 1;
@@ -547,14 +574,18 @@ export class CallBudget {
     /** When `times` holds fewer than `cap` calls of the window again. */
     const freeAt = (times: readonly number[], cap: number) =>
       times.length >= cap ? (times[times.length - cap] as number) + WINDOW_MS : now;
+    // The next turn of the most urgent call waiting: a user's needs the window only, a first
+    // call's the others' part too, a poll's the polls' part and its spacing as well.
+    const priority = this.#next()?.priority;
     const windowFreeAt = Math.max(
       freeAt(this.#recent, this.#limit),
-      this.#urgentWaiting()
-        ? now
-        : Math.max(
+      priority === 'user' ? now : freeAt(this.#recentOthers, this.#othersPart(this.#limit)),
+      priority === 'poll'
+        ? Math.max(
             freeAt(this.#recentPolls, this.#pollPart(this.#limit)),
             this.#lastPollAt + this.#pollSpacingMs(),
-          ),
+          )
+        : now,
     );
     const at = Math.max(now, this.#pausedUntil, windowFreeAt);
     if (this.#timer && this.#timerAt <= at) return;

@@ -30,6 +30,8 @@ function overload(budget: CallBudget, retryAfterMs: number | undefined): void {
 }
 
 describe('the call budget', () => {
+  // Tests of the window's count itself keep no turns for users (`userShare: 0`): otherwise a tenth
+  // of each window waits for them.
   beforeEach(() => jest.useFakeTimers({ now: 1_000_000 }));
   afterEach(() => jest.useRealTimers());
 
@@ -48,7 +50,7 @@ describe('the call budget', () => {
   }
 
   it('starts at most callsPerSecond calls in any one-second window, however many ask at once', async () => {
-    const budget = new CallBudget({ callsPerSecond: 10 });
+    const budget = new CallBudget({ callsPerSecond: 10, userShare: 0 });
     const granted: Array<[CallPriority, number]> = [];
     const all = Promise.all(ask(budget, 'first', 35, granted));
     await jest.advanceTimersByTimeAsync(5_000);
@@ -100,7 +102,7 @@ describe('the call budget', () => {
   });
 
   it('leaves polls every turn first calls do not take, up to their share of the window', async () => {
-    const budget = new CallBudget({ callsPerSecond: 10 });
+    const budget = new CallBudget({ callsPerSecond: 10, userShare: 0 });
     const granted: Array<[CallPriority, number]> = [];
     const polls = ask(budget, 'poll', 200, granted);
     const firsts: Array<Promise<void>> = [];
@@ -127,7 +129,7 @@ describe('the call budget', () => {
   });
 
   it("grants a returning user's call before the first calls that wait, and both before polls", async () => {
-    const budget = new CallBudget({ callsPerSecond: 5 });
+    const budget = new CallBudget({ callsPerSecond: 5, userShare: 0 });
     const granted: Array<[CallPriority, number]> = [];
     // A burst of creates fills the window and queues; a user comes back meanwhile.
     const creates = ask(budget, 'first', 12, granted);
@@ -144,6 +146,29 @@ describe('the call budget', () => {
       'poll',
     ]);
     expect(granted[5]?.[1]).toBe(1_000_000 + BUDGET_WINDOW_MS);
+  });
+
+  it("keeps a tenth of the window for returning users' calls, granted at once while a burst of creates fills the rest", async () => {
+    const budget = new CallBudget({ callsPerSecond: 25 });
+    const granted: Array<[CallPriority, number]> = [];
+    const creates = ask(budget, 'first', 60, granted);
+    await jest.advanceTimersByTimeAsync(100);
+    const users = ask(budget, 'user', 3, granted);
+    await jest.advanceTimersByTimeAsync(5_000);
+    await Promise.all([...creates, ...users]);
+    const at = (of: CallPriority) => granted.filter(([priority]) => priority === of).map(([, when]) => when);
+    expect(at('user')).toEqual([1_000_100, 1_000_100, 1_000_100]);
+    // The creates take the rest of each window: 22 of 25, and all of them in time.
+    expect(at('first')).toHaveLength(60);
+    expect(busiestSecond(at('first'))).toBe(22);
+    expect(busiestSecond(granted.map(([, when]) => when))).toBeLessThanOrEqual(25);
+  });
+
+  it('keeps nothing for users at a limit under 5 calls/s', async () => {
+    const budget = new CallBudget({ callsPerSecond: 4 });
+    const granted: Array<[CallPriority, number]> = [];
+    await Promise.all(ask(budget, 'first', 4, granted));
+    expect(granted.map(([, when]) => when)).toEqual(Array<number>(4).fill(1_000_000));
   });
 
   it('gives a poll up (false) when its longest wait passes first', async () => {
@@ -167,7 +192,7 @@ describe('the call budget', () => {
   });
 
   it('once 429s say it is over the limit, starts nothing before Retry-After, halves the limit, then grows it back', async () => {
-    const budget = new CallBudget({ callsPerSecond: 20, recoverEveryMs: 10_000 });
+    const budget = new CallBudget({ callsPerSecond: 20, userShare: 0, recoverEveryMs: 10_000 });
     overload(budget, 3_000);
     expect(budget.stats().currentLimit).toBe(10);
     const granted: Array<[CallPriority, number]> = [];
@@ -210,7 +235,7 @@ describe('the call budget', () => {
   });
 
   it('eases the limit by one, pausing nothing, for 429s under a fifth of the calls of the last 10 s', async () => {
-    const budget = new CallBudget({ callsPerSecond: 100 });
+    const budget = new CallBudget({ callsPerSecond: 100, userShare: 0 });
     const granted: Array<[CallPriority, number]> = [];
     await Promise.all(ask(budget, 'first', 100, granted));
     for (let i = 0; i < MIN_REFUSALS; i += 1) budget.throttled(1_000);
@@ -241,7 +266,7 @@ describe('the call budget', () => {
   });
 
   it('keeps at least 80 % of its rate under 5 % of random 429s for 15 minutes, and never pauses', async () => {
-    const budget = new CallBudget({ callsPerSecond: 25 });
+    const budget = new CallBudget({ callsPerSecond: 25, userShare: 0 });
     let seed = 7;
     const random = () => {
       seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31;
@@ -351,7 +376,7 @@ describe('the call budget', () => {
   });
 
   it('grants no more than its share of the rate, holds every call at a share of 0, and grants again at the next share', async () => {
-    const budget = new CallBudget({ callsPerSecond: 12 });
+    const budget = new CallBudget({ callsPerSecond: 12, userShare: 0 });
     budget.share({ callsPerSecond: 4, polledSessions: 0 });
     const granted: Array<[CallPriority, number]> = [];
     const some = Promise.all(ask(budget, 'first', 8, granted));
@@ -372,7 +397,7 @@ describe('the call budget', () => {
   });
 
   it('holds every call once its share runs out, until the next share', async () => {
-    const budget = new CallBudget({ callsPerSecond: 10 });
+    const budget = new CallBudget({ callsPerSecond: 10, userShare: 0 });
     budget.share({ callsPerSecond: 5, polledSessions: 0, validUntil: budget.now() + 4_000 });
     const granted: Array<[CallPriority, number]> = [];
     const calls = Promise.all(ask(budget, 'first', 40, granted));
@@ -503,6 +528,8 @@ describe('the call budget', () => {
     expect(() => new CallBudget({ callsPerSecond: 0 })).toThrow(RangeError);
     expect(() => new CallBudget({ callsPerSecond: Number.NaN })).toThrow(RangeError);
     expect(() => new CallBudget({ callsPerSecond: 5, pollShare: 0 })).toThrow(RangeError);
+    expect(() => new CallBudget({ callsPerSecond: 5, userShare: 0.5 })).toThrow(RangeError);
+    expect(() => new CallBudget({ callsPerSecond: 5, userShare: -0.1 })).toThrow(RangeError);
     expect(() => new CallBudget({ callsPerSecond: 5, recoverEveryMs: 0 })).toThrow(RangeError);
   });
 });

@@ -65,5 +65,5 @@ export interface RegistryCarriedState {
   /** Its last comparison gave up on something (`IdvStatus` says so). */
   attention?: boolean;
   /** Addresses of kept webhooks removed whose other webhooks could not all be removed then. */
-  sweeping?: Array<{ url: string; type: string }>;
+  sweeping?: Array<{ url: string; type: string; tries?: number }>;
 }

@@ -40,7 +40,7 @@ import {
   type WebhookListing,
   type WebhookView,
 } from '../shared/messages';
-import { RegistryState } from './webhook-registry-state';
+import { RegistryState, SWEEP_TRIES } from './webhook-registry-state';
 import { agentPlatformVersioning } from '../shared/workflows';
 import { setWorkflowOptions } from '@temporalio/workflow';
 import { markdownLines } from '../../common/user-metadata';
@@ -66,6 +66,13 @@ const DUPLICATES_REMOVED = 'duplicates-removed';
  * others before it made no call for them afterwards.
  */
 const DUPLICATES_SWEPT = 'duplicates-swept';
+
+/**
+ * The patch under which an address is swept at most `SWEEP_TRIES` comparisons, then given up
+ * (drift, a give-up counted, the registry marked for attention): a run that swept before it kept
+ * sweeping, and never ended, while the platform refused.
+ */
+const SWEEPS_BOUNDED = 'sweeps-bounded';
 
 const refused = (message: string) =>
   ApplicationFailure.create({ type: 'InvalidWebhookRequest', message, nonRetryable: true });
@@ -205,6 +212,11 @@ export async function agentWebhooks(input: AgentWebhooksInput): Promise<WebhookL
     showDetails(
       markdownLines([
         `**${state.webhooks.length} webhooks kept**`,
+        ...(state.sweeping.length > 0
+          ? [
+              `Sweeping ${state.sweeping.length} addresses of removed webhooks: what is left there is removed at each comparison, ${SWEEP_TRIES} at most`,
+            ]
+          : []),
         `Next comparison with the platform: ${new Date(Date.now() + reconcileEveryMs).toISOString()}`,
       ]),
       () => registryMetadata(input.tenant).staticSummary,
@@ -281,6 +293,8 @@ async function removeExtrasAt(state: RegistryState, removed: ManagedWebhook): Pr
 async function compare(state: RegistryState): Promise<boolean> {
   const { tenant } = state;
   const at = new Date().toISOString();
+  // Before the listing: a listing that fails for good (the tenant's key removed) ends a sweep too.
+  const sweepsEnded = state.sweeping.length > 0 && patched(SWEEPS_BOUNDED) ? giveUpSweeps(state, at) : true;
   let observed: ObservedWebhook[];
   try {
     observed = await agentCalls.listTenantWebhooks(tenant);
@@ -289,6 +303,7 @@ async function compare(state: RegistryState): Promise<boolean> {
     state.lastReconcile = { at, ok: false, error: failureMessage(error) };
     return false;
   }
+  let repaired = sweepsEnded;
   const receiverUrl = await currentReceiverUrl(state, observed);
   const plan = planReconcile(
     state.webhooks,
@@ -306,7 +321,6 @@ async function compare(state: RegistryState): Promise<boolean> {
     for (const webhook of plan.managed) if (!state.managed(webhook.id)) state.put(webhook);
   }
   for (const drift of plan.drift) if (drift.kind === 'found') outcomes.set(drift.webhookId, 'managed');
-  let repaired = true;
   // What is left at the address of a kept webhook removed (see removeExtrasAt) goes too; the
   // address is swept once nothing is left there.
   const left = plan.external.filter(
@@ -346,6 +360,27 @@ async function compare(state: RegistryState): Promise<boolean> {
   state.noteDrift(drift);
   state.lastReconcile = { at, ok: true };
   return repaired;
+}
+
+/**
+ * Gives up the addresses swept {@link SWEEP_TRIES} times already: each webhook last seen there is
+ * noted as drift for removal by hand, and the give-up counted. False when any was given up.
+ */
+function giveUpSweeps(state: RegistryState, at: string): boolean {
+  const overdue = state.sweepTried();
+  if (overdue.length === 0) return true;
+  countGiveUp({ kind: 'registry', step: 'sweep' });
+  state.noteDrift(
+    overdue.flatMap(({ seen }) =>
+      seen.map((webhook) => ({
+        webhookId: webhook.id,
+        kind: 'duplicate' as const,
+        seenAt: at,
+        outcome: `repair failed: still at a removed webhook's address after ${SWEEP_TRIES} comparisons; remove it at the platform`,
+      })),
+    ),
+  );
+  return false;
 }
 
 /**

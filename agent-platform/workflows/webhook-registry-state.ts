@@ -11,6 +11,20 @@ import { type RegistryCarriedState } from '../shared/workflows';
 
 const MAX_DRIFT_KEPT = 20;
 
+/**
+ * Comparisons that sweep an address before the registry gives it up (an hour at the default
+ * interval): a platform that refuses the removal for good, or a tenant whose key was removed,
+ * must not keep the registry awake forever.
+ */
+export const SWEEP_TRIES = 6;
+
+/** An address swept, and the comparisons that swept it so far. */
+export interface SweptAddress {
+  url: string;
+  type: string;
+  tries?: number;
+}
+
 /** The registry's memory of a tenant's webhooks: plain data, so it carries across runs. */
 export class RegistryState {
   webhooks: ManagedWebhook[];
@@ -23,7 +37,7 @@ export class RegistryState {
    * Addresses of kept webhooks removed whose other webhooks could not all be removed with them:
    * each comparison removes what is left there, since nothing kept at the address makes it extra.
    */
-  sweeping: Array<{ url: string; type: string }>;
+  sweeping: SweptAddress[];
 
   constructor(
     readonly tenant: string,
@@ -42,6 +56,22 @@ export class RegistryState {
   sweepLater(address: { url: string; type: string }): void {
     if (!this.sweeping.some((each) => sameAddress(each, address)))
       this.sweeping = [...this.sweeping, { url: address.url, type: address.type }];
+  }
+
+  /**
+   * Counts a comparison for each address swept; those swept {@link SWEEP_TRIES} times already are
+   * swept no more, and returned with the webhooks last seen there.
+   */
+  sweepTried(): Array<{ address: SweptAddress; seen: ObservedWebhook[] }> {
+    const tries = (address: SweptAddress) => address.tries ?? 0;
+    const overdue = this.sweeping.filter((address) => tries(address) >= SWEEP_TRIES);
+    this.sweeping = this.sweeping
+      .filter((address) => tries(address) < SWEEP_TRIES)
+      .map((address) => ({ ...address, tries: tries(address) + 1 }));
+    return overdue.map((address) => ({
+      address,
+      seen: this.external.filter((webhook) => sameAddress(webhook, address)),
+    }));
   }
 
   /** Every webhook the tenant has as far as the registry knows (managed and external): the limit counts them all. */

@@ -4,6 +4,7 @@ import {
   WebhookRegistryError,
 } from '../../agent-platform/client/webhook-registry-client';
 import { agentWebhooksWorkflowId } from '../../agent-platform/domain/agent-tenants';
+import { SWEEP_TRIES } from '../../agent-platform/workflows/webhook-registry-state';
 import { eventually } from '../harness/eventually';
 import { useVerificationStack } from '../harness/verification-stack';
 
@@ -226,6 +227,34 @@ describe('agentWebhooks: one registry workflow per tenant', () => {
       expect.objectContaining({ webhookId: extra.id, kind: 'duplicate', outcome: 'removed' }),
     );
     expect(await client.listWebhooks()).toEqual([]);
+    await client.close();
+  });
+
+  it('gives the sweep of an address up, visibly, after a bounded number of comparisons the platform refuses', async () => {
+    const { view, client, extra } = await keptAndExtra('https://hooks.example/refused', 1);
+    // Every removal after the kept one's is refused.
+    await stack().control('PUT', '/faults', {
+      operation: 'RemoveWebhook',
+      errorRate: 1,
+      errorStatus: 403,
+      skip: 1,
+    });
+    await stack().webhooks.remove('tenant-b', view.id);
+    for (let n = 0; n < SWEEP_TRIES; n += 1) await stack().webhooks.reconcile('tenant-b');
+    const removals = await calls('RemoveWebhook');
+    const listing = await stack().webhooks.reconcile('tenant-b');
+    await stack().control('DELETE', '/faults');
+    expect(await calls('RemoveWebhook')).toBe(removals);
+    expect(listing.drift).toContainEqual(
+      expect.objectContaining({
+        webhookId: extra.id,
+        kind: 'duplicate',
+        outcome: expect.stringMatching(/after 6 comparisons; remove it at the platform$/),
+      }),
+    );
+    // Nothing is swept any more: the next comparison leaves the extra alone.
+    await stack().webhooks.reconcile('tenant-b');
+    expect((await client.listWebhooks()).map((webhook) => webhook.id)).toEqual([extra.id]);
     await client.close();
   });
 

@@ -3,7 +3,7 @@ import { maskedUrl, type ManagedWebhook, planReconcile } from '../../agent-platf
 import { webhookRegistrationProblem } from '../../agent-platform/domain/webhook-rules';
 import { ConfigError, loadConfig } from '../../workers/config';
 import { newReferenceSchema, referenceSchema } from '../../verification/domain/verification';
-import { RegistryState } from '../../agent-platform/workflows/webhook-registry-state';
+import { RegistryState, SWEEP_TRIES } from '../../agent-platform/workflows/webhook-registry-state';
 
 const receiverUrl = 'https://idv.example/agent/acme/TOKEN-NOW';
 const managed = (overrides: Partial<ManagedWebhook> = {}): ManagedWebhook => ({
@@ -165,6 +165,20 @@ describe('addresses swept after a removal', () => {
     next.put(managed({ id: 'w-2' }));
     expect(next.sweeping).toEqual([]);
     expect(next.carried()).not.toHaveProperty('sweeping');
+  });
+
+  it('are given up, with the webhooks last seen there, after SWEEP_TRIES comparisons counted across runs', () => {
+    const settings = { driftPolicy: 'repair' as const, reconcileEveryMs: 1_000 };
+    let state = new RegistryState('acme', settings, undefined);
+    state.sweepLater(managed());
+    state.external = [{ id: 'w-9', url: 'https://hooks.example/a', type: 'Notification', enabled: true }];
+    for (let n = 0; n < SWEEP_TRIES; n += 1) {
+      expect(state.sweepTried()).toEqual([]);
+      state = new RegistryState('acme', settings, state.carried());
+    }
+    const [given] = state.sweepTried();
+    expect(given?.seen.map((webhook) => webhook.id)).toEqual(['w-9']);
+    expect(state.sweeping).toEqual([]);
   });
 });
 

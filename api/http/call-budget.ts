@@ -1,6 +1,7 @@
 /**
- * Who waits for whom under the budget: `user` calls (a returning user's check, and the results
- * fetched along with it: a person waits on the page for them) before `first` calls (a create, a
+ * Who waits for whom under the budget: `user` calls (a returning user's check and the results
+ * fetched along with it, the caller's step refresh, a native challenge's answer: a person waits
+ * on the page or the device for them) before `first` calls (a create, a
  * results fetch, a cancel, a redaction), and both before any `poll`. A return is one or two
  * calls, so it costs the creates queued in a burst of starts a turn or two, where behind them it
  * waited for the whole queue.
@@ -502,7 +503,9 @@ export class CallBudget {
    * whole window behind them.
    */
   #pollPart(limit: number): number {
-    return Math.min(this.#othersPart(limit), Math.max(1, Math.floor(limit * this.#pollShare)));
+    const others = this.#othersPart(limit);
+    // At least one turn of the others' part stays free for first calls (none is left at 1).
+    return Math.max(1, Math.min(others - 1, Math.floor(limit * this.#pollShare)));
   }
 
   /**

@@ -62,7 +62,7 @@ describe('the call budget', () => {
   });
 
   it('grants every waiting first call before any waiting poll', async () => {
-    const budget = new CallBudget({ callsPerSecond: 5 });
+    const budget = new CallBudget({ callsPerSecond: 5, userShare: 0 });
     const granted: Array<[CallPriority, number]> = [];
     const polls = ask(budget, 'poll', 10, granted);
     const firsts = ask(budget, 'first', 5, granted);
@@ -162,6 +162,19 @@ describe('the call budget', () => {
     expect(at('first')).toHaveLength(60);
     expect(busiestSecond(at('first'))).toBe(22);
     expect(busiestSecond(granted.map(([, when]) => when))).toBeLessThanOrEqual(25);
+  });
+
+  it("leaves first calls a turn of each window beside the polls' part and the users'", async () => {
+    // 5 calls/s: one kept for users, so polls take 3 of the other 4.
+    const budget = new CallBudget({ callsPerSecond: 5 });
+    const granted: Array<[CallPriority, number]> = [];
+    const polls = ask(budget, 'poll', 20, granted);
+    await jest.advanceTimersByTimeAsync(900);
+    const first = ask(budget, 'first', 1, granted);
+    await jest.advanceTimersByTimeAsync(0);
+    expect(granted.filter(([priority]) => priority === 'first')).toEqual([['first', 1_000_900]]);
+    budget.close();
+    await Promise.all([...polls, ...first]);
   });
 
   it('keeps nothing for users at a limit under 5 calls/s', async () => {

@@ -160,12 +160,16 @@ export function sessionActivities(deps: VerificationDeps) {
       });
     },
 
-    /** RefreshStepContent with the vault's key. */
-    async refreshStep(sessionId: string): Promise<NextStep> {
+    /**
+     * RefreshStepContent with the vault's key; the caller's (`userWaiting`: a person waits on the
+     * page for the new content) before any other call under the budget.
+     */
+    async refreshStep(sessionId: string, options: { userWaiting?: boolean } = {}): Promise<NextStep> {
       return await classified(async () => {
         const key = await keptAccessKey(deps, sessionId);
+        const priority: CallPriority = options.userWaiting ? 'user' : 'first';
         return stepView(
-          await deps.identity.sessions.refreshStepContent(sessionId, key, { signal: signal() }),
+          await deps.identity.sessions.refreshStepContent(sessionId, key, { signal: signal(), priority }),
         );
       });
     },
@@ -191,7 +195,8 @@ export function sessionActivities(deps: VerificationDeps) {
             'the sealed responseToken is not a token',
             verificationFailureTypes.invalidArgument,
           );
-        const options = { signal: signal() };
+        // The person waits on their device for it: before any other call under the budget.
+        const options = { signal: signal(), priority: 'user' as const };
         const submit = () =>
           deps.identity.sessions.submitNativeChallengeResponse(
             { sessionId: args.sessionId, resultsAccessKey, responseToken },

@@ -83,7 +83,10 @@ export function registerHandlers(state: SessionState): void {
     refreshStepUpdate,
     async () => {
       state.count('RefreshStepContent');
-      state.step(await sessionCalls.refreshStep(state.sessionId as string), Date.now());
+      state.step(
+        await sessionCalls.refreshStep(state.sessionId as string, { userWaiting: true }),
+        Date.now(),
+      );
       return state.progress.nextStep as NonNullable<typeof state.progress.nextStep>;
     },
     {

@@ -56,6 +56,16 @@ export interface AgentWebhooksInput extends WebhookRegistrySettings {
   carried?: RegistryCarriedState;
 }
 
+/** The address of a kept webhook removed whose others at it could not all go then. */
+export interface SweptAddress {
+  url: string;
+  type: string;
+  /** The comparisons that swept it so far. */
+  tries?: number;
+  /** The kept webhook removed there, named by the give-up when no other was seen there. */
+  keptId?: string;
+}
+
 /** What the registry carries across continue-as-new. */
 export interface RegistryCarriedState {
   webhooks: ManagedWebhook[];
@@ -65,5 +75,10 @@ export interface RegistryCarriedState {
   /** Its last comparison gave up on something (`IdvStatus` says so). */
   attention?: boolean;
   /** Addresses of kept webhooks removed whose other webhooks could not all be removed then. */
-  sweeping?: Array<{ url: string; type: string; tries?: number }>;
+  sweeping?: SweptAddress[];
+  /**
+   * Addresses whose sweep was given up: the registry stays marked for attention while a listing
+   * shows an enabled webhook it does not keep there.
+   */
+  abandoned?: SweptAddress[];
 }

@@ -20,6 +20,7 @@ import {
 } from '../domain/webhook-rules';
 import {
   looksLikeReceiverUrl,
+  maskedUrl,
   type ManagedWebhook,
   type ObservedWebhook,
   planReconcile,
@@ -69,8 +70,8 @@ const DUPLICATES_SWEPT = 'duplicates-swept';
 
 /**
  * The patch under which an address is swept at most `SWEEP_TRIES` comparisons, then given up
- * (drift, a give-up counted, the registry marked for attention): a run that swept before it kept
- * sweeping, and never ended, while the platform refused.
+ * (drift, a give-up counted, the registry marked for attention while something is live there): a
+ * run that swept before it kept sweeping, and never ended, while the platform refused.
  */
 const SWEEPS_BOUNDED = 'sweeps-bounded';
 
@@ -243,7 +244,8 @@ export async function agentWebhooks(input: AgentWebhooksInput): Promise<WebhookL
 async function reconcile(state: RegistryState): Promise<boolean> {
   const well = await compare(state);
   if (!well) countGiveUp({ kind: 'registry', step: 'reconcile' });
-  markAttention(state, !well);
+  // A sweep given up needs a hand for as long as something is live at its address.
+  markAttention(state, !well || state.abandoned.length > 0);
   return well;
 }
 
@@ -294,7 +296,7 @@ async function compare(state: RegistryState): Promise<boolean> {
   const { tenant } = state;
   const at = new Date().toISOString();
   // Before the listing: a listing that fails for good (the tenant's key removed) ends a sweep too.
-  const sweepsEnded = state.sweeping.length > 0 && patched(SWEEPS_BOUNDED) ? giveUpSweeps(state, at) : true;
+  if (state.sweeping.length > 0 && patched(SWEEPS_BOUNDED)) giveUpSweeps(state, at);
   let observed: ObservedWebhook[];
   try {
     observed = await agentCalls.listTenantWebhooks(tenant);
@@ -303,7 +305,7 @@ async function compare(state: RegistryState): Promise<boolean> {
     state.lastReconcile = { at, ok: false, error: failureMessage(error) };
     return false;
   }
-  let repaired = sweepsEnded;
+  state.abandonedStillLive(observed);
   const receiverUrl = await currentReceiverUrl(state, observed);
   const plan = planReconcile(
     state.webhooks,
@@ -321,6 +323,7 @@ async function compare(state: RegistryState): Promise<boolean> {
     for (const webhook of plan.managed) if (!state.managed(webhook.id)) state.put(webhook);
   }
   for (const drift of plan.drift) if (drift.kind === 'found') outcomes.set(drift.webhookId, 'managed');
+  let repaired = true;
   // What is left at the address of a kept webhook removed (see removeExtrasAt) goes too; the
   // address is swept once nothing is left there.
   const left = plan.external.filter(
@@ -363,24 +366,24 @@ async function compare(state: RegistryState): Promise<boolean> {
 }
 
 /**
- * Gives up the addresses swept {@link SWEEP_TRIES} times already: each webhook last seen there is
- * noted as drift for removal by hand, and the give-up counted. False when any was given up.
+ * Gives up the addresses swept {@link SWEEP_TRIES} times already (the registry stays marked for
+ * attention while something is live there): each enabled webhook last seen there is noted as
+ * drift for removal by hand, or the kept one removed there when none was seen, and the give-up
+ * counted.
  */
-function giveUpSweeps(state: RegistryState, at: string): boolean {
+function giveUpSweeps(state: RegistryState, at: string): void {
   const overdue = state.sweepTried();
-  if (overdue.length === 0) return true;
+  if (overdue.length === 0) return;
   countGiveUp({ kind: 'registry', step: 'sweep' });
+  const outcome = `repair failed: left at a removed webhook's address after ${SWEEP_TRIES} comparisons; remove it at the platform`;
   state.noteDrift(
-    overdue.flatMap(({ seen }) =>
-      seen.map((webhook) => ({
-        webhookId: webhook.id,
-        kind: 'duplicate' as const,
-        seenAt: at,
-        outcome: `repair failed: still at a removed webhook's address after ${SWEEP_TRIES} comparisons; remove it at the platform`,
-      })),
+    overdue.flatMap(({ address, seen }) =>
+      (seen.length > 0
+        ? seen.map((webhook) => webhook.id)
+        : [address.keptId ?? maskedUrl({ url: address.url, receiver: false })]
+      ).map((webhookId) => ({ webhookId, kind: 'duplicate' as const, seenAt: at, outcome })),
     ),
   );
-  return false;
 }
 
 /**

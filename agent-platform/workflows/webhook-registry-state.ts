@@ -7,7 +7,7 @@ import {
   type WebhookDrift,
 } from '../domain/webhook-registry';
 import { type WebhookListing, type WebhookView } from '../shared/messages';
-import { type RegistryCarriedState } from '../shared/workflows';
+import { type RegistryCarriedState, type SweptAddress } from '../shared/workflows';
 
 const MAX_DRIFT_KEPT = 20;
 
@@ -17,13 +17,6 @@ const MAX_DRIFT_KEPT = 20;
  * must not keep the registry awake forever.
  */
 export const SWEEP_TRIES = 6;
-
-/** An address swept, and the comparisons that swept it so far. */
-export interface SweptAddress {
-  url: string;
-  type: string;
-  tries?: number;
-}
 
 /** The registry's memory of a tenant's webhooks: plain data, so it carries across runs. */
 export class RegistryState {
@@ -38,6 +31,8 @@ export class RegistryState {
    * each comparison removes what is left there, since nothing kept at the address makes it extra.
    */
   sweeping: SweptAddress[];
+  /** Addresses whose sweep was given up, while something it does not keep is still live there. */
+  abandoned: SweptAddress[];
 
   constructor(
     readonly tenant: string,
@@ -50,17 +45,18 @@ export class RegistryState {
     this.lastReconcile = carried?.lastReconcile;
     this.attention = carried?.attention ?? false;
     this.sweeping = carried?.sweeping ?? [];
+    this.abandoned = carried?.abandoned ?? [];
   }
 
   /** The others at a removed kept webhook's address are to go at the next comparisons. */
-  sweepLater(address: { url: string; type: string }): void {
-    if (!this.sweeping.some((each) => sameAddress(each, address)))
-      this.sweeping = [...this.sweeping, { url: address.url, type: address.type }];
+  sweepLater(removed: ManagedWebhook): void {
+    if (!this.sweeping.some((each) => sameAddress(each, removed)))
+      this.sweeping = [...this.sweeping, { url: removed.url, type: removed.type, keptId: removed.id }];
   }
 
   /**
    * Counts a comparison for each address swept; those swept {@link SWEEP_TRIES} times already are
-   * swept no more, and returned with the webhooks last seen there.
+   * swept no more but abandoned, and returned with the enabled webhooks last seen there.
    */
   sweepTried(): Array<{ address: SweptAddress; seen: ObservedWebhook[] }> {
     const tries = (address: SweptAddress) => address.tries ?? 0;
@@ -68,10 +64,20 @@ export class RegistryState {
     this.sweeping = this.sweeping
       .filter((address) => tries(address) < SWEEP_TRIES)
       .map((address) => ({ ...address, tries: tries(address) + 1 }));
+    this.abandoned = [...this.abandoned, ...overdue];
     return overdue.map((address) => ({
       address,
-      seen: this.external.filter((webhook) => sameAddress(webhook, address)),
+      seen: this.external.filter((webhook) => webhook.enabled !== false && sameAddress(webhook, address)),
     }));
+  }
+
+  /** Keeps the abandoned addresses where `observed` still shows an enabled webhook not kept. */
+  abandonedStillLive(observed: readonly ObservedWebhook[]): void {
+    this.abandoned = this.abandoned.filter((address) =>
+      observed.some(
+        (webhook) => webhook.enabled !== false && !this.managed(webhook.id) && sameAddress(webhook, address),
+      ),
+    );
   }
 
   /** Every webhook the tenant has as far as the registry knows (managed and external): the limit counts them all. */
@@ -92,8 +98,9 @@ export class RegistryState {
   put(webhook: ManagedWebhook, previousId: string = webhook.id): void {
     this.webhooks = [...this.webhooks.filter((w) => w.id !== previousId && w.id !== webhook.id), webhook];
     this.external = this.external.filter((w) => w.id !== webhook.id);
-    // An address kept again is no longer swept.
+    // An address kept again is no longer swept, nor abandoned.
     this.sweeping = this.sweeping.filter((address) => !sameAddress(address, webhook));
+    this.abandoned = this.abandoned.filter((address) => !sameAddress(address, webhook));
   }
 
   forget(webhookId: string): void {
@@ -155,6 +162,7 @@ export class RegistryState {
       ...(this.lastReconcile ? { lastReconcile: this.lastReconcile } : {}),
       ...(this.attention ? { attention: true } : {}),
       ...(this.sweeping.length > 0 ? { sweeping: this.sweeping } : {}),
+      ...(this.abandoned.length > 0 ? { abandoned: this.abandoned } : {}),
     };
   }
 }

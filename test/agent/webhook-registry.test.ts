@@ -252,9 +252,16 @@ describe('agentWebhooks: one registry workflow per tenant', () => {
         outcome: expect.stringMatching(/after 6 comparisons; remove it at the platform$/),
       }),
     );
-    // Nothing is swept any more: the next comparison leaves the extra alone.
+    // Nothing is swept any more: the next comparison leaves the extra alone, and the registry
+    // needs a hand for as long as it is live; once removed by hand, no more.
+    const registry = stack().client.workflow.getHandle(agentWebhooksWorkflowId('tenant-b'));
+    const status = async () => (await registry.describe()).searchAttributes.IdvStatus?.[0];
     await stack().webhooks.reconcile('tenant-b');
     expect((await client.listWebhooks()).map((webhook) => webhook.id)).toEqual([extra.id]);
+    expect(await status()).toBe('needs-attention');
+    await client.removeWebhook(extra.id);
+    await stack().webhooks.reconcile('tenant-b');
+    expect(await status()).toBe('ok');
     await client.close();
   });
 

@@ -159,7 +159,9 @@ describe('addresses swept after a removal', () => {
     const state = new RegistryState('acme', settings, undefined);
     state.sweepLater(managed());
     state.sweepLater(managed({ url: 'https://HOOKS.example:443/a' }));
-    expect(state.carried().sweeping).toEqual([{ url: 'https://hooks.example/a', type: 'Notification' }]);
+    expect(state.carried().sweeping).toEqual([
+      { url: 'https://hooks.example/a', type: 'Notification', keptId: managed().id },
+    ]);
     const next = new RegistryState('acme', settings, state.carried());
     expect(next.sweeping).toHaveLength(1);
     next.put(managed({ id: 'w-2' }));
@@ -179,6 +181,12 @@ describe('addresses swept after a removal', () => {
     const [given] = state.sweepTried();
     expect(given?.seen.map((webhook) => webhook.id)).toEqual(['w-9']);
     expect(state.sweeping).toEqual([]);
+    // Abandoned while something it does not keep is live there, across runs.
+    state = new RegistryState('acme', settings, state.carried());
+    state.abandonedStillLive(state.external);
+    expect(state.abandoned).toHaveLength(1);
+    state.abandonedStillLive([{ ...state.external[0]!, enabled: false }]);
+    expect(state.abandoned).toEqual([]);
   });
 });
 

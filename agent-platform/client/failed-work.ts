@@ -145,7 +145,10 @@ function stoppedReason(
       next: `\`idv redact ${reference}\` ends and redacts its session and destroys its data key`,
     };
   return {
-    reason: `${state}: the redaction did not finish, so the person’s data may be left at the service and in the stores`,
+    reason:
+      state === 'cancelled'
+        ? 'cancelled: the redaction erased the stored data and the data key at its due time, but its steps at the service were cut short, so the session may be live or hold the person’s data there'
+        : `${state}: the redaction did not finish, so the person’s data may be left at the service and in the stores`,
     next: '`idv redact <reference>` for its verification (`idv list` shows the verification of its session) runs it again',
   };
 }

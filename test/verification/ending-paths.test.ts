@@ -554,17 +554,24 @@ describe('verification ending paths, end to end', () => {
     await stack().control('DELETE', '/faults');
   }, 30_000);
 
-  it('lets a redaction be cancelled while it insists on ending the session', async () => {
-    const { nextStep } = await cancelRefused('1h');
+  it('erases at its due time a redaction cancelled before it is due, cutting only its steps at the service short', async () => {
+    const { handle, nextStep } = await cancelRefused('10s');
+    const { dataKeyId } = await handle.progress();
     const redaction = stack().client.workflow.getHandle(`idv-redact-${nextStep.sessionId}`);
     await eventually(
       async () =>
         (await redaction.describe().catch(() => undefined))?.status.name === 'RUNNING' ? true : undefined,
       'the redaction waiting',
     );
+    expect((await stack().store.dataKeys.get(dataKeyId))?.state).not.toBe('destroyed');
+    // The cancel cuts the ending's week of tries short, not the erasure, which comes at its due
+    // time (the cancel starts the delayed redaction at once).
     await redaction.cancel();
+    expect((await stack().store.dataKeys.get(dataKeyId))?.state).not.toBe('destroyed');
     const error: unknown = await redaction.result().catch((e: unknown) => e);
     expect((error as WorkflowFailedError).cause).toBeInstanceOf(CancelledFailure);
+    expect((await stack().store.dataKeys.get(dataKeyId))?.state).toBe('destroyed');
+    await expect(stack().store.vault.accessKey(nextStep.sessionId)).rejects.toThrow(/no results access key/);
     await stack().control('DELETE', '/faults');
   }, 30_000);
 

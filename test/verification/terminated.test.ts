@@ -17,10 +17,10 @@ describe('a verification terminated from outside its code', () => {
       const failed = await listFailedWork(stack().client, { taskQueue: stack().taskQueue });
       return failed.find((work) => work.workflowId === workflowId);
     }, `${workflowId} listed as failed work`);
-  /** A verification whose user finished, ended, its redaction waiting an hour. */
-  const waitingRedaction = async () => {
+  /** A verification whose user finished, ended, its redaction waiting (an hour unless told). */
+  const waitingRedaction = async (redactAfter: '1h' | '3s' = '1h') => {
     const started = await stack().idv.startVerification(
-      stack().request({ redactAfter: '1h', polling: { initialMs: 200, maxMs: 500 } }),
+      stack().request({ redactAfter, polling: { initialMs: 200, maxMs: 500 } }),
     );
     await stack().control('POST', `/sessions/${started.nextStep.sessionId}/complete`);
     await started.handle.result();
@@ -64,13 +64,15 @@ describe('a verification terminated from outside its code', () => {
     expect(listed?.next).toContain('idv redact');
   }, 30_000);
 
-  it("is listed when it is a verification's redaction that was cancelled before it erased", async () => {
-    const { nextStep } = await waitingRedaction();
+  it("is listed when it is a verification's redaction that was cancelled before it was due", async () => {
+    // It still erases at its due time, then ends cancelled: its steps at the service were cut short.
+    const { nextStep } = await waitingRedaction('3s');
     const redaction = stack().client.workflow.getHandle(`idv-redact-${nextStep.sessionId}`);
     await redaction.cancel();
     await redaction.result().catch(() => undefined);
     const listed = await listedFailure(redaction.workflowId);
     expect(listed).toMatchObject({ state: 'cancelled', type: 'sessionRedaction' });
+    expect(listed?.reason).toMatch(/erased the stored data and the data key at its due time/);
     expect(listed?.next).toContain('idv redact');
   }, 30_000);
 

@@ -48,6 +48,11 @@ export interface RedactionArgs {
   sessionDone?: boolean;
   /** The verification's reference: its record tells when its data was erased. */
   reference?: string;
+  /**
+   * When it is due, for one started with a start delay until then (`delayMs` 0): a cancel that
+   * starts it early erases only at this time.
+   */
+  dueAt?: string;
 }
 
 /** What `sessionRedaction` reports. */

@@ -160,7 +160,7 @@ async function startRedaction(args: RedactionArgs, endedAtMs?: number): Promise<
   const dueAt = endedAtMs === undefined ? undefined : redactionDueAt(args.delayMs, endedAtMs);
   try {
     await creationCalls.scheduleRedaction({
-      args: { ...args, delayMs: 0 },
+      args: { ...args, delayMs: 0, dueAt: dueAt ?? new Date(Date.now() + args.delayMs).toISOString() },
       delayMs: args.delayMs,
       ...(dueAt === undefined ? {} : { dueAt }),
     });

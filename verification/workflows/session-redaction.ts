@@ -1,4 +1,5 @@
 import {
+  CancellationScope,
   condition,
   isCancellation,
   patched,
@@ -62,6 +63,14 @@ export const ENDING_HEAD_START_MS = 10 * 60_000;
  */
 export const REDACT_AGAIN_AFTER_ANY_LATE_ENDING = 'redact-again-after-any-late-ending';
 
+/**
+ * The patch under which a redaction cancelled before its local erasure still erases at its due
+ * time (the data key destroyed, stored data deleted); the cancel only cuts short the steps at the
+ * service. A cancel (an operator's, a batch by query) skipped the erasure, and the person's data
+ * stayed readable past its due time.
+ */
+export const ERASED_WHEN_CANCELLED = 'erased-when-cancelled';
+
 /** How long results due "right after delivery" wait for the caller to receive them. */
 export const DELIVERY_GRACE_MS = HOUR;
 
@@ -88,6 +97,40 @@ export async function sessionRedaction(args: RedactionArgs): Promise<RedactionRe
     return undefined;
   };
   const doing = (what: string) => setCurrentDetails(markdownLines([`**${what}**`, ...problemLines()]));
+  /** The cancellation that came before the local erasure: rethrown once it is done. */
+  let cancelled: unknown;
+  /**
+   * Waits until `dueAtMs` (and for the delivery, `awaitDelivery`), then runs `erase`. A cancel
+   * meanwhile does not skip it: it is waited for and run all the same, out of the cancel's reach,
+   * without the delivery's grace (see {@link ERASED_WHEN_CANCELLED}).
+   */
+  const eraseWhenDue = async <T>(
+    dueAtMs: number,
+    awaitDelivery: boolean,
+    erase: () => Promise<T>,
+  ): Promise<T> => {
+    try {
+      if (dueAtMs > Date.now()) await sleep(dueAtMs - Date.now(), { summary: 'until the redaction is due' });
+      if (awaitDelivery) {
+        doing(
+          `waiting for the results to be delivered, until ${new Date(Date.now() + DELIVERY_GRACE_MS).toISOString()}`,
+        );
+        await condition(() => delivered, DELIVERY_GRACE_MS, { summary: 'until the results are delivered' });
+      }
+      return await erase();
+    } catch (error) {
+      if (!isCancellation(error) || !patched(ERASED_WHEN_CANCELLED)) throw error;
+      cancelled = error;
+      // A cancel starts a redaction waiting for its start delay at once: it is due later still.
+      const dueMs = Math.max(dueAtMs, args.dueAt === undefined ? 0 : Date.parse(args.dueAt));
+      doing(`cancelled: erasing all the same at ${new Date(Math.max(dueMs, Date.now())).toISOString()}`);
+      return await CancellationScope.nonCancellable(async () => {
+        if (dueMs > Date.now())
+          await sleep(dueMs - Date.now(), { summary: 'until the redaction is due (cancelled, it erases)' });
+        return await erase();
+      });
+    }
+  };
   const problemLines = () => problems.map((problem) => `Gave up ${problem.step}`);
   const finish = async <T extends RedactionReport>(report: T): Promise<T> => {
     if (problems.length === 0) {
@@ -108,8 +151,11 @@ export async function sessionRedaction(args: RedactionArgs): Promise<RedactionRe
         return report;
       }
     }
+    throw givenUp();
+  };
+  const givenUp = () => {
     doing('gave up');
-    throw gaveUp({
+    return gaveUp({
       kind: 'redaction',
       step: problems.map((problem) => problem.step).join(' and '),
       reason: problems.map((problem) => problem.reason).join('; '),
@@ -118,17 +164,22 @@ export async function sessionRedaction(args: RedactionArgs): Promise<RedactionRe
         : 'check the store, then run `idv redact` for its verification',
     });
   };
+  /** After the erasure a cancel did not skip: the erasure's give-up is what to see, else the cancel. */
+  const cutShort = (): never => {
+    throw problems.length > 0 ? givenUp() : cancelled;
+  };
 
   if (sessionId === undefined) {
     doing(`due ${new Date(Date.now() + args.delayMs).toISOString()}: destroying the data key`);
-    if (args.delayMs > 0) await sleep(args.delayMs, { summary: 'until the redaction is due' });
-    const destroyed =
+    const destroyed = await eraseWhenDue(Date.now() + args.delayMs, false, async () =>
       dataKeyId === undefined
         ? false
         : settle(
             'destroying the data key',
             await boundedStep(redactionBounds.deleteStoredData, (calls) => calls.destroyDataKey(dataKeyId)),
-          )?.destroyed;
+          )?.destroyed,
+    );
+    if (cancelled !== undefined) cutShort();
     return await finish({
       redactedAt: new Date(Date.now()).toISOString(),
       redactedAtService: false,
@@ -172,20 +223,17 @@ export async function sessionRedaction(args: RedactionArgs): Promise<RedactionRe
     return await finish({ sessionId, redactedAt: '', redactedAtService: false, attachmentsDeleted: 0 });
   }
   doing(`due ${new Date(dueAtMs).toISOString()}${ending.done ? '' : '; ending the session meanwhile'}`);
-  if (dueAtMs > Date.now()) await sleep(dueAtMs - Date.now(), { summary: 'until the redaction is due' });
-  if (args.awaitDelivery) {
-    doing(
-      `waiting for the results to be delivered, until ${new Date(Date.now() + DELIVERY_GRACE_MS).toISOString()}`,
+  const local = await eraseWhenDue(dueAtMs, args.awaitDelivery === true, async () => {
+    doing('deleting the stored data and the data key, then redacting at the service');
+    return settle(
+      'deleting the stored data',
+      await boundedStep(redactionBounds.deleteStoredData, (calls) =>
+        calls.deleteLocalSessionData(sessionId, dataKeyId),
+      ),
     );
-    await condition(() => delivered, DELIVERY_GRACE_MS, { summary: 'until the results are delivered' });
-  }
-  doing('deleting the stored data and the data key, then redacting at the service');
-  const local = settle(
-    'deleting the stored data',
-    await boundedStep(redactionBounds.deleteStoredData, (calls) =>
-      calls.deleteLocalSessionData(sessionId, dataKeyId),
-    ),
-  );
+  });
+  // Cancelled: the steps at the service are cut short, the ending's with them.
+  if (cancelled !== undefined) cutShort();
   await condition(() => ending.done, ENDING_HEAD_START_MS, { summary: 'until the session is ended first' });
   const endedBeforeRedaction = ending.done;
   let redacted = settle(

@@ -74,7 +74,10 @@ export class FileVerificationRecords implements VerificationRecords {
     start: Pick<VerificationRecord, 'dataKeyId' | 'startedAt'>,
   ): Promise<void> {
     const record = await this.#start(checkReference(reference));
-    if (record && !(await readJsonFile(this.#file('ended', reference))))
+    const closed =
+      (await readJsonFile(this.#file('ended', reference))) ||
+      (await readJsonFile(this.#file('redacted', reference)));
+    if (record && !closed)
       await writeFileAtomic(
         this.#file('started', reference),
         JSON.stringify({

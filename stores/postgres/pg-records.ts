@@ -75,7 +75,7 @@ export class PgVerificationRecords implements VerificationRecords {
     await this.pool.query(
       `UPDATE idv_records SET data_key_id = $2, started_at = $3,
          superseded_key_ids = array_append(coalesce(superseded_key_ids, '{}'), data_key_id)
-       WHERE reference = $1 AND ended_at IS NULL`,
+       WHERE reference = $1 AND ended_at IS NULL AND redacted_at IS NULL`,
       [checkReference(reference), start.dataKeyId, start.startedAt],
     );
   }

@@ -60,6 +60,33 @@ describe('verification records once Temporal no longer keeps the workflow', () =
     await handle.cancel('test clean-up');
   }, 60_000);
 
+  it('refuses a start taken over after the erasure of a start that never ran: the erasure is final', async () => {
+    const request = stack().request({ redactAfter: 'never' });
+    const crashed = await stack().prepare(request);
+    await stack().store.records.reserve({
+      reference: request.reference,
+      verificationProfileId: crashed.verificationProfileId,
+      provider: crashed.provider,
+      dataKeyId: crashed.dataKeyId,
+      status: 'started',
+      startedAt: new Date().toISOString(),
+    });
+    // The person asks for erasure before the caller tries the start again: its key is destroyed
+    // and the erasure recorded (no session to redact).
+    await expect(stack().idv.redactVerification(request.reference)).rejects.toThrow(/no session to redact/);
+    const sessions = (await stack().control('GET', '/counters')).byOperation as Record<string, number>;
+    const again = await stack()
+      .idv.startVerification(request)
+      .catch((error: unknown) => error as Error);
+    if (!(again instanceof Error)) await again.handle.cancel('test clean-up').catch(() => undefined);
+    expect(again instanceof Error ? again.message : 'started again').toMatch(/was erased/);
+    const after = (await stack().control('GET', '/counters')).byOperation as Record<string, number>;
+    expect(after.CreateDirectProviderSession ?? 0).toBe(sessions.CreateDirectProviderSession ?? 0);
+    const record = await stack().store.records.get(request.reference);
+    expect(record?.dataKeyId).toBe(crashed.dataKeyId);
+    expect(record?.redactedAt).toBeDefined();
+  }, 60_000);
+
   it("never verifies an onboarding's connection twice, even once the first verification's workflow is gone", async () => {
     const onboardings = new OnboardingClient({ client: stack().client, taskQueue: stack().taskQueue });
     const connectionId = `conn-retention-${process.pid}-${Date.now()}`;

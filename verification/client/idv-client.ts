@@ -226,9 +226,11 @@ export class IdvClient {
     await this.#dataKeys.destroy(input.dataKeyId);
     const { record } = reservation;
     throw new VerificationEndedError(
-      record.status === 'started'
-        ? `verification ${input.reference} ran and Temporal no longer keeps it (its record has no ending: see idv records): start a new reference`
-        : `verification ${input.reference} has already ended (${record.status}${record.errorCode ? `, ${record.errorCode}` : ''}, ${record.endedAt ?? 'time unknown'}): read it with getVerification(), or start a new reference`,
+      record.status === 'started' && record.redactedAt !== undefined
+        ? `verification ${input.reference} was erased (${record.redactedAt}): start a new reference`
+        : record.status === 'started'
+          ? `verification ${input.reference} ran and Temporal no longer keeps it (its record has no ending: see idv records): start a new reference`
+          : `verification ${input.reference} has already ended (${record.status}${record.errorCode ? `, ${record.errorCode}` : ''}, ${record.endedAt ?? 'time unknown'}): read it with getVerification(), or start a new reference`,
     );
   }
 

@@ -10,7 +10,10 @@ export type Reservation =
   | { kind: 'existing' }
   /** An earlier start never ran (nothing was created): this start takes the record over. */
   | { kind: 'restarted'; previousDataKeyId: string }
-  /** Its verification ran (ended, or ran and Temporal no longer keeps it): the reference is used. */
+  /**
+   * Its verification ran (ended, or ran and Temporal no longer keeps it), or its data was erased:
+   * the reference is used.
+   */
   | { kind: 'used'; record: VerificationRecord };
 
 /**
@@ -25,7 +28,9 @@ export async function reserveReference(
 ): Promise<Reservation> {
   const { created, record } = await store.records.reserve(start);
   if (created) return { kind: 'new' };
-  if (record.status !== 'started') return { kind: 'used', record };
+  // An erasure is final for the reference: a start taken over after it would collect the
+  // person's data again under a record that says it was erased.
+  if (record.status !== 'started' || record.redactedAt !== undefined) return { kind: 'used', record };
   const exists = await options.client.workflow
     .getHandle(options.workflowId)
     .describe()

@@ -123,7 +123,11 @@ export interface SessionVault {
   accountedFor(sessionIds: readonly string[]): Promise<Set<string>>;
   /** The workflow that claimed the session (kept after its key was destroyed), if any. */
   claimant(sessionId: string): Promise<string | undefined>;
-  /** The data key of the session's verification (kept after its key was destroyed), if known. */
+  /**
+   * The data key the session's data is sealed under (kept after its key was destroyed): its
+   * verification's, if known, unless the verification kept another session (an orphan's data is
+   * never fetched, and redacting it must not destroy the key of the verification that runs).
+   */
   dataKeyOf(sessionId: string): Promise<string | undefined>;
   /** The session's results access key; {@link SessionSecretMissingError} when there is none. */
   accessKey(sessionId: string): Promise<string>;

@@ -213,7 +213,12 @@ export class FileSessionVault implements SessionVault {
   }
 
   async dataKeyOf(sessionId: string): Promise<string | undefined> {
-    return (await this.#claimOf(sessionId))?.dataKeyId;
+    const session = canonicalSessionId(sessionId);
+    const claim = await this.#claimOf(session);
+    if (claim?.dataKeyId === undefined) return undefined;
+    const slot = slotSchema.safeParse(await readJsonFile(this.#slotFile(claim.workflowId)));
+    const keptElse = slot.success && slot.data.sessionId !== undefined && slot.data.sessionId !== session;
+    return keptElse ? undefined : claim.dataKeyId;
   }
 
   async accessKey(sessionId: string): Promise<string> {

@@ -219,7 +219,9 @@ export class PgSessionVault implements SessionVault {
 
   async dataKeyOf(sessionId: string): Promise<string | undefined> {
     const { rows } = await this.pool.query<{ data_key_id: string | null }>(
-      'SELECT data_key_id FROM idv_session_keys WHERE session_id = $1',
+      `SELECT k.data_key_id FROM idv_session_keys k
+         LEFT JOIN idv_creation_slots s ON s.workflow_id = k.workflow_id
+       WHERE k.session_id = $1 AND (s.session_id IS NULL OR s.session_id = k.session_id)`,
       [canonicalSessionId(sessionId)],
     );
     return rows[0]?.data_key_id ?? undefined;

@@ -127,6 +127,10 @@ describe.each(backends)('store contract: %s', (_name, make) => {
       expect(await store.vault.orphans(profileId)).toEqual([second]);
       // Its key is kept until the sweep destroys it.
       expect(await store.vault.accessKey(second)).toBe('key-2');
+      // The verification's data key seals what the kept session gave, not the orphan: a
+      // redaction of the orphan must not destroy it while the verification runs.
+      expect(await other.vault.dataKeyOf(first)).toBe('dk-1');
+      expect(await other.vault.dataKeyOf(second)).toBeUndefined();
       expect(await store.vault.closeCreation(workflowId, first)).toEqual([]);
       await store.vault.orphanSwept(second);
       await store.vault.orphanSwept(second);

@@ -8,7 +8,7 @@ import { NEEDS_ATTENTION } from '../../common/search-attributes';
 import { agentPlatformWorkflowTypes } from '../shared/workflows';
 import { KEYRING_WORKFLOW_TYPE } from '../../keyring/shared';
 import { queryValue } from '../../common/visibility-query';
-import { referenceOfWorkflowId } from '../../common/workflow-ids';
+import { kindWorkflowId, referenceOfWorkflowId } from '../../common/workflow-ids';
 import { verificationWorkflowTypes } from '../../verification/shared/workflows';
 import { creationCloseWorkflowId, orphanSweepWorkflowId } from '../../verification/shared/ids';
 
@@ -21,7 +21,8 @@ export interface FailedWork {
    * `failed`: it ended failed; `needs-attention`: it runs on (or completed) with a step that gave
    * up; `terminated`: a verification or a redaction was terminated from outside (none of its
    * clean-up ran); `cancelled`: a redaction, an orphan sweep or a creation's close was cancelled
-   * from outside before it finished (what it had left to erase stays).
+   * from outside before it finished (a redaction still erases what it stores at its due time; what
+   * else it had left to do stays).
    */
   state: 'failed' | 'needs-attention' | 'terminated' | 'cancelled';
   /** When it ended, or when it started for one still running (ISO). */
@@ -49,8 +50,9 @@ const ERASING_TYPES: readonly string[] = [
 ];
 
 /**
- * Of those, the ones a cancel stops before they erase: a verification's cancel is one of its
- * endings (its clean-up runs), but a redaction, a sweep or a close has nothing to end but itself.
+ * Of those, the ones a cancel cuts short: a verification's cancel is one of its endings (its
+ * clean-up runs), but a redaction (whose steps at the service it cuts), a sweep or a close has
+ * nothing to end but itself.
  */
 const CANCELLED_ERASING_TYPES: readonly string[] = ERASING_TYPES.filter(
   (type) => type !== verificationWorkflowTypes.session,
@@ -144,12 +146,35 @@ function stoppedReason(
         'terminated: its clean-up did not run, so its session may be live at the service and its data key is not destroyed',
       next: `\`idv redact ${reference}\` ends and redacts its session and destroys its data key`,
     };
+  if (state === 'cancelled') return cancelledRedaction(workflowId);
   return {
-    reason:
-      state === 'cancelled'
-        ? 'cancelled: the redaction erased the stored data and the data key at its due time, but its steps at the service were cut short, so the session may be live or hold the person’s data there'
-        : `${state}: the redaction did not finish, so the person’s data may be left at the service and in the stores`,
+    reason: `${state}: the redaction did not finish, so the person’s data may be left at the service and in the stores`,
     next: '`idv redact <reference>` for its verification (`idv list` shows the verification of its session) runs it again',
+  };
+}
+
+/**
+ * A redaction cancelled from outside: it still erased what it stores at its due time (from the
+ * patch `erased-when-cancelled` on; one cancelled on an earlier build erased nothing), and cut
+ * its steps at the service short.
+ */
+function cancelledRedaction(workflowId: string): Pick<FailedWork, 'reason' | 'next'> {
+  const earlier = '(one cancelled on a build before `erased-when-cancelled` erased nothing)';
+  const again =
+    '`idv redact <reference>` for its verification (`idv list` shows the verification of its session)';
+  if (workflowId.startsWith(kindWorkflowId('ending', '')))
+    return {
+      reason: 'cancelled: the session’s ending at the service was cut short, so it may be live there',
+      next: `end the session at the service; ${again} ends it and also erases its data`,
+    };
+  if (workflowId.startsWith(kindWorkflowId('redaction', 'key-')))
+    return {
+      reason: `cancelled: its data key was destroyed at its due time all the same ${earlier}, but the erasure is not recorded`,
+      next: `${again} runs it again and records it`,
+    };
+  return {
+    reason: `cancelled: its steps at the service were cut short, so the session may be live or hold the person’s data there; the stored data and the data keys were erased at its due time all the same ${earlier}`,
+    next: `${again} runs it again`,
   };
 }
 

@@ -555,7 +555,17 @@ describe('verification ending paths, end to end', () => {
   }, 30_000);
 
   it('erases at its due time a redaction cancelled before it is due, cutting only its steps at the service short', async () => {
-    const { handle, nextStep } = await cancelRefused('10s');
+    const request = stack().request({ redactAfter: '10s', ...fast });
+    const { handle, nextStep } = await stack().idv.startVerification(request);
+    // An earlier start under the reference whose key the record names as superseded (its sealed
+    // input may sit in a caller's history): the cancelled redaction destroys it too.
+    const earlier = await stack().prepare(stack().request({ reference: request.reference }));
+    await stack().store.records.restarted(request.reference, {
+      dataKeyId: earlier.dataKeyId,
+      startedAt: new Date().toISOString(),
+    });
+    await stack().control('PUT', '/faults', { operation: 'CancelSession', errorRate: 1, errorStatus: 403 });
+    await handle.cancel('customer left');
     const { dataKeyId } = await handle.progress();
     const redaction = stack().client.workflow.getHandle(`idv-redact-${nextStep.sessionId}`);
     await eventually(
@@ -571,6 +581,7 @@ describe('verification ending paths, end to end', () => {
     const error: unknown = await redaction.result().catch((e: unknown) => e);
     expect((error as WorkflowFailedError).cause).toBeInstanceOf(CancelledFailure);
     expect((await stack().store.dataKeys.get(dataKeyId))?.state).toBe('destroyed');
+    expect((await stack().store.dataKeys.get(earlier.dataKeyId))?.state).toBe('destroyed');
     await expect(stack().store.vault.accessKey(nextStep.sessionId)).rejects.toThrow(/no results access key/);
     await stack().control('DELETE', '/faults');
   }, 30_000);

@@ -72,7 +72,7 @@ describe('a verification terminated from outside its code', () => {
     await redaction.result().catch(() => undefined);
     const listed = await listedFailure(redaction.workflowId);
     expect(listed).toMatchObject({ state: 'cancelled', type: 'sessionRedaction' });
-    expect(listed?.reason).toMatch(/erased the stored data and the data key at its due time/);
+    expect(listed?.reason).toMatch(/erased at its due time all the same/);
     expect(listed?.next).toContain('idv redact');
   }, 30_000);
 

@@ -4,7 +4,7 @@ import { isKeyId } from '../../stores/data-key-store';
 import { RecordReferenceError } from '../../stores/verification-records';
 import { NotFoundError } from '../../api/http/errors';
 import { type VerificationDeps } from './deps';
-import { recordErasure } from '../client/records';
+import { destroyRecordKeys, recordErasure } from '../client/records';
 import { redactionWorkflowId, verificationWorkflowId } from '../shared/ids';
 import { redactionMetadata } from '../shared/metadata';
 import {
@@ -271,6 +271,24 @@ export function cleanupActivities(deps: VerificationDeps) {
       if (!(await recordErasure(deps, deps.dataKeys, reference, redactedAt, known ? erased : undefined)))
         Context.current().log.warn(
           'the erasure is not recorded: the reference has no record, or its record names another verification',
+          { reference },
+        );
+    },
+
+    /**
+     * Destroys the keys the reference's record names (the other starts' too), recording no
+     * erasure: a redaction cancelled after its local erasure, whose steps at the service were cut
+     * short. Idempotent.
+     */
+    async destroyRecordKeys(args: {
+      reference: string;
+      dataKeyId?: string;
+      sessionId?: string;
+    }): Promise<void> {
+      const { reference, ...erased } = args;
+      if (!(await destroyRecordKeys(deps, deps.dataKeys, reference, erased)))
+        Context.current().log.warn(
+          "the record's keys are not destroyed: the reference has no record, or its record names another verification",
           { reference },
         );
     },

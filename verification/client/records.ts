@@ -31,16 +31,30 @@ export async function recordErasure(
   redactedAt: string,
   erased?: { dataKeyId?: string; sessionId?: string },
 ): Promise<boolean> {
+  if (!(await destroyRecordKeys(store, dataKeys, reference, erased))) return false;
+  await store.records.redacted(reference, redactedAt);
+  return true;
+}
+
+/**
+ * Destroys every key the reference's record names (see {@link recordErasure}), only when the
+ * record is the erased verification's; without `erased`, none. False when there is no record or
+ * it names another verification. Idempotent.
+ */
+export async function destroyRecordKeys(
+  store: Pick<IdvStore, 'records'>,
+  dataKeys: Pick<DataKeys, 'destroy'>,
+  reference: string,
+  erased?: { dataKeyId?: string; sessionId?: string },
+): Promise<boolean> {
   const record = await store.records.get(reference);
   if (!record) return false;
-  if (erased) {
-    const named = [record.dataKeyId, ...(record.supersededKeyIds ?? [])];
-    const ours =
-      (erased.dataKeyId !== undefined && named.includes(erased.dataKeyId)) ||
-      (erased.sessionId !== undefined && record.sessionId?.toLowerCase() === erased.sessionId.toLowerCase());
-    if (!ours) return false;
-    for (const keyId of named) await dataKeys.destroy(keyId);
-  }
-  await store.records.redacted(reference, redactedAt);
+  if (!erased) return true;
+  const named = [record.dataKeyId, ...(record.supersededKeyIds ?? [])];
+  const ours =
+    (erased.dataKeyId !== undefined && named.includes(erased.dataKeyId)) ||
+    (erased.sessionId !== undefined && record.sessionId?.toLowerCase() === erased.sessionId.toLowerCase());
+  if (!ours) return false;
+  for (const keyId of named) await dataKeys.destroy(keyId);
   return true;
 }

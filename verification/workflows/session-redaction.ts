@@ -164,8 +164,25 @@ export async function sessionRedaction(args: RedactionArgs): Promise<RedactionRe
         : 'check the store, then run `idv redact` for its verification',
     });
   };
-  /** After the erasure a cancel did not skip: the erasure's give-up is what to see, else the cancel. */
-  const cutShort = (): never => {
+  /**
+   * After the erasure a cancel did not skip: the keys of the reference's other starts go too
+   * (out of the cancel's reach; no erasure is recorded, the steps at the service were cut
+   * short); then the erasure's give-up is what to see, else the cancel.
+   */
+  const cutShort = async (): Promise<never> => {
+    if (problems.length === 0 && args.reference !== undefined)
+      await CancellationScope.nonCancellable(async () =>
+        settle(
+          'destroying the keys of its other starts',
+          await boundedStep(redactionBounds.deleteStoredData, (calls) =>
+            calls.destroyRecordKeys({
+              reference: args.reference as string,
+              ...(dataKeyId === undefined ? {} : { dataKeyId }),
+              ...(sessionId === undefined ? {} : { sessionId }),
+            }),
+          ),
+        ),
+      );
     throw problems.length > 0 ? givenUp() : cancelled;
   };
 
@@ -179,7 +196,7 @@ export async function sessionRedaction(args: RedactionArgs): Promise<RedactionRe
             await boundedStep(redactionBounds.deleteStoredData, (calls) => calls.destroyDataKey(dataKeyId)),
           )?.destroyed,
     );
-    if (cancelled !== undefined) cutShort();
+    if (cancelled !== undefined) await cutShort();
     return await finish({
       redactedAt: new Date(Date.now()).toISOString(),
       redactedAtService: false,
@@ -233,7 +250,7 @@ export async function sessionRedaction(args: RedactionArgs): Promise<RedactionRe
     );
   });
   // Cancelled: the steps at the service are cut short, the ending's with them.
-  if (cancelled !== undefined) cutShort();
+  if (cancelled !== undefined) await cutShort();
   await condition(() => ending.done, ENDING_HEAD_START_MS, { summary: 'until the session is ended first' });
   const endedBeforeRedaction = ending.done;
   let redacted = settle(

@@ -70,8 +70,11 @@ export interface VerificationRecords {
   /** Keeps `record` unless its reference has one; resolves to the record the reference has then. */
   reserve(record: VerificationRecord): Promise<{ created: boolean; record: VerificationRecord }>;
   get(reference: string): Promise<VerificationRecord | undefined>;
-  /** A start under a reference whose earlier start never ran: its data key and start time. */
-  restarted(reference: string, start: Pick<VerificationRecord, 'dataKeyId' | 'startedAt'>): Promise<void>;
+  /**
+   * A start under a reference whose earlier start never ran: its data key and start time. False
+   * when the record has ended or its data was erased meanwhile (nothing taken over).
+   */
+  restarted(reference: string, start: Pick<VerificationRecord, 'dataKeyId' | 'startedAt'>): Promise<boolean>;
   /** Records the ending (the first one recorded stays), making the record if the start made none. */
   ended(reference: string, ending: RecordedEnding): Promise<void>;
   /** Records the erasure of the verification's data (the first time stays). */

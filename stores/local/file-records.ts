@@ -72,20 +72,21 @@ export class FileVerificationRecords implements VerificationRecords {
   async restarted(
     reference: string,
     start: Pick<VerificationRecord, 'dataKeyId' | 'startedAt'>,
-  ): Promise<void> {
+  ): Promise<boolean> {
     const record = await this.#start(checkReference(reference));
     const closed =
       (await readJsonFile(this.#file('ended', reference))) ||
       (await readJsonFile(this.#file('redacted', reference)));
-    if (record && !closed)
-      await writeFileAtomic(
-        this.#file('started', reference),
-        JSON.stringify({
-          ...record,
-          ...start,
-          ...supersededKeys([...(record.supersededKeyIds ?? []), record.dataKeyId], start.dataKeyId),
-        }),
-      );
+    if (!record || closed) return false;
+    await writeFileAtomic(
+      this.#file('started', reference),
+      JSON.stringify({
+        ...record,
+        ...start,
+        ...supersededKeys([...(record.supersededKeyIds ?? []), record.dataKeyId], start.dataKeyId),
+      }),
+    );
+    return true;
   }
 
   async ended(reference: string, ending: RecordedEnding): Promise<void> {

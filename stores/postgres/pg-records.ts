@@ -71,13 +71,14 @@ export class PgVerificationRecords implements VerificationRecords {
   async restarted(
     reference: string,
     start: Pick<VerificationRecord, 'dataKeyId' | 'startedAt'>,
-  ): Promise<void> {
-    await this.pool.query(
+  ): Promise<boolean> {
+    const { rowCount } = await this.pool.query(
       `UPDATE idv_records SET data_key_id = $2, started_at = $3,
          superseded_key_ids = array_append(coalesce(superseded_key_ids, '{}'), data_key_id)
        WHERE reference = $1 AND ended_at IS NULL AND redacted_at IS NULL`,
       [checkReference(reference), start.dataKeyId, start.startedAt],
     );
+    return (rowCount ?? 0) > 0;
   }
 
   async ended(reference: string, ending: RecordedEnding): Promise<void> {

@@ -377,10 +377,8 @@ describe.each(backends)('store contract: %s', (_name, make) => {
     it('keeps the keys of the starts its reference took over, but the key of the verification that ran', async () => {
       const reference = `ref-${randomUUID()}`;
       await store.records.reserve(start(reference));
-      await other.records.restarted(reference, {
-        dataKeyId: 'dk-taker',
-        startedAt: '2026-01-02T03:04:06.000Z',
-      });
+      const taker = { dataKeyId: 'dk-taker', startedAt: '2026-01-02T03:04:06.000Z' };
+      expect(await other.records.restarted(reference, taker)).toBe(true);
       expect(await store.records.get(reference)).toMatchObject({
         dataKeyId: 'dk-taker',
         supersededKeyIds: [`dk-${reference}`],
@@ -391,6 +389,16 @@ describe.each(backends)('store contract: %s', (_name, make) => {
         dataKeyId: `dk-${reference}`,
         supersededKeyIds: ['dk-taker'],
       });
+      expect(await store.records.restarted(reference, { ...taker, dataKeyId: 'dk-late' })).toBe(false);
+    });
+
+    it('takes over no start whose data was erased: the erasure is final', async () => {
+      const reference = `ref-${randomUUID()}`;
+      await store.records.reserve(start(reference));
+      await other.records.redacted(reference, '2026-01-02T03:04:07.000Z');
+      const taker = { dataKeyId: 'dk-taker', startedAt: '2026-01-02T03:04:08.000Z' };
+      expect(await store.records.restarted(reference, taker)).toBe(false);
+      expect(await other.records.get(reference)).toMatchObject({ dataKeyId: `dk-${reference}` });
     });
 
     it('makes the record of a verification whose start made none, at its ending', async () => {

@@ -112,9 +112,10 @@ describe('IdvClient', () => {
           };
         if (name === 'restarted')
           return async (...args: Parameters<typeof target.restarted>) => {
-            await target.restarted(...args);
+            const taken = await target.restarted(...args);
             takenOver();
             await running();
+            return taken;
           };
         const value = Reflect.get(target, name) as unknown;
         return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(target) : value;

@@ -41,9 +41,8 @@ describe('verification records once Temporal no longer keeps the workflow', () =
     expect((await handle.record())?.dataKeyId).toBe(first?.dataKeyId);
   }, 180_000);
 
-  it('takes over a start that never ran (no workflow, nothing created), and destroys its key', async () => {
-    const request = stack().request({ redactAfter: 'never' });
-    // A client that crashed between keeping the reference and starting the workflow.
+  /** A client that crashed between keeping the reference and starting the workflow. */
+  async function crashedStart(request: ReturnType<ReturnType<typeof stack>['request']>) {
     const crashed = await stack().prepare(request);
     await stack().store.records.reserve({
       reference: request.reference,
@@ -53,6 +52,12 @@ describe('verification records once Temporal no longer keeps the workflow', () =
       status: 'started',
       startedAt: new Date().toISOString(),
     });
+    return crashed;
+  }
+
+  it('takes over a start that never ran (no workflow, nothing created), and destroys its key', async () => {
+    const request = stack().request({ redactAfter: 'never' });
+    const crashed = await crashedStart(request);
     const { handle, nextStep } = await stack().idv.startVerification(request);
     expect(nextStep.sessionId).toBeDefined();
     expect((await handle.record())?.dataKeyId).toBe(nextStep.dataKeyId);
@@ -62,15 +67,7 @@ describe('verification records once Temporal no longer keeps the workflow', () =
 
   it('refuses a start taken over after the erasure of a start that never ran: the erasure is final', async () => {
     const request = stack().request({ redactAfter: 'never' });
-    const crashed = await stack().prepare(request);
-    await stack().store.records.reserve({
-      reference: request.reference,
-      verificationProfileId: crashed.verificationProfileId,
-      provider: crashed.provider,
-      dataKeyId: crashed.dataKeyId,
-      status: 'started',
-      startedAt: new Date().toISOString(),
-    });
+    const crashed = await crashedStart(request);
     // The person asks for erasure before the caller tries the start again: its key is destroyed
     // and the erasure recorded (no session to redact).
     await expect(stack().idv.redactVerification(request.reference)).rejects.toThrow(/no session to redact/);

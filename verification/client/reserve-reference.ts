@@ -44,6 +44,11 @@ export async function reserveReference(
   if (exists) return { kind: 'existing' };
   // Gone from Temporal with no ending recorded: it ran if it claimed a session or closed creation.
   if (await store.vault.creationBegun(options.workflowId)) return { kind: 'used', record };
-  await store.records.restarted(start.reference, { dataKeyId: start.dataKeyId, startedAt: start.startedAt });
+  const takenOver = await store.records.restarted(start.reference, {
+    dataKeyId: start.dataKeyId,
+    startedAt: start.startedAt,
+  });
+  // Ended or erased since it was read (a start that ran after all, an erasure): used.
+  if (!takenOver) return { kind: 'used', record: (await store.records.get(start.reference)) ?? record };
   return { kind: 'restarted', previousDataKeyId: record.dataKeyId };
 }

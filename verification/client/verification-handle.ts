@@ -200,7 +200,9 @@ export class VerificationHandle {
       const record = await this.#recordInstead(error);
       if (record.status === 'started')
         throw new VerificationEndedError(
-          `verification ${this.reference} is gone from Temporal and its record has no ending`,
+          record.redactedAt === undefined
+            ? `verification ${this.reference} is gone from Temporal and its record has no ending`
+            : `verification ${this.reference} never ran and was erased (${record.redactedAt})`,
           { cause: error },
         );
       // The history, and the identity sealed in it, are gone: the outcome as recorded.

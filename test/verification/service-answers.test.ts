@@ -83,6 +83,23 @@ describe('unexpected service answers, end to end', () => {
     expect(session?.identity).toBeUndefined();
   }, 30_000);
 
+  it('asks again for an attachment answered 404 once (the interface defines none), and delivers every result', async () => {
+    await stack().control('PUT', '/script', { outcome: 'success', latencyMs: 0 });
+    await stack().control('PUT', '/faults', {
+      operation: 'GetAttachment',
+      errorRate: 1,
+      errorStatus: 404,
+      count: 1,
+    });
+    const { handle } = await idv.startVerification(
+      stack().request({ results: 'data+attachments', redactAfter: 'never' }),
+    );
+    const outcome = await handle.result();
+    expect(outcome).toMatchObject({ status: 'succeeded' });
+    expect(outcome.identity).toBeDefined();
+    expect(outcome.attachments?.length).toBeGreaterThan(0);
+  }, 30_000);
+
   it('keeps an oversized provider output out of the outcome, replaced by a marker', async () => {
     await stack().control('PUT', '/script', { outcome: 'success', latencyMs: 0 });
     await stack().control('PUT', '/faults', {

@@ -2,6 +2,7 @@ import { createHash, type Hash } from 'node:crypto';
 import { Context } from '@temporalio/activity';
 import { attachmentAad, type Sealed } from '../../codec/sealed';
 import { type CallPriority } from '../../api/http/call-budget';
+import { NotFoundError } from '../../api/http/errors';
 import { type NormalisedSessionState } from '../domain/session-status';
 import { type AttachmentRef, type ResultMode } from '../domain/verification';
 import { keptAccessKey } from './access-keys';
@@ -60,14 +61,20 @@ export function resultActivities(deps: VerificationDeps) {
       const beat = setInterval(() => context.heartbeat(), RESULTS_HEARTBEAT_EVERY_MS);
       try {
         return await classified(async () => {
-          const fetched = await fetch(args, { signal: context.cancellationSignal });
-          if (fetched) return fetched;
           // Both times are the server's: this attempt's schedule against the fetch's first.
           const { scheduledTimestampMs, currentAttemptScheduledTimestampMs } = context.info;
-          const waitedMs = currentAttemptScheduledTimestampMs - scheduledTimestampMs;
-          if (waitedMs >= MISSING_IDENTITY_WAIT_MS)
-            throw new ResultsRefusedError('the succeeded session was answered without identity data');
-          throw new ResultsNotReadyError('the succeeded session was answered without identity data yet');
+          const waitedLong =
+            currentAttemptScheduledTimestampMs - scheduledTimestampMs >= MISSING_IDENTITY_WAIT_MS;
+          const notReady = (what: string) =>
+            waitedLong ? new ResultsRefusedError(what) : new ResultsNotReadyError(`${what} yet`);
+          const fetched = await fetch(args, { signal: context.cancellationSignal }).catch(
+            (error: unknown) => {
+              if (error instanceof AttachmentMissingError) throw notReady(error.message);
+              throw error;
+            },
+          );
+          if (fetched) return fetched;
+          throw notReady('the succeeded session was answered without identity data');
         });
       } finally {
         clearInterval(beat);
@@ -114,6 +121,14 @@ export function resultsAlong(deps: VerificationDeps) {
   };
 }
 
+/**
+ * An attachment the results listed was answered 404: the interface defines none, so one proves
+ * nothing (not served yet, a replica behind). Asked again like missing identity data.
+ */
+class AttachmentMissingError extends Error {
+  override readonly name = 'AttachmentMissingError';
+}
+
 /** How often a results fetch heartbeats, whatever it waits on (a slow answer, a slow attachment). */
 const RESULTS_HEARTBEAT_EVERY_MS = 1_000;
 
@@ -156,11 +171,17 @@ function resultsFetcher(deps: VerificationDeps) {
         );
         return await deps.blobs.put(args.sessionId, info.id, sealed);
       };
-      const { contentType, stored } = await deps.identity.sessions.downloadAttachment(
-        { sessionId: args.sessionId, attachmentId: info.id, resultsAccessKey, maxBytes: info.sizeBytes },
-        store,
-        { signal },
-      );
+      const { contentType, stored } = await deps.identity.sessions
+        .downloadAttachment(
+          { sessionId: args.sessionId, attachmentId: info.id, resultsAccessKey, maxBytes: info.sizeBytes },
+          store,
+          { signal },
+        )
+        .catch((error: unknown) => {
+          if (error instanceof NotFoundError)
+            throw new AttachmentMissingError(`the attachment ${info.id} was answered 404`);
+          throw error;
+        });
       attachments.push({
         id: info.id,
         type: info.type,

@@ -15,7 +15,7 @@ import { cell, round } from '../support/stats';
 import { runOpenVerifications } from './open-verifications';
 import { startScaleStack } from './stack';
 import { freePort } from '../../workers/dev/free-port';
-import { request } from 'undici';
+import { pollAttempts } from './worker-metrics';
 
 const numberFrom = (name: string, fallback: number) => Number(process.env[name] ?? fallback);
 const OPEN = numberFrom('BENCH_OPEN', 10_000);
@@ -84,20 +84,6 @@ async function main(): Promise<void> {
   ].join('\n');
   recordSection('footprint', markdown);
   process.stdout.write(`${markdown}\n`);
-}
-
-/** The attempts of the poll activity the worker at `port` has run (its Prometheus endpoint). */
-async function pollAttempts(port: number): Promise<number> {
-  const response = await request(`http://127.0.0.1:${port}/metrics`);
-  const text = await response.body.text();
-  let total = 0;
-  for (const line of text.split('\n'))
-    if (
-      line.startsWith('temporal_activity_execution_latency_count{') &&
-      line.includes('activity_type="pollSession"')
-    )
-      total += Number(line.slice(line.lastIndexOf(' ') + 1));
-  return total;
 }
 
 runBench('bench/footprint', main);

@@ -555,7 +555,7 @@ describe('verification ending paths, end to end', () => {
   }, 30_000);
 
   it('erases at its due time a redaction cancelled before it is due, cutting only its steps at the service short', async () => {
-    const request = stack().request({ redactAfter: '5s', ...fast });
+    const request = stack().request({ redactAfter: '10s', ...fast });
     const { handle, nextStep } = await stack().idv.startVerification(request);
     // An earlier start under the reference whose key the record names as superseded (its sealed
     // input may sit in a caller's history): the cancelled redaction destroys it too.

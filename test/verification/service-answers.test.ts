@@ -83,21 +83,35 @@ describe('unexpected service answers, end to end', () => {
     expect(session?.identity).toBeUndefined();
   }, 30_000);
 
-  it('asks again for an attachment answered 404 once (the interface defines none), and delivers every result', async () => {
+  it('asks again for an attachment answered 404 (the interface defines none) alone, and delivers every result', async () => {
     await stack().control('PUT', '/script', { outcome: 'success', latencyMs: 0 });
+    // The second attachment is answered 404 once; the first, stored already, is not asked again.
     await stack().control('PUT', '/faults', {
       operation: 'GetAttachment',
       errorRate: 1,
       errorStatus: 404,
+      skip: 1,
       count: 1,
     });
+    const downloads = async () =>
+      ((await stack().control('GET', '/counters')).byOperation as Record<string, number>).GetAttachment ?? 0;
+    const before = await downloads();
     const { handle } = await idv.startVerification(
-      stack().request({ results: 'data+attachments', redactAfter: 'never' }),
+      stack().request({
+        // Two attachments.
+        provider: 'yoti',
+        capabilities: ['DeeplinkToMobile', 'PollResult', 'RefreshStepContent'],
+        providerInput: undefined,
+        results: 'data+attachments',
+        redactAfter: 'never',
+        polling: { initialMs: 200, maxMs: 500 },
+      }),
     );
     const outcome = await handle.result();
     expect(outcome).toMatchObject({ status: 'succeeded' });
     expect(outcome.identity).toBeDefined();
-    expect(outcome.attachments?.length).toBeGreaterThan(0);
+    expect(outcome.attachments).toHaveLength(2);
+    expect((await downloads()) - before).toBe(3);
   }, 30_000);
 
   it('keeps an oversized provider output out of the outcome, replaced by a marker', async () => {

@@ -1,4 +1,5 @@
 import { createHash, type Hash } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { Context } from '@temporalio/activity';
 import { attachmentAad, type Sealed } from '../../codec/sealed';
 import { type CallPriority } from '../../api/http/call-budget';
@@ -63,18 +64,15 @@ export function resultActivities(deps: VerificationDeps) {
         return await classified(async () => {
           // Both times are the server's: this attempt's schedule against the fetch's first.
           const { scheduledTimestampMs, currentAttemptScheduledTimestampMs } = context.info;
-          const waitedLong =
-            currentAttemptScheduledTimestampMs - scheduledTimestampMs >= MISSING_IDENTITY_WAIT_MS;
-          const notReady = (what: string) =>
-            waitedLong ? new ResultsRefusedError(what) : new ResultsNotReadyError(`${what} yet`);
-          const fetched = await fetch(args, { signal: context.cancellationSignal }).catch(
-            (error: unknown) => {
-              if (error instanceof AttachmentMissingError) throw notReady(error.message);
-              throw error;
-            },
-          );
+          const waitedMs = currentAttemptScheduledTimestampMs - scheduledTimestampMs;
+          const fetched = await fetch(args, {
+            signal: context.cancellationSignal,
+            missingUntilMs: Date.now() + MISSING_IDENTITY_WAIT_MS - waitedMs,
+          });
           if (fetched) return fetched;
-          throw notReady('the succeeded session was answered without identity data');
+          if (waitedMs >= MISSING_IDENTITY_WAIT_MS)
+            throw new ResultsRefusedError('the succeeded session was answered without identity data');
+          throw new ResultsNotReadyError('the succeeded session was answered without identity data yet');
         });
       } finally {
         clearInterval(beat);
@@ -121,13 +119,9 @@ export function resultsAlong(deps: VerificationDeps) {
   };
 }
 
-/**
- * An attachment the results listed was answered 404: the interface defines none, so one proves
- * nothing (not served yet, a replica behind). Asked again like missing identity data.
- */
-class AttachmentMissingError extends Error {
-  override readonly name = 'AttachmentMissingError';
-}
+/** The first wait before an attachment answered 404 is asked again; doubled each time, up to 30 s. */
+const ATTACHMENT_ASK_FIRST_MS = 1_000;
+const ATTACHMENT_ASK_MAX_MS = 30_000;
 
 /** How often a results fetch heartbeats, whatever it waits on (a slow answer, a slow attachment). */
 const RESULTS_HEARTBEAT_EVERY_MS = 1_000;
@@ -137,7 +131,16 @@ function resultsFetcher(deps: VerificationDeps) {
   const limits = { ...defaultResultLimits, ...deps.resultLimits };
   return async (
     args: { sessionId: string; mode: ResultMode; dataKeyId: string },
-    call: { signal: AbortSignal; priority?: CallPriority },
+    call: {
+      signal: AbortSignal;
+      priority?: CallPriority;
+      /**
+       * Until then (this clock) an attachment answered 404 is asked again, alone: the interface
+       * defines no 404 for it, so one proves nothing (not served yet, a replica behind); the
+       * attachments stored before it stay. Without it, a 404 refuses the results.
+       */
+      missingUntilMs?: number;
+    },
   ): Promise<FetchedResults | undefined> => {
     const { signal } = call;
     if (args.mode === 'none') return {};
@@ -171,17 +174,29 @@ function resultsFetcher(deps: VerificationDeps) {
         );
         return await deps.blobs.put(args.sessionId, info.id, sealed);
       };
-      const { contentType, stored } = await deps.identity.sessions
-        .downloadAttachment(
+      const download = () =>
+        deps.identity.sessions.downloadAttachment(
           { sessionId: args.sessionId, attachmentId: info.id, resultsAccessKey, maxBytes: info.sizeBytes },
           store,
           { signal },
-        )
-        .catch((error: unknown) => {
-          if (error instanceof NotFoundError)
-            throw new AttachmentMissingError(`the attachment ${info.id} was answered 404`);
-          throw error;
-        });
+        );
+      let waitMs = ATTACHMENT_ASK_FIRST_MS;
+      let answer: Awaited<ReturnType<typeof download>> | undefined;
+      while (answer === undefined) {
+        try {
+          answer = await download();
+        } catch (error) {
+          // A 404 (not a 410, gone for good) is asked again until `missingUntilMs`.
+          if (!(error instanceof NotFoundError && error.status === 404)) throw error;
+          if (call.missingUntilMs === undefined || Date.now() + waitMs > call.missingUntilMs)
+            throw new ResultsRefusedError(
+              `the attachment ${info.id} was answered 404 until the fetch gave up`,
+            );
+          await sleep(waitMs, undefined, { signal });
+          waitMs = Math.min(2 * waitMs, ATTACHMENT_ASK_MAX_MS);
+        }
+      }
+      const { contentType, stored } = answer;
       attachments.push({
         id: info.id,
         type: info.type,

@@ -25,8 +25,9 @@ export const defaultResultLimits: ResultLimits = {
 
 /**
  * How long, from the fetch's first attempt, a succeeded session answered without identity data
- * (`identityData: null`, which the interface allows: not assembled yet, or already erased) is
- * asked again before its results count as unavailable.
+ * (`identityData: null`, which the interface allows: not assembled yet, or already erased), or an
+ * attachment answered 404 (which it does not define), is asked again before its results count as
+ * unavailable.
  */
 export const MISSING_IDENTITY_WAIT_MS = 5 * 60_000;
 

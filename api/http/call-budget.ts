@@ -200,6 +200,8 @@ export class CallBudget {
   readonly #recentOthers: number[] = [];
   /** When the last poll was granted (see {@link #pollSpacingMs}). */
   #lastPollAt = Number.NEGATIVE_INFINITY;
+  /** The turn the last poll sent back after losing its turn was given (see {@link turnLostDelayMs}). */
+  #lostTurnAt = Number.NEGATIVE_INFINITY;
   /** The calls waiting for a turn, by priority (each in the order they asked). */
   readonly #waiting: Record<CallPriority, Waiter[]> = { user: [], first: [], poll: [] };
   /** Each polled session: when it said it would poll again, and how it is placed. */
@@ -358,24 +360,36 @@ export class CallBudget {
   }
 
   /**
-   * The delay before a poll that was given no turn here tries again. Alone, the budget was full:
-   * the session's fair delay (as {@link pollDelayMs} by the rule). Shared by several processes,
-   * only this process's part was full, and Temporal may hand the next attempt to any of them:
-   * the fair delay divided by their number (at most the rate), so the polls a part could not
-   * take are not lost to the others for a whole fair delay; not while 429s tightened the limit or
-   * pause every call (the service was full), nor while first calls wait for this part (starts
-   * fill every part alike). Each retry is one task, never a call beyond the budget.
+   * The delay before a poll that was given no turn here tries again. Polls arrive in bunches
+   * (their retries fall due together after a burst), so a part with room for every session in its
+   * fair delay still turns some away: each comes back at a turn of its own once the polls waiting
+   * now have had theirs (after the last such return, one poll spacing apart), so the bunch is
+   * spread over the part rather than lost for a whole fair delay. Never later than the fair delay
+   * (as {@link pollDelayMs} by the rule), divided, when several processes share the rate, by their
+   * number (at most the rate): only this part was full, and Temporal may hand the next attempt to
+   * any of them. Not while 429s tightened the limit or pause every call (the service was full),
+   * nor while first calls wait (a burst of starts fills every part alike): then the whole fair
+   * delay. At least `ownIntervalMs` (a pause's Retry-After in it). Each retry is one task, never a
+   * call beyond the budget.
    */
   turnLostDelayMs(sessionId: string, ownIntervalMs: number): number {
     const now = this.#now();
     this.#recover(now);
     this.#prune(now);
-    // Whole parts only (more workers than calls: some have none), and none while 429s tightened
-    // the limit or paused every call (then the service, not this part, was full), nor while
-    // first calls wait here (a burst of starts fills every worker's part alike).
     const tightened = this.#limit < this.#share || this.pausedForMs() > 0;
-    const parts = tightened || this.#urgentWaiting() ? 1 : Math.max(1, Math.min(this.#workers, this.#rate));
-    const delay = Math.round(Math.max(ownIntervalMs, this.#fairDelayOf(sessionId) / parts));
+    const full = tightened || this.#urgentWaiting();
+    const parts = full ? 1 : Math.max(1, Math.min(this.#workers, this.#rate));
+    const fair = this.#fairDelayOf(sessionId) / parts;
+    let delay = Math.max(ownIntervalMs, fair);
+    if (!full) {
+      const spacing = this.#pollSpacingMs();
+      const turnAt = Math.max(now + this.#waiting.poll.length * spacing, this.#lostTurnAt + spacing);
+      if (turnAt - now < delay) {
+        this.#lostTurnAt = turnAt;
+        delay = Math.max(ownIntervalMs, turnAt - now);
+      }
+    }
+    delay = Math.round(delay);
     this.#plan(sessionId, now, delay, ownIntervalMs);
     return delay;
   }

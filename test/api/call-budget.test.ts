@@ -482,8 +482,6 @@ describe('the call budget', () => {
     for (let i = 1; i <= 50; i += 1) budget.pollDelayMs(`s-${i}`, 60_000);
     jest.advanceTimersByTime(BUDGET_WINDOW_MS);
     expect(budget.pollDelayMs('s-1', 2_000)).toBe(44_000);
-    // And a lost turn comes back a quarter of that later, as with a count.
-    expect(budget.turnLostDelayMs('s-1', 2_000)).toBe(11_000);
   });
 
   it('refuses a share whose number of workers is not a number', () => {
@@ -493,20 +491,42 @@ describe('the call budget', () => {
     );
   });
 
-  it('brings a poll that lost its turn back after the fair delay alone, and sooner by the workers sharing the rate', () => {
+  it('brings polls that lost their turn back at turns of their own once the polls waiting have had theirs', async () => {
+    // 10 calls a window, polls 5 of them: one poll every 220 ms; 100 sessions: a fair delay of 22 s.
     const budget = new CallBudget({ callsPerSecond: 10, pollShare: 0.5 });
     budget.share({ callsPerSecond: 10, polledSessions: 100 });
-    // Alone, the whole budget was full: the fair delay (22 s, as above).
-    expect(budget.turnLostDelayMs('s-1', 2_000)).toBe(22_000);
+    const polls = ask(budget, 'poll', 25, []);
+    // One granted, 24 waiting: a lost turn comes back once they have had theirs (24 × 220 ms),
+    // the next one a spacing later, and so on (not all at the same moment, to lose again).
+    expect(budget.stats().waiting).toBe(24);
+    expect(budget.turnLostDelayMs('s-1', 1_000)).toBe(5_280);
+    expect(budget.turnLostDelayMs('s-2', 1_000)).toBe(5_500);
+    expect(budget.turnLostDelayMs('s-3', 1_000)).toBe(5_720);
+    // The session's own interval (a pause's Retry-After) still holds; its next poll stays fair.
+    expect(budget.turnLostDelayMs('s-4', 8_000)).toBe(8_000);
+    expect(budget.pollDelayMs('s-1', 2_000)).toBe(22_000);
+    // Never later than the fair delay: a turn that far off is not reserved.
+    const more = ask(budget, 'poll', 100, []);
+    expect(budget.turnLostDelayMs('s-5', 1_000)).toBe(22_000);
+    expect(budget.turnLostDelayMs('s-6', 1_000)).toBe(22_000);
+    budget.close();
+    await Promise.all([...polls, ...more]);
+    // Nothing waiting, the last reserved turn long past: at once, but for its own interval.
+    jest.advanceTimersByTime(30_000);
+    expect(budget.turnLostDelayMs('s-7', 1_000)).toBe(1_000);
+  });
+
+  it('brings a lost turn back no later than the fair delay divided by the workers sharing the rate', async () => {
+    const budget = new CallBudget({ callsPerSecond: 10, pollShare: 0.5 });
     // One of four: only this part was full; the next attempt may go to any of the four.
     budget.share({ callsPerSecond: 3, polledSessions: 100, workers: 4 });
+    const polls = ask(budget, 'poll', 200, []);
     expect(budget.turnLostDelayMs('s-1', 2_000)).toBe(5_500);
-    // The session's own interval (or a Retry-After in it) still holds, and its next poll stays fair.
-    expect(budget.turnLostDelayMs('s-1', 8_000)).toBe(8_000);
-    expect(budget.pollDelayMs('s-1', 2_000)).toBe(22_000);
     // More workers than calls per second: only as many parts as calls.
     budget.share({ callsPerSecond: 0, polledSessions: 100, workers: 40 });
     expect(budget.turnLostDelayMs('s-1', 1_000)).toBe(2_200);
+    budget.close();
+    await Promise.all(polls);
   });
 
   it('brings a lost turn back after the whole fair delay while first calls wait for its part', async () => {
@@ -519,7 +539,8 @@ describe('the call budget', () => {
     expect(budget.turnLostDelayMs('s-1', 2_000)).toBe(22_000);
     budget.close();
     await Promise.all(firsts);
-    expect(budget.turnLostDelayMs('s-2', 2_000)).toBe(5_500);
+    // Nothing waits any more: at once, but for its own interval.
+    expect(budget.turnLostDelayMs('s-2', 2_000)).toBe(2_000);
   });
 
   it('brings a lost turn back after the whole fair delay while 429s say the service is full', () => {
@@ -532,9 +553,9 @@ describe('the call budget', () => {
     expect(budget.pausedForMs()).toBe(0);
     expect(budget.turnLostDelayMs('s-1', 2_000)).toBe(22_000);
     // Once the limit has grown back to the part (nothing else asked the budget meanwhile), only
-    // the part was full again.
+    // the part was full: nothing waits, so at once, but for its own interval.
     jest.advanceTimersByTime(120_000);
-    expect(budget.turnLostDelayMs('s-1', 2_000)).toBe(5_500);
+    expect(budget.turnLostDelayMs('s-1', 2_000)).toBe(2_000);
   });
 
   it('refuses a budget below one call per second', () => {

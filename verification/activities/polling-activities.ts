@@ -108,8 +108,6 @@ export function pollingActivities(deps: VerificationDeps) {
           );
         } catch (error) {
           // Not polled: no turn under this process's part of the budget, or the service's 429.
-          // The next poll comes after the session's fair delay (a lost turn: see
-          // turnLostDelayMs) or the Retry-After, whichever is later.
           if (error instanceof OverBudgetError || error instanceof RateLimitedError)
             return { notPolled: error.retryAfterMs ?? 0, turnLost: error instanceof OverBudgetError };
           throw error;
@@ -120,15 +118,14 @@ export function pollingActivities(deps: VerificationDeps) {
       if ('failed' in state || 'notPolled' in state) session?.learning.notPolled(series, polls);
       if ('failed' in state) throw state.failed;
       if ('notPolled' in state) {
-        const ownMs = Math.max(
-          pollIntervalMs(plan, polls - 1),
-          Math.min(state.notPolled, MAX_RETRY_AFTER_MS),
-        );
-        const delayMs = !budget
-          ? ownMs
-          : state.turnLost
-            ? budget.turnLostDelayMs(plan.sessionId, ownMs)
-            : budget.pollDelayMs(plan.sessionId, ownMs);
+        const retryAfterMs = Math.min(state.notPolled, MAX_RETRY_AFTER_MS);
+        // A lost turn: the poll was due, only the budget's part was full; it comes back at a turn
+        // of its own (see turnLostDelayMs). A 429: the session's own interval, stretched by the
+        // budget, or the Retry-After, whichever is later.
+        const delayMs =
+          budget && state.turnLost
+            ? budget.turnLostDelayMs(plan.sessionId, retryAfterMs)
+            : nextPollMs(plan, Math.max(pollIntervalMs(plan, polls - 1), retryAfterMs), undefined);
         return pollAgainAfter(delayMs, 'not polled: over budget or refused');
       }
       if (state.done) {

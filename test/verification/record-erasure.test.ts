@@ -36,6 +36,29 @@ describe("recording a reference's erasure", () => {
     expect((await local().store.records.get(reference))?.redactedAt).toBeDefined();
   });
 
+  it('destroys the key of a start that took the record over between its read and the erasure recorded', async () => {
+    const first = await local().dataKeys.create();
+    const taker = await local().dataKeys.create();
+    const reference = `erasure-race-${first}`;
+    await reserved(reference, first);
+    const { records } = local().store;
+    // The take-over lands after the erasure read the record, just before it marks it erased.
+    const racing = {
+      records: {
+        get: (ref: string) => records.get(ref),
+        redacted: async (ref: string, at: string) => {
+          await records.restarted(ref, { dataKeyId: taker, startedAt: new Date().toISOString() });
+          await records.redacted(ref, at);
+        },
+      },
+    };
+    await recordErasure(racing, local().dataKeys, reference, new Date().toISOString(), { dataKeyId: first });
+    const record = await records.get(reference);
+    expect(record).toMatchObject({ dataKeyId: taker, redactedAt: expect.any(String) });
+    for (const keyId of [first, taker])
+      expect((await local().store.dataKeys.get(keyId))?.state).toBe('destroyed');
+  });
+
   it("touches no later verification's record: a redaction that comes after the reference was used again", async () => {
     const earlier = await local().dataKeys.create();
     const later = await local().dataKeys.create();

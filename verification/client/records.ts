@@ -1,5 +1,6 @@
 import { type DataKeys } from '../../codec/data-keys';
 import { type IdvStore } from '../../stores/idv-store';
+import { type VerificationRecords } from '../../stores/verification-records';
 import { verificationWorkflowId } from '../shared/ids';
 
 /**
@@ -25,7 +26,7 @@ export async function purgeRecords(store: IdvStore, erasedBefore: Date): Promise
  * the erasure is recorded and no key destroyed. Resolves to whether it was recorded. Idempotent.
  */
 export async function recordErasure(
-  store: Pick<IdvStore, 'records'>,
+  store: { records: Pick<VerificationRecords, 'get' | 'redacted'> },
   dataKeys: Pick<DataKeys, 'destroy'>,
   reference: string,
   redactedAt: string,
@@ -33,6 +34,9 @@ export async function recordErasure(
 ): Promise<boolean> {
   if (!(await destroyRecordKeys(store, dataKeys, reference, erased))) return false;
   await store.records.redacted(reference, redactedAt);
+  // Marked erased, the record can no longer be taken over (`restarted`); one that landed between
+  // the read and the mark named a new start's key, which the record read again names.
+  await destroyRecordKeys(store, dataKeys, reference, erased);
   return true;
 }
 
@@ -42,7 +46,7 @@ export async function recordErasure(
  * it names another verification. Idempotent.
  */
 export async function destroyRecordKeys(
-  store: Pick<IdvStore, 'records'>,
+  store: { records: Pick<VerificationRecords, 'get'> },
   dataKeys: Pick<DataKeys, 'destroy'>,
   reference: string,
   erased?: { dataKeyId?: string; sessionId?: string },

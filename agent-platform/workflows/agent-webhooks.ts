@@ -326,20 +326,13 @@ async function compare(state: RegistryState): Promise<boolean> {
   let repaired = true;
   // What is left at the address of a kept webhook removed (see removeExtrasAt) goes too; the
   // address is swept once nothing is left there.
-  const left = plan.external.filter(
-    (webhook) =>
-      webhook.enabled !== false &&
-      !plan.duplicates.includes(webhook) &&
-      state.sweeping.some((address) => sameAddress(address, webhook)),
-  );
+  const left = state.leftAtSwept(plan.external, plan.duplicates);
   const extras = [...plan.duplicates, ...left];
   const removals =
     extras.length > 0 && patched(DUPLICATES_REMOVED)
       ? await removeDuplicates(state, extras)
       : new Map<string, string>();
-  state.sweeping = state.sweeping.filter((address) =>
-    left.some((webhook) => sameAddress(address, webhook) && removals.get(webhook.id) !== 'removed'),
-  );
+  state.sweptOnce(left, removals);
   for (const [webhookId, outcome] of removals) {
     plan.drift.push({ webhookId, kind: 'duplicate' });
     outcomes.set(webhookId, outcome);

@@ -71,6 +71,32 @@ export class RegistryState {
     }));
   }
 
+  /**
+   * The enabled webhooks of `external` at an address swept (those of `duplicates` aside, removed
+   * anyway): nothing kept at the address makes them extra, so they are to be removed.
+   */
+  leftAtSwept(
+    external: readonly ObservedWebhook[],
+    duplicates: readonly ObservedWebhook[],
+  ): ObservedWebhook[] {
+    return external.filter(
+      (webhook) =>
+        webhook.enabled !== false &&
+        !duplicates.includes(webhook) &&
+        this.sweeping.some((address) => sameAddress(address, webhook)),
+    );
+  }
+
+  /**
+   * After a comparison's removals (`outcomes` by webhook id): an address is swept no more once
+   * every webhook `left` there (see {@link leftAtSwept}) was removed.
+   */
+  sweptOnce(left: readonly ObservedWebhook[], outcomes: ReadonlyMap<string, string>): void {
+    this.sweeping = this.sweeping.filter((address) =>
+      left.some((webhook) => sameAddress(address, webhook) && outcomes.get(webhook.id) !== 'removed'),
+    );
+  }
+
   /** Keeps the abandoned addresses where `observed` still shows an enabled webhook not kept. */
   abandonedStillLive(observed: readonly ObservedWebhook[]): void {
     this.abandoned = this.abandoned.filter((address) =>

@@ -131,6 +131,12 @@ export async function sessionRedaction(args: RedactionArgs): Promise<RedactionRe
       });
     }
   };
+  /** The record of this run's start, as the record's steps take it (its key and session, if any). */
+  const recordOf = (reference: string) => ({
+    reference,
+    ...(dataKeyId === undefined ? {} : { dataKeyId }),
+    ...(sessionId === undefined ? {} : { sessionId }),
+  });
   const problemLines = () => problems.map((problem) => `Gave up ${problem.step}`);
   const finish = async <T extends RedactionReport>(report: T): Promise<T> => {
     if (problems.length === 0) {
@@ -138,12 +144,7 @@ export async function sessionRedaction(args: RedactionArgs): Promise<RedactionRe
         settle(
           'recording the erasure',
           await boundedStep(redactionBounds.deleteStoredData, (calls) =>
-            calls.recordRedaction({
-              reference: args.reference as string,
-              redactedAt: report.redactedAt,
-              ...(dataKeyId === undefined ? {} : { dataKeyId }),
-              ...(sessionId === undefined ? {} : { sessionId }),
-            }),
+            calls.recordRedaction({ ...recordOf(args.reference as string), redactedAt: report.redactedAt }),
           ),
         );
       if (problems.length === 0) {
@@ -175,11 +176,7 @@ export async function sessionRedaction(args: RedactionArgs): Promise<RedactionRe
         settle(
           'destroying the keys of its other starts',
           await boundedStep(redactionBounds.deleteStoredData, (calls) =>
-            calls.destroyRecordKeys({
-              reference: args.reference as string,
-              ...(dataKeyId === undefined ? {} : { dataKeyId }),
-              ...(sessionId === undefined ? {} : { sessionId }),
-            }),
+            calls.destroyRecordKeys(recordOf(args.reference as string)),
           ),
         ),
       );

@@ -26,3 +26,10 @@ export const nativeChallengeRequest = {
   results: 'none',
   redactAfter: 'never',
 } as const satisfies Partial<VerificationRequest>;
+
+/** What makes a request a mobile verification (yoti: a deep link to the phone, a step that refreshes, two attachments). */
+export const mobileRequest = {
+  provider: 'yoti',
+  capabilities: ['DeeplinkToMobile', 'PollResult', 'RefreshStepContent'],
+  providerInput: undefined,
+} as const satisfies Partial<VerificationRequest>;

@@ -10,7 +10,7 @@ import {
 import { type RedactionReport } from '../../verification/shared/workflows';
 import { type VerificationRequest } from '../../verification/domain/verification';
 import { eventually } from '../harness/eventually';
-import { nativeChallengeRequest } from '../harness/requests';
+import { mobileRequest, nativeChallengeRequest } from '../harness/requests';
 import { useVerificationStack } from '../harness/verification-stack';
 
 /** The failure types along an error's cause chain (ApplicationFailure `type` or class name). */
@@ -41,9 +41,7 @@ describe('verification ending paths, end to end', () => {
 
   const mobile = (overrides = {}) =>
     stack().request({
-      provider: 'yoti',
-      capabilities: ['DeeplinkToMobile', 'PollResult', 'RefreshStepContent'],
-      providerInput: undefined,
+      ...mobileRequest,
       redactAfter: 'never',
       polling: { initialMs: 200, maxMs: 500 },
       ...overrides,

@@ -3,6 +3,7 @@ import { ApplicationFailure } from '@temporalio/common';
 import { temporal } from '@temporalio/proto';
 import { useVerificationStack } from '../harness/verification-stack';
 import { eventually } from '../harness/eventually';
+import { mobileRequest } from '../harness/requests';
 
 describe('verification messages, end to end', () => {
   const stack = useVerificationStack();
@@ -19,9 +20,7 @@ describe('verification messages, end to end', () => {
 
   const mobile = () =>
     stack().request({
-      provider: 'yoti',
-      capabilities: ['DeeplinkToMobile', 'PollResult', 'RefreshStepContent'],
-      providerInput: undefined,
+      ...mobileRequest,
       redactAfter: 'never',
     });
 

@@ -9,6 +9,7 @@ import { harnessIdvClient, useVerificationStack } from '../harness/verification-
 import { openLocalStore } from '../../stores/local/local-store';
 import { uniqueTaskQueue } from '../harness/worker';
 import { startWorkerProcess, workerProcessEnv, type WorkerProcess } from '../harness/worker-process';
+import { mobileRequest } from '../harness/requests';
 
 // What the service answers is bounded and never trusted blindly: an unexpected create answer
 // does not loop, oversized or lying results are refused or trimmed, and no answer's personal
@@ -99,9 +100,7 @@ describe('unexpected service answers, end to end', () => {
     const { handle } = await idv.startVerification(
       stack().request({
         // Two attachments.
-        provider: 'yoti',
-        capabilities: ['DeeplinkToMobile', 'PollResult', 'RefreshStepContent'],
-        providerInput: undefined,
+        ...mobileRequest,
         results: 'data+attachments',
         redactAfter: 'never',
         polling: { initialMs: 200, maxMs: 500 },

@@ -135,8 +135,6 @@ export interface PollPlacement {
 interface PolledSession {
   /** When it said it would poll again (the budget's clock). */
   returnsAt: number;
-  /** Its own interval, as it last said (the fixed rule stretches it by the budget). */
-  ownMs: number;
   /** Its learned placement, and when its verification started (the budget's clock). */
   placement?: Pick<PollPlacement, 'curve' | 'ruleMs'>;
   bornAt: number;
@@ -355,7 +353,7 @@ export class CallBudget {
     const own = placement ? placement.ruleMs(placement.ageMs) : ownIntervalMs;
     const ruleDelay = Math.max(own, this.#fairDelayOf(sessionId));
     const delay = Math.round(placement ? this.#placedDelay(sessionId, ruleDelay, placement) : ruleDelay);
-    this.#plan(sessionId, now, delay, own, placement);
+    this.#plan(sessionId, now, delay, placement);
     return delay;
   }
 
@@ -369,8 +367,9 @@ export class CallBudget {
    * number (at most the rate): only this part was full, and Temporal may hand the next attempt to
    * any of them. Not while 429s tightened the limit or pause every call (the service was full),
    * nor while first calls wait (a burst of starts fills every part alike): then the whole fair
-   * delay. At least `ownIntervalMs` (a pause's Retry-After in it). Each retry is one task, never a
-   * call beyond the budget.
+   * delay; nor while this process is held (no part, or it ran out): then the fair delay divided.
+   * At least `ownIntervalMs` (a pause's Retry-After in it), the reserved turn too. Each retry is
+   * one task, never a call beyond the budget.
    */
   turnLostDelayMs(sessionId: string, ownIntervalMs: number): number {
     const now = this.#now();
@@ -379,18 +378,22 @@ export class CallBudget {
     const tightened = this.#limit < this.#share || this.pausedForMs() > 0;
     const full = tightened || this.#urgentWaiting();
     const parts = full ? 1 : Math.max(1, Math.min(this.#workers, this.#rate));
-    const fair = this.#fairDelayOf(sessionId) / parts;
-    let delay = Math.max(ownIntervalMs, fair);
-    if (!full) {
+    let delay = Math.max(ownIntervalMs, this.#fairDelayOf(sessionId) / parts);
+    // Held (no part yet, or it ran out), this process has no turns to hand out: the others' may.
+    if (!full && this.#shareInForce(now) > 0) {
       const spacing = this.#pollSpacingMs();
-      const turnAt = Math.max(now + this.#waiting.poll.length * spacing, this.#lostTurnAt + spacing);
+      const turnAt = Math.max(
+        now + ownIntervalMs,
+        now + this.#waiting.poll.length * spacing,
+        this.#lostTurnAt + spacing,
+      );
       if (turnAt - now < delay) {
         this.#lostTurnAt = turnAt;
-        delay = Math.max(ownIntervalMs, turnAt - now);
+        delay = turnAt - now;
       }
     }
     delay = Math.round(delay);
-    this.#plan(sessionId, now, delay, ownIntervalMs);
+    this.#plan(sessionId, now, delay);
     return delay;
   }
 
@@ -400,12 +403,11 @@ export class CallBudget {
   }
 
   /** Counts `sessionId` as polled again after `delay`. */
-  #plan(sessionId: string, now: number, delay: number, own: number, placement?: PollPlacement): void {
+  #plan(sessionId: string, now: number, delay: number, placement?: PollPlacement): void {
     // A session seen done (by a check or a cancel while this poll was under way) stays forgotten.
     if (!this.#ended.has(sessionId))
       this.#sessions.set(sessionId, {
         returnsAt: now + delay,
-        ownMs: own,
         bornAt: now - (placement?.ageMs ?? 0),
         summed: this.#sessions.get(sessionId)?.summed ?? false,
         ...(placement ? { placement: { curve: placement.curve, ruleMs: placement.ruleMs } } : {}),

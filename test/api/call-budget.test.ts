@@ -511,9 +511,12 @@ describe('the call budget', () => {
     expect(budget.turnLostDelayMs('s-6', 1_000)).toBe(22_000);
     budget.close();
     await Promise.all([...polls, ...more]);
-    // Nothing waiting, the last reserved turn long past: at once, but for its own interval.
+    // Nothing waiting, the last reserved turn long past: at once, but for its own interval, and
+    // the next ones a spacing after it (not all at the end of their interval together).
     jest.advanceTimersByTime(30_000);
     expect(budget.turnLostDelayMs('s-7', 1_000)).toBe(1_000);
+    expect(budget.turnLostDelayMs('s-8', 1_000)).toBe(1_220);
+    expect(budget.turnLostDelayMs('s-9', 1_000)).toBe(1_440);
   });
 
   it('brings a lost turn back no later than the fair delay divided by the workers sharing the rate', async () => {
@@ -527,6 +530,12 @@ describe('the call budget', () => {
     expect(budget.turnLostDelayMs('s-1', 1_000)).toBe(2_200);
     budget.close();
     await Promise.all(polls);
+    // Held (no part, or one that ran out), it has no turn to give even with nothing waiting: the
+    // others' parts may have one.
+    expect(budget.turnLostDelayMs('s-2', 1_000)).toBe(2_200);
+    budget.share({ callsPerSecond: 3, polledSessions: 100, workers: 4, validUntil: budget.now() + 1_000 });
+    jest.advanceTimersByTime(2_000);
+    expect(budget.turnLostDelayMs('s-3', 1_000)).toBe(5_500);
   });
 
   it('brings a lost turn back after the whole fair delay while first calls wait for its part', async () => {

@@ -2,6 +2,8 @@ import { OnboardingClient } from '../../agent-platform/client/onboarding-client'
 import { type OnboardingVerification, onboardingReference } from '../../agent-platform/domain/onboarding';
 import { agentEventSignal } from '../../agent-platform/shared/messages';
 import { purgeRecords } from '../../verification/client/records';
+import { reserveReference } from '../../verification/client/reserve-reference';
+import { verificationWorkflowId } from '../../verification/shared/ids';
 import { eventually } from '../harness/eventually';
 import { deleteAsRetentionWould } from '../harness/retention';
 import { useVerificationStack } from '../harness/verification-stack';
@@ -83,6 +85,37 @@ describe('verification records once Temporal no longer keeps the workflow', () =
     expect(record?.dataKeyId).toBe(crashed.dataKeyId);
     expect(record?.redactedAt).toBeDefined();
   }, 60_000);
+
+  it('refuses a take-over that an erasure marked between the store’s check and its write', async () => {
+    const request = stack().request({ redactAfter: 'never' });
+    await crashedStart(request);
+    const taker = await stack().prepare(request);
+    const { records, vault } = stack().store;
+    // A store that checks, then writes (the file store): the erasure read the record before the
+    // take-over wrote its key, and marks it erased before the take-over answers.
+    const racing = {
+      reserve: records.reserve.bind(records),
+      get: records.get.bind(records),
+      restarted: async (reference: string, start: { dataKeyId: string; startedAt: string }) => {
+        const taken = await records.restarted(reference, start);
+        await records.redacted(reference, new Date().toISOString());
+        return taken;
+      },
+    };
+    const reservation = await reserveReference(
+      { records: racing, vault },
+      {
+        reference: request.reference,
+        verificationProfileId: taker.verificationProfileId,
+        provider: taker.provider,
+        dataKeyId: taker.dataKeyId,
+        status: 'started',
+        startedAt: new Date().toISOString(),
+      },
+      { workflowId: verificationWorkflowId(request.reference), client: stack().client },
+    );
+    expect(reservation).toMatchObject({ kind: 'used', record: { redactedAt: expect.any(String) } });
+  });
 
   it("never verifies an onboarding's connection twice, even once the first verification's workflow is gone", async () => {
     const onboardings = new OnboardingClient({ client: stack().client, taskQueue: stack().taskQueue });

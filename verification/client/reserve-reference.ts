@@ -1,6 +1,6 @@
 import { type Client, WorkflowNotFoundError } from '@temporalio/client';
-import { type IdvStore } from '../../stores/idv-store';
-import { type VerificationRecord } from '../../stores/verification-records';
+import { type SessionVault } from '../../stores/session-vault';
+import { type VerificationRecord, type VerificationRecords } from '../../stores/verification-records';
 
 /** What {@link reserveReference} found. */
 export type Reservation =
@@ -22,7 +22,10 @@ export type Reservation =
  * `workflowId` is its verification's workflow, which `client` looks up (running or closed).
  */
 export async function reserveReference(
-  store: Pick<IdvStore, 'records' | 'vault'>,
+  store: {
+    records: Pick<VerificationRecords, 'reserve' | 'get' | 'restarted'>;
+    vault: Pick<SessionVault, 'creationBegun'>;
+  },
   start: VerificationRecord,
   options: { workflowId: string; client: Pick<Client, 'workflow'> },
 ): Promise<Reservation> {
@@ -50,5 +53,10 @@ export async function reserveReference(
   });
   // Ended or erased since it was read (a start that ran after all, an erasure): used.
   if (!takenOver) return { kind: 'used', record: (await store.records.get(start.reference)) ?? record };
+  // An erasure marked while a store checked, then wrote (the file store) read the record before
+  // this start's key was in it: read again, this start is refused (the caller destroys its key)
+  // and the erasure stays final. Whichever of the two writes last sees the other.
+  const taken = await store.records.get(start.reference);
+  if (taken?.redactedAt !== undefined) return { kind: 'used', record: taken };
   return { kind: 'restarted', previousDataKeyId: record.dataKeyId };
 }

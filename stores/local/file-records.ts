@@ -35,14 +35,20 @@ const startSchema = verificationRecordSchema.pick({
   startedAt: true,
 });
 const erasureSchema = z.object({ redactedAt: z.string() });
+const restartSchema = verificationRecordSchema.pick({ dataKeyId: true, startedAt: true });
+/** A take-over's file in `restarted/<reference>/`: its place in the order the take-overs landed. */
+const RESTART_FILE = /^([1-9][0-9]{0,8})\.json$/;
+/** Take-overs of one reference racing for the next number: each lost race means another landed. */
+const RESTART_TRIES = 100;
 
 type Fact = 'started' | 'ended' | 'redacted';
 
 /**
  * {@link VerificationRecords} in a local directory. Each fact is a file of its own, created once
- * and never rewritten (but a restart's): `started/<reference>.json`, `ended/<reference>.json`,
- * `redacted/<reference>.json`; so writers never race over one file, and the first ending recorded
- * stays. Every write is synced with its folder.
+ * and never rewritten: `started/<reference>.json`, `restarted/<reference>/<n>.json` (the n-th
+ * take-over of the start), `ended/<reference>.json`, `redacted/<reference>.json`; so writers never
+ * race over one file, no take-over hides another's key, and the first ending recorded stays. Every
+ * write is synced with its folder.
  */
 export class FileVerificationRecords implements VerificationRecords {
   constructor(private readonly directory: string) {}
@@ -57,16 +63,25 @@ export class FileVerificationRecords implements VerificationRecords {
   async get(reference: string): Promise<VerificationRecord | undefined> {
     const start = await this.#start(checkReference(reference));
     if (!start) return undefined;
+    const restarts = await this.#restarts(reference);
     const ending = endingSchema.safeParse(await readJsonFile(this.#file('ended', reference)));
     const erasure = erasureSchema.safeParse(await readJsonFile(this.#file('redacted', reference)));
+    // A store written before take-overs had files of their own rewrote the start, naming the keys
+    // it replaced in `supersededKeyIds`.
     const { supersededKeyIds, ...started } = start;
     const record = {
       ...started,
+      ...restarts.at(-1),
       ...(ending.success ? stripUndefined(ending.data) : {}),
       ...(erasure.success ? erasure.data : {}),
     };
-    // An ending under another key than the start's: that start lost to the verification that ran.
-    return { ...record, ...supersededKeys([...(supersededKeyIds ?? []), start.dataKeyId], record.dataKeyId) };
+    // Every start but the one that ran (the ending's key), or the last one taken over, lost.
+    const keys = [
+      ...(supersededKeyIds ?? []),
+      start.dataKeyId,
+      ...restarts.map((restart) => restart.dataKeyId),
+    ];
+    return { ...record, ...supersededKeys(keys, record.dataKeyId) };
   }
 
   async restarted(
@@ -78,15 +93,13 @@ export class FileVerificationRecords implements VerificationRecords {
       (await readJsonFile(this.#file('ended', reference))) ||
       (await readJsonFile(this.#file('redacted', reference)));
     if (!record || closed) return false;
-    await writeFileAtomic(
-      this.#file('started', reference),
-      JSON.stringify({
-        ...record,
-        ...start,
-        ...supersededKeys([...(record.supersededKeyIds ?? []), record.dataKeyId], start.dataKeyId),
-      }),
-    );
-    return true;
+    const content = JSON.stringify(restartSchema.parse(start));
+    for (let tries = 0; tries < RESTART_TRIES; tries += 1) {
+      const next = ((await this.#restartNumbers(reference)).at(-1) ?? 0) + 1;
+      if (await createFileExclusive(join(this.#restartFolder(reference), `${next}.json`), content))
+        return true;
+    }
+    throw new Error(`Could not record a take-over of ${reference}: ${RESTART_TRIES} others landed meanwhile`);
   }
 
   async ended(reference: string, ending: RecordedEnding): Promise<void> {
@@ -123,6 +136,7 @@ export class FileVerificationRecords implements VerificationRecords {
       if (!record?.redactedAt || record.redactedAt >= erasedBefore) continue;
       // The start goes last: a purge cut short leaves a record that still holds its reference.
       await this.#removeFacts(reference);
+      await rm(this.#restartFolder(reference), { recursive: true, force: true });
       await removeFileDurably(this.#file('started', reference));
       purged.push(reference);
     }
@@ -132,6 +146,34 @@ export class FileVerificationRecords implements VerificationRecords {
   async #start(reference: string): Promise<VerificationRecord | undefined> {
     const parsed = verificationRecordSchema.safeParse(await readJsonFile(this.#file('started', reference)));
     return parsed.success ? parsed.data : undefined;
+  }
+
+  /** The take-overs of a start, in the order they landed. */
+  async #restarts(reference: string): Promise<Array<Pick<VerificationRecord, 'dataKeyId' | 'startedAt'>>> {
+    const restarts = [];
+    for (const n of await this.#restartNumbers(reference)) {
+      const parsed = restartSchema.safeParse(
+        await readJsonFile(join(this.#restartFolder(reference), `${n}.json`)),
+      );
+      if (parsed.success) restarts.push(parsed.data);
+    }
+    return restarts;
+  }
+
+  async #restartNumbers(reference: string): Promise<number[]> {
+    const names = await readdir(this.#restartFolder(reference)).catch((error: NodeJS.ErrnoException) => {
+      if (error.code === 'ENOENT') return [] as string[];
+      throw error;
+    });
+    return names
+      .map((name) => RESTART_FILE.exec(name)?.[1])
+      .filter((n): n is string => n !== undefined)
+      .map(Number)
+      .sort((a, b) => a - b);
+  }
+
+  #restartFolder(reference: string): string {
+    return join(this.directory, 'restarted', reference);
   }
 
   async #removeFacts(reference: string): Promise<void> {

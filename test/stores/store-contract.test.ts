@@ -392,6 +392,24 @@ describe.each(backends)('store contract: %s', (_name, make) => {
       expect(await store.records.restarted(reference, { ...taker, dataKeyId: 'dk-late' })).toBe(false);
     });
 
+    it('names every key of take-overs made at once (two processes retrying one start)', async () => {
+      const reference = `ref-${randomUUID()}`;
+      await store.records.reserve(start(reference));
+      const takers = ['dk-first', 'dk-second', 'dk-third'].map((dataKeyId, n) => ({
+        dataKeyId,
+        startedAt: `2026-01-02T03:04:0${6 + n}.000Z`,
+      }));
+      const taken = await Promise.all(
+        takers.map((taker, n) => (n % 2 === 0 ? store : other).records.restarted(reference, taker)),
+      );
+      expect(taken).toEqual([true, true, true]);
+      const record = await other.records.get(reference);
+      // One of them is the start that stands; the others are named as superseded, for an erasure.
+      const named = [record?.dataKeyId, ...(record?.supersededKeyIds ?? [])].sort();
+      expect(named).toEqual([`dk-${reference}`, 'dk-first', 'dk-second', 'dk-third'].sort());
+      expect(takers.map((taker) => taker.dataKeyId)).toContain(record?.dataKeyId);
+    });
+
     it('takes over no start whose data was erased: the erasure is final', async () => {
       const reference = `ref-${randomUUID()}`;
       await store.records.reserve(start(reference));

@@ -10,7 +10,8 @@ export type FileContent = string | Buffer | AsyncIterable<Uint8Array>;
  * resolves to its name. A failure (of the content too) removes it.
  */
 async function writeTemporary(path: string, content: FileContent): Promise<string> {
-  await mkdir(dirname(path), { recursive: true, mode: 0o700 });
+  const created = await mkdir(dirname(path), { recursive: true, mode: 0o700 });
+  if (created !== undefined) await syncCreatedFolders(created, dirname(path));
   const temporary = `${path}.${randomUUID()}.tmp`;
   const handle = await open(temporary, 'wx', 0o600);
   try {
@@ -30,6 +31,17 @@ async function writeAll(handle: FileHandle, chunk: Uint8Array): Promise<void> {
   for (let offset = 0; offset < chunk.length;) {
     const { bytesWritten } = await handle.write(chunk, offset, chunk.length - offset);
     offset += bytesWritten;
+  }
+}
+
+/**
+ * Syncs the parent of every folder from `folder` up to `first`, the first one `mkdir` created: a
+ * new folder's name is an entry of its parent, lost in a crash until that parent is synced.
+ */
+async function syncCreatedFolders(first: string, folder: string): Promise<void> {
+  for (let created = folder; created !== dirname(created); created = dirname(created)) {
+    await syncFolder(dirname(created));
+    if (created === first) return;
   }
 }
 

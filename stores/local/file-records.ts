@@ -16,7 +16,6 @@ import {
   readJsonFile,
   removeFileDurably,
   syncFolder,
-  writeFileAtomic,
 } from './atomic-file';
 
 const endingSchema = verificationRecordSchema.pick({
@@ -35,7 +34,10 @@ const startSchema = verificationRecordSchema.pick({
   startedAt: true,
 });
 const erasureSchema = z.object({ redactedAt: z.string() });
-const restartSchema = verificationRecordSchema.pick({ dataKeyId: true, startedAt: true });
+/** A take-over names the key of the start it took over: a purged record's is not a new start's. */
+const restartSchema = verificationRecordSchema
+  .pick({ dataKeyId: true, startedAt: true })
+  .extend({ over: z.string() });
 /** A take-over's file in `restarted/<reference>/`: its place in the order the take-overs landed. */
 const RESTART_FILE = /^([1-9][0-9]{0,8})\.json$/;
 /** Take-overs of one reference racing for the next number: each lost race means another landed. */
@@ -63,7 +65,8 @@ export class FileVerificationRecords implements VerificationRecords {
   async get(reference: string): Promise<VerificationRecord | undefined> {
     const start = await this.#start(checkReference(reference));
     if (!start) return undefined;
-    const restarts = await this.#restarts(reference);
+    const restarts = await this.#restarts(reference, start.dataKeyId);
+    const standing = restarts.at(-1);
     const ending = endingSchema.safeParse(await readJsonFile(this.#file('ended', reference)));
     const erasure = erasureSchema.safeParse(await readJsonFile(this.#file('redacted', reference)));
     // A store written before take-overs had files of their own rewrote the start, naming the keys
@@ -71,7 +74,7 @@ export class FileVerificationRecords implements VerificationRecords {
     const { supersededKeyIds, ...started } = start;
     const record = {
       ...started,
-      ...restarts.at(-1),
+      ...(standing ? { dataKeyId: standing.dataKeyId, startedAt: standing.startedAt } : {}),
       ...(ending.success ? stripUndefined(ending.data) : {}),
       ...(erasure.success ? erasure.data : {}),
     };
@@ -93,7 +96,7 @@ export class FileVerificationRecords implements VerificationRecords {
       (await readJsonFile(this.#file('ended', reference))) ||
       (await readJsonFile(this.#file('redacted', reference)));
     if (!record || closed) return false;
-    const content = JSON.stringify(restartSchema.parse(start));
+    const content = JSON.stringify(restartSchema.parse({ ...start, over: record.dataKeyId }));
     for (let tries = 0; tries < RESTART_TRIES; tries += 1) {
       const next = ((await this.#restartNumbers(reference)).at(-1) ?? 0) + 1;
       if (await createFileExclusive(join(this.#restartFolder(reference), `${next}.json`), content))
@@ -137,6 +140,9 @@ export class FileVerificationRecords implements VerificationRecords {
       // The start goes last: a purge cut short leaves a record that still holds its reference.
       await this.#removeFacts(reference);
       await rm(this.#restartFolder(reference), { recursive: true, force: true });
+      await syncFolder(join(this.directory, 'restarted')).catch((error: NodeJS.ErrnoException) => {
+        if (error.code !== 'ENOENT') throw error;
+      });
       await removeFileDurably(this.#file('started', reference));
       purged.push(reference);
     }
@@ -148,14 +154,14 @@ export class FileVerificationRecords implements VerificationRecords {
     return parsed.success ? parsed.data : undefined;
   }
 
-  /** The take-overs of a start, in the order they landed. */
-  async #restarts(reference: string): Promise<Array<Pick<VerificationRecord, 'dataKeyId' | 'startedAt'>>> {
+  /** The take-overs of the start made under `startKeyId`, in the order they landed. */
+  async #restarts(reference: string, startKeyId: string): Promise<Array<z.infer<typeof restartSchema>>> {
     const restarts = [];
     for (const n of await this.#restartNumbers(reference)) {
       const parsed = restartSchema.safeParse(
         await readJsonFile(join(this.#restartFolder(reference), `${n}.json`)),
       );
-      if (parsed.success) restarts.push(parsed.data);
+      if (parsed.success && parsed.data.over === startKeyId) restarts.push(parsed.data);
     }
     return restarts;
   }

@@ -650,6 +650,31 @@ describe('directory store after a crash', () => {
     expect(await store.vault.takeOrphan(sessionId, randomUUID())).toBe(true);
   });
 
+  it('takes no take-over that landed after its record was purged for a start made anew', async () => {
+    const reference = `ref-${randomUUID()}`;
+    const first = {
+      reference,
+      verificationProfileId: randomUUID(),
+      provider: 'idnow',
+      startedAt: '2026-01-01T00:00:00.000Z',
+    };
+    await store.records.reserve({ ...first, dataKeyId: 'dk-first', status: 'started' });
+    await store.records.redacted(reference, '2026-01-01T00:01:00.000Z');
+    expect(await store.records.purge('2026-01-02T00:00:00.000Z')).toContain(reference);
+    // A take-over that read the record before the purge and wrote after it.
+    const folder = join(directory, 'records', 'restarted', reference);
+    await mkdir(folder, { recursive: true });
+    await writeFile(
+      join(folder, '1.json'),
+      JSON.stringify({ dataKeyId: 'dk-stale', startedAt: '2026-01-01T00:00:30.000Z', over: 'dk-first' }),
+    );
+    const anew = { ...first, dataKeyId: 'dk-anew', startedAt: '2026-01-03T00:00:00.000Z' };
+    expect((await store.records.reserve({ ...anew, status: 'started' })).created).toBe(true);
+    const record = await store.records.get(reference);
+    expect(record).toMatchObject({ dataKeyId: 'dk-anew', startedAt: anew.startedAt });
+    expect(record?.supersededKeyIds).toBeUndefined();
+  });
+
   it('destroys a key together with the temporary files a crashed write left holding it', async () => {
     const sessionId = randomUUID();
     const folder = join(directory, 'vault', 'sessions');

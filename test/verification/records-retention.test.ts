@@ -86,19 +86,34 @@ describe('verification records once Temporal no longer keeps the workflow', () =
     expect(record?.redactedAt).toBeDefined();
   }, 60_000);
 
-  it('refuses a take-over that an erasure marked between the store’s check and its write', async () => {
+  it.each([
+    ['an erasure marked', { redactedAt: expect.any(String) }],
+    ['an ending recorded', { status: 'failed' }],
+  ])('refuses a take-over when %s between the store’s check and its write', async (_what, found) => {
     const request = stack().request({ redactAfter: 'never' });
-    await crashedStart(request);
+    const crashed = await crashedStart(request);
     const taker = await stack().prepare(request);
     const { records, vault } = stack().store;
-    // A store that checks, then writes (the file store): the erasure read the record before the
-    // take-over wrote its key, and marks it erased before the take-over answers.
+    // A store that checks, then writes (the file store): the erasure or the ending (of the start
+    // that ran after all) read the record before the take-over wrote its key, and lands before the
+    // take-over answers.
+    const closeMeanwhile = (reference: string) =>
+      'redactedAt' in found
+        ? records.redacted(reference, new Date().toISOString())
+        : records.ended(reference, {
+            verificationProfileId: crashed.verificationProfileId,
+            provider: crashed.provider,
+            dataKeyId: crashed.dataKeyId,
+            startedAt: new Date().toISOString(),
+            status: 'failed',
+            endedAt: new Date().toISOString(),
+          });
     const racing = {
       reserve: records.reserve.bind(records),
       get: records.get.bind(records),
       restarted: async (reference: string, start: { dataKeyId: string; startedAt: string }) => {
         const taken = await records.restarted(reference, start);
-        await records.redacted(reference, new Date().toISOString());
+        await closeMeanwhile(reference);
         return taken;
       },
     };
@@ -114,7 +129,7 @@ describe('verification records once Temporal no longer keeps the workflow', () =
       },
       { workflowId: verificationWorkflowId(request.reference), client: stack().client },
     );
-    expect(reservation).toMatchObject({ kind: 'used', record: { redactedAt: expect.any(String) } });
+    expect(reservation).toMatchObject({ kind: 'used', record: found });
   });
 
   it("never verifies an onboarding's connection twice, even once the first verification's workflow is gone", async () => {

@@ -53,10 +53,12 @@ export async function reserveReference(
   });
   // Ended or erased since it was read (a start that ran after all, an erasure): used.
   if (!takenOver) return { kind: 'used', record: (await store.records.get(start.reference)) ?? record };
-  // An erasure marked while a store checked, then wrote (the file store) read the record before
-  // this start's key was in it: read again, this start is refused (the caller destroys its key)
-  // and the erasure stays final. Whichever of the two writes last sees the other.
+  // An erasure or an ending that landed while a store checked, then wrote (the file store) read
+  // the record before this start's key was in it: read again, this start is refused as used (the
+  // caller destroys its key), as PostgreSQL's take-over refuses it, and the erasure stays final.
+  // Whichever of the two writes last sees the other.
   const taken = await store.records.get(start.reference);
-  if (taken?.redactedAt !== undefined) return { kind: 'used', record: taken };
+  if (taken !== undefined && (taken.status !== 'started' || taken.redactedAt !== undefined))
+    return { kind: 'used', record: taken };
   return { kind: 'restarted', previousDataKeyId: record.dataKeyId };
 }

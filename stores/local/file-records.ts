@@ -11,12 +11,7 @@ import {
   verificationRecordSchema,
   type VerificationRecords,
 } from '../verification-records';
-import {
-  createFileExclusive,
-  readJsonFile,
-  removeFileDurably,
-  syncFolder,
-} from './atomic-file';
+import { createFileExclusive, readJsonFile, removeFileDurably, syncFolder } from './atomic-file';
 
 const endingSchema = verificationRecordSchema.pick({
   status: true,
@@ -99,8 +94,12 @@ export class FileVerificationRecords implements VerificationRecords {
     const content = JSON.stringify(restartSchema.parse({ ...start, over: record.dataKeyId }));
     for (let tries = 0; tries < RESTART_TRIES; tries += 1) {
       const next = ((await this.#restartNumbers(reference)).at(-1) ?? 0) + 1;
-      if (await createFileExclusive(join(this.#restartFolder(reference), `${next}.json`), content))
+      if (await createFileExclusive(join(this.#restartFolder(reference), `${next}.json`), content)) {
+        // Another take-over may have made the reference's folder and not synced it into its
+        // parent yet (its maker does): this one's key is named for good only once it is.
+        await syncFolder(join(this.directory, 'restarted'));
         return true;
+      }
     }
     throw new Error(`Could not record a take-over of ${reference}: ${RESTART_TRIES} others landed meanwhile`);
   }

@@ -132,6 +132,53 @@ describe('verification records once Temporal no longer keeps the workflow', () =
     expect(reservation).toMatchObject({ kind: 'used', record: found });
   });
 
+  it('reserves again when its record was purged and started anew between a take-over and its re-read', async () => {
+    const request = stack().request({ redactAfter: 'never' });
+    const crashed = await crashedStart(request);
+    const taker = await stack().prepare(request);
+    const { records, vault } = stack().store;
+    let raced = false;
+    const racing = {
+      reserve: records.reserve.bind(records),
+      get: records.get.bind(records),
+      restarted: async (reference: string, start: { dataKeyId: string; startedAt: string }) => {
+        const taken = await records.restarted(reference, start);
+        if (raced) return taken;
+        raced = true;
+        // Erased and purged meanwhile, then the reference used again by another start.
+        await records.redacted(reference, '2026-01-01T00:00:00.000Z');
+        await records.purge('2026-01-02T00:00:00.000Z');
+        await records.reserve({
+          reference,
+          verificationProfileId: crashed.verificationProfileId,
+          provider: crashed.provider,
+          dataKeyId: 'dk-started-anew',
+          status: 'started',
+          startedAt: new Date().toISOString(),
+        });
+        return taken;
+      },
+    };
+    const reservation = await reserveReference(
+      { records: racing, vault },
+      {
+        reference: request.reference,
+        verificationProfileId: taker.verificationProfileId,
+        provider: taker.provider,
+        dataKeyId: taker.dataKeyId,
+        status: 'started',
+        startedAt: new Date().toISOString(),
+      },
+      { workflowId: verificationWorkflowId(request.reference), client: stack().client },
+    );
+    // Taken over again, from the start made anew: the record names this start's key.
+    expect(reservation).toEqual({ kind: 'restarted', previousDataKeyId: 'dk-started-anew' });
+    expect(await records.get(request.reference)).toMatchObject({
+      dataKeyId: taker.dataKeyId,
+      supersededKeyIds: ['dk-started-anew'],
+    });
+  });
+
   it("never verifies an onboarding's connection twice, even once the first verification's workflow is gone", async () => {
     const onboardings = new OnboardingClient({ client: stack().client, taskQueue: stack().taskQueue });
     const connectionId = `conn-retention-${process.pid}-${Date.now()}`;

@@ -22,13 +22,32 @@ export type Reservation =
  * `workflowId` is its verification's workflow, which `client` looks up (running or closed).
  */
 export async function reserveReference(
-  store: {
-    records: Pick<VerificationRecords, 'reserve' | 'get' | 'restarted'>;
-    vault: Pick<SessionVault, 'creationBegun'>;
-  },
+  store: ReservationStore,
   start: VerificationRecord,
   options: { workflowId: string; client: Pick<Client, 'workflow'> },
 ): Promise<Reservation> {
+  for (let tries = 0; tries < RESERVATION_TRIES; tries += 1) {
+    const reservation = await reserveOnce(store, start, options);
+    if (reservation !== 'again') return reservation;
+  }
+  throw new Error(
+    `Could not reserve the reference ${start.reference}: its record was purged or started anew ${RESERVATION_TRIES} times meanwhile`,
+  );
+}
+
+type ReservationStore = {
+  records: Pick<VerificationRecords, 'reserve' | 'get' | 'restarted'>;
+  vault: Pick<SessionVault, 'creationBegun'>;
+};
+
+/** A take-over's record purged, or made anew by another start, before it read it again: reserve again. */
+const RESERVATION_TRIES = 3;
+
+async function reserveOnce(
+  store: ReservationStore,
+  start: VerificationRecord,
+  options: { workflowId: string; client: Pick<Client, 'workflow'> },
+): Promise<Reservation | 'again'> {
   const { created, record } = await store.records.reserve(start);
   if (created) return { kind: 'new' };
   // An erasure is final for the reference: a start taken over after it would collect the
@@ -60,5 +79,9 @@ export async function reserveReference(
   const taken = await store.records.get(start.reference);
   if (taken !== undefined && (taken.status !== 'started' || taken.redactedAt !== undefined))
     return { kind: 'used', record: taken };
+  // A record that no longer names this start's key was purged, or made anew by another start
+  // under the reference, since it was read: a key named by no record survives every erasure.
+  const named = taken?.dataKeyId === start.dataKeyId || taken?.supersededKeyIds?.includes(start.dataKeyId);
+  if (!named) return 'again';
   return { kind: 'restarted', previousDataKeyId: record.dataKeyId };
 }

@@ -57,6 +57,26 @@ describe('verification records once Temporal no longer keeps the workflow', () =
     return crashed;
   }
 
+  /** Reserves `request`'s reference for `taker`'s start through `records` (a store with a race put in). */
+  async function reserveThrough(
+    records: Parameters<typeof reserveReference>[0]['records'],
+    request: ReturnType<ReturnType<typeof stack>['request']>,
+    taker: Awaited<ReturnType<ReturnType<typeof stack>['prepare']>>,
+  ) {
+    return await reserveReference(
+      { records, vault: stack().store.vault },
+      {
+        reference: request.reference,
+        verificationProfileId: taker.verificationProfileId,
+        provider: taker.provider,
+        dataKeyId: taker.dataKeyId,
+        status: 'started',
+        startedAt: new Date().toISOString(),
+      },
+      { workflowId: verificationWorkflowId(request.reference), client: stack().client },
+    );
+  }
+
   it('takes over a start that never ran (no workflow, nothing created), and destroys its key', async () => {
     const request = stack().request({ redactAfter: 'never' });
     const crashed = await crashedStart(request);
@@ -93,7 +113,7 @@ describe('verification records once Temporal no longer keeps the workflow', () =
     const request = stack().request({ redactAfter: 'never' });
     const crashed = await crashedStart(request);
     const taker = await stack().prepare(request);
-    const { records, vault } = stack().store;
+    const { records } = stack().store;
     // A store that checks, then writes (the file store): the erasure or the ending (of the start
     // that ran after all) read the record before the take-over wrote its key, and lands before the
     // take-over answers.
@@ -117,18 +137,7 @@ describe('verification records once Temporal no longer keeps the workflow', () =
         return taken;
       },
     };
-    const reservation = await reserveReference(
-      { records: racing, vault },
-      {
-        reference: request.reference,
-        verificationProfileId: taker.verificationProfileId,
-        provider: taker.provider,
-        dataKeyId: taker.dataKeyId,
-        status: 'started',
-        startedAt: new Date().toISOString(),
-      },
-      { workflowId: verificationWorkflowId(request.reference), client: stack().client },
-    );
+    const reservation = await reserveThrough(racing, request, taker);
     expect(reservation).toMatchObject({ kind: 'used', record: found });
   });
 
@@ -136,7 +145,7 @@ describe('verification records once Temporal no longer keeps the workflow', () =
     const request = stack().request({ redactAfter: 'never' });
     const crashed = await crashedStart(request);
     const taker = await stack().prepare(request);
-    const { records, vault } = stack().store;
+    const { records } = stack().store;
     let raced = false;
     const racing = {
       reserve: records.reserve.bind(records),
@@ -159,18 +168,7 @@ describe('verification records once Temporal no longer keeps the workflow', () =
         return taken;
       },
     };
-    const reservation = await reserveReference(
-      { records: racing, vault },
-      {
-        reference: request.reference,
-        verificationProfileId: taker.verificationProfileId,
-        provider: taker.provider,
-        dataKeyId: taker.dataKeyId,
-        status: 'started',
-        startedAt: new Date().toISOString(),
-      },
-      { workflowId: verificationWorkflowId(request.reference), client: stack().client },
-    );
+    const reservation = await reserveThrough(racing, request, taker);
     // Taken over again, from the start made anew: the record names this start's key.
     expect(reservation).toEqual({ kind: 'restarted', previousDataKeyId: 'dk-started-anew' });
     expect(await records.get(request.reference)).toMatchObject({

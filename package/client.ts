@@ -29,6 +29,7 @@ export { listFailedWork } from '../agent-platform/client/failed-work';
 export type { FailedWork } from '../agent-platform/client/failed-work';
 export { purgeRecords } from '../verification/client/records';
 export { KeyringUnavailableError } from '../keyring/client';
+export { RecordContendedError } from '../stores/verification-records';
 export type { VerificationRecord } from '../stores/verification-records';
 export type {
   AttachmentRef,

@@ -65,6 +65,15 @@ export class RecordReferenceError extends Error {
   override readonly name = 'RecordReferenceError';
 }
 
+/**
+ * Thrown when a reference's record kept changing under a start, past a bound (other starts taking
+ * it over, or its purge and a new start, landing between this start's reads and writes): nothing
+ * was kept for this start, which can be made again.
+ */
+export class RecordContendedError extends Error {
+  override readonly name = 'RecordContendedError';
+}
+
 /** The verification records of a deployment, one per reference, in the shared store. */
 export interface VerificationRecords {
   /** Keeps `record` unless its reference has one; resolves to the record the reference has then. */

@@ -10,8 +10,7 @@ export type FileContent = string | Buffer | AsyncIterable<Uint8Array>;
  * resolves to its name. A failure (of the content too) removes it.
  */
 async function writeTemporary(path: string, content: FileContent): Promise<string> {
-  const created = await mkdir(dirname(path), { recursive: true, mode: 0o700 });
-  if (created !== undefined) await syncCreatedFolders(created, dirname(path));
+  await makeFolderDurably(dirname(path));
   const temporary = `${path}.${randomUUID()}.tmp`;
   const handle = await open(temporary, 'wx', 0o600);
   try {
@@ -35,9 +34,16 @@ async function writeAll(handle: FileHandle, chunk: Uint8Array): Promise<void> {
 }
 
 /**
- * Syncs the parent of every folder from `folder` up to `first`, the first one `mkdir` created: a
- * new folder's name is an entry of its parent, lost in a crash until that parent is synced.
+ * Makes a folder and its missing parents, readable by their owner only, durably: a new folder's
+ * name is an entry of its parent, lost in a crash (with everything written inside it) until that
+ * parent is synced.
  */
+export async function makeFolderDurably(folder: string): Promise<void> {
+  const created = await mkdir(folder, { recursive: true, mode: 0o700 });
+  if (created !== undefined) await syncCreatedFolders(created, folder);
+}
+
+/** Syncs the parent of every folder from `folder` up to `first`, the first one `mkdir` created. */
 async function syncCreatedFolders(first: string, folder: string): Promise<void> {
   for (let created = folder; created !== dirname(created); created = dirname(created)) {
     await syncFolder(dirname(created));
@@ -89,12 +95,17 @@ export async function createFileExclusive(path: string, data: string | Buffer): 
   return true;
 }
 
+/** Syncs a folder that may not exist (nothing was ever written there): absent, nothing. */
+export async function syncFolderIfPresent(folder: string): Promise<void> {
+  await syncFolder(folder).catch((error: unknown) => {
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+  });
+}
+
 /** Removes a file (absent: nothing) and syncs its folder. */
 export async function removeFileDurably(path: string): Promise<void> {
   await rm(path, { force: true });
-  await syncFolder(dirname(path)).catch((error: unknown) => {
-    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
-  });
+  await syncFolderIfPresent(dirname(path));
 }
 
 /** Reads a JSON file; undefined when it does not exist. */

@@ -1,9 +1,15 @@
-import { mkdir, readdir, rm } from 'node:fs/promises';
+import { readdir, rm } from 'node:fs/promises';
 import { lock } from 'proper-lockfile';
 import { join } from 'node:path';
 import { z } from 'zod';
 import { checkKeyId, type DataKeyRecord, type DataKeyStore } from '../data-key-store';
-import { createFileExclusive, readJsonFile, syncFolder, writeFileAtomic } from './atomic-file';
+import {
+  createFileExclusive,
+  makeFolderDurably,
+  readJsonFile,
+  syncFolder,
+  writeFileAtomic,
+} from './atomic-file';
 
 const liveSchema = z.object({ state: z.literal('live'), wrapped: z.string() });
 const tombstoneSchema = z.object({ destroyedAt: z.string() });
@@ -52,7 +58,7 @@ export class FileDataKeyStore implements DataKeyStore {
 
   /** Runs `work` holding the key's lock (a lock folder beside it; one taken by a process that died goes stale in 10 s). */
   async #locked<T>(keyId: string, work: () => Promise<T>): Promise<T> {
-    await mkdir(this.directory, { recursive: true, mode: 0o700 });
+    await makeFolderDurably(this.directory);
     const release = await lock(this.#live(keyId), {
       realpath: false,
       lockfilePath: join(this.directory, `${checkKeyId(keyId)}.lock`),

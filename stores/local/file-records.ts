@@ -5,13 +5,20 @@ import {
   checkReference,
   type RecordedEnding,
   type RecordFilter,
+  RecordContendedError,
   recordMatches,
   supersededKeys,
   type VerificationRecord,
   verificationRecordSchema,
   type VerificationRecords,
 } from '../verification-records';
-import { createFileExclusive, readJsonFile, removeFileDurably, syncFolder } from './atomic-file';
+import {
+  createFileExclusive,
+  readJsonFile,
+  removeFileDurably,
+  syncFolder,
+  syncFolderIfPresent,
+} from './atomic-file';
 
 const endingSchema = verificationRecordSchema.pick({
   status: true,
@@ -101,7 +108,9 @@ export class FileVerificationRecords implements VerificationRecords {
         return true;
       }
     }
-    throw new Error(`Could not record a take-over of ${reference}: ${RESTART_TRIES} others landed meanwhile`);
+    throw new RecordContendedError(
+      `could not record a take-over of ${reference}: ${RESTART_TRIES} others landed meanwhile`,
+    );
   }
 
   async ended(reference: string, ending: RecordedEnding): Promise<void> {
@@ -139,9 +148,7 @@ export class FileVerificationRecords implements VerificationRecords {
       // The start goes last: a purge cut short leaves a record that still holds its reference.
       await this.#removeFacts(reference);
       await rm(this.#restartFolder(reference), { recursive: true, force: true });
-      await syncFolder(join(this.directory, 'restarted')).catch((error: NodeJS.ErrnoException) => {
-        if (error.code !== 'ENOENT') throw error;
-      });
+      await syncFolderIfPresent(join(this.directory, 'restarted'));
       await removeFileDurably(this.#file('started', reference));
       purged.push(reference);
     }
@@ -184,10 +191,7 @@ export class FileVerificationRecords implements VerificationRecords {
   async #removeFacts(reference: string): Promise<void> {
     await rm(this.#file('ended', reference), { force: true });
     await rm(this.#file('redacted', reference), { force: true });
-    for (const fact of ['ended', 'redacted'] as const)
-      await syncFolder(join(this.directory, fact)).catch((error: NodeJS.ErrnoException) => {
-        if (error.code !== 'ENOENT') throw error;
-      });
+    for (const fact of ['ended', 'redacted'] as const) await syncFolderIfPresent(join(this.directory, fact));
   }
 
   /** Every reference with a start, in order. */

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { type BlobStore, checkBlobName, SessionDataDeletedError, type StoredBlob } from '../blob-store';
 import { canonicalSessionId } from '../session-vault';
-import { readJsonFile, syncFolder, writeFileAtomic } from './atomic-file';
+import { readJsonFile, syncFolderIfPresent, writeFileAtomic } from './atomic-file';
 
 /**
  * A {@link BlobStore} in a local directory, one folder per session; a deleted session leaves a
@@ -62,7 +62,7 @@ export class LocalBlobStore implements BlobStore {
       if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
     }
     await rm(folder, { recursive: true, force: true });
-    await syncFolder(this.directory).catch(() => undefined);
+    await syncFolderIfPresent(this.directory);
     return count;
   }
 

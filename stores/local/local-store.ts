@@ -1,6 +1,7 @@
-import { chmod, mkdir } from 'node:fs/promises';
+import { chmod } from 'node:fs/promises';
 import { join } from 'node:path';
 import { type IdvStore } from '../idv-store';
+import { makeFolderDurably } from './atomic-file';
 import { FileCompletionTimes } from './file-completion-times';
 import { FileDataKeyStore } from './file-data-keys';
 import { FileVerificationRecords } from './file-records';
@@ -12,7 +13,7 @@ import { LocalBlobStore } from './local-blob-store';
  * the embedded default, for the processes of one machine.
  */
 export async function openLocalStore(directory: string): Promise<IdvStore> {
-  await mkdir(directory, { recursive: true, mode: 0o700 });
+  await makeFolderDurably(directory);
   await chmod(directory, 0o700);
   return {
     description: `directory ${directory}`,

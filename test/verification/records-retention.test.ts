@@ -6,7 +6,7 @@ import { reserveReference } from '../../verification/client/reserve-reference';
 import { verificationWorkflowId } from '../../verification/shared/ids';
 import { eventually } from '../harness/eventually';
 import { deleteAsRetentionWould } from '../harness/retention';
-import { useVerificationStack } from '../harness/verification-stack';
+import { harnessIdvClient, useVerificationStack } from '../harness/verification-stack';
 
 // A reference is used once for the life of its record, as while Temporal keeps the workflow:
 // past the namespace's retention, a start is refused, or takes over a start that never ran.
@@ -175,6 +175,59 @@ describe('verification records once Temporal no longer keeps the workflow', () =
       dataKeyId: taker.dataKeyId,
       supersededKeyIds: ['dk-started-anew'],
     });
+  });
+
+  it('gives up with a typed error when its record keeps being purged and started anew, and destroys the key it made', async () => {
+    const request = stack().request({ redactAfter: 'never' });
+    const crashed = await crashedStart(request);
+    const { records, dataKeys } = stack().store;
+    // Every take-over's re-read finds the record purged and made anew by another start.
+    let anew = 0;
+    const racing = {
+      ...records,
+      reserve: records.reserve.bind(records),
+      get: records.get.bind(records),
+      restarted: async (reference: string, start: { dataKeyId: string; startedAt: string }) => {
+        const taken = await records.restarted(reference, start);
+        await records.redacted(reference, '2026-01-01T00:00:00.000Z');
+        await records.purge('2026-01-02T00:00:00.000Z');
+        anew += 1;
+        await records.reserve({
+          reference,
+          verificationProfileId: crashed.verificationProfileId,
+          provider: crashed.provider,
+          dataKeyId: `dk-started-anew-${anew}`,
+          status: 'started',
+          startedAt: new Date().toISOString(),
+        });
+        return taken;
+      },
+    };
+    const made: string[] = [];
+    const watchedKeys = {
+      ...dataKeys,
+      create: async (keyId: string, wrapped: string) => {
+        made.push(keyId);
+        return await dataKeys.create(keyId, wrapped);
+      },
+      get: dataKeys.get.bind(dataKeys),
+      destroy: dataKeys.destroy.bind(dataKeys),
+      rewrap: dataKeys.rewrap.bind(dataKeys),
+      wrappedElsewhere: dataKeys.wrappedElsewhere.bind(dataKeys),
+    };
+    const idv = harnessIdvClient(
+      stack().client,
+      { ...stack().store, records: racing, dataKeys: watchedKeys },
+      stack().taskQueue,
+    );
+    await expect(idv.startVerification(request)).rejects.toMatchObject({
+      name: 'RecordContendedError',
+      message: expect.stringContaining(request.reference) as unknown,
+    });
+    expect(anew).toBe(3);
+    // The key made for the start sealed nothing kept, and no record names it: destroyed.
+    expect(made).toHaveLength(1);
+    expect(await dataKeys.get(made[0] as string)).toMatchObject({ state: 'destroyed' });
   });
 
   it("never verifies an onboarding's connection twice, even once the first verification's workflow is gone", async () => {

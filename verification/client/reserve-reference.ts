@@ -1,6 +1,10 @@
 import { type Client, WorkflowNotFoundError } from '@temporalio/client';
 import { type SessionVault } from '../../stores/session-vault';
-import { type VerificationRecord, type VerificationRecords } from '../../stores/verification-records';
+import {
+  RecordContendedError,
+  type VerificationRecord,
+  type VerificationRecords,
+} from '../../stores/verification-records';
 
 /** What {@link reserveReference} found. */
 export type Reservation =
@@ -20,6 +24,7 @@ export type Reservation =
  * Keeps a reference for one verification for as long as its record is kept, past Temporal's
  * retention: the one rule for a start's reference, used by `IdvClient` and the onboarding.
  * `workflowId` is its verification's workflow, which `client` looks up (running or closed).
+ * Throws {@link RecordContendedError} when the record keeps changing under it.
  */
 export async function reserveReference(
   store: ReservationStore,
@@ -30,8 +35,8 @@ export async function reserveReference(
     const reservation = await reserveOnce(store, start, options);
     if (reservation !== 'again') return reservation;
   }
-  throw new Error(
-    `Could not reserve the reference ${start.reference}: its record was purged or started anew ${RESERVATION_TRIES} times meanwhile`,
+  throw new RecordContendedError(
+    `could not reserve the reference ${start.reference}: its record was purged or started anew ${RESERVATION_TRIES} times meanwhile`,
   );
 }
 

@@ -1,11 +1,11 @@
-import { mkdir, readdir, readFile, rename, rm } from 'node:fs/promises';
+import { readdir, readFile, rename, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { lock } from 'proper-lockfile';
 import { z } from 'zod';
 import { agentMessageTypes } from '../../agent-platform/domain/agent-deliveries';
 import { type AgentEvent } from '../../agent-platform/shared/messages';
 import { type OperationalLog } from './operational-log';
-import { writeFileAtomic } from '../../stores/local/atomic-file';
+import { makeFolderDurably, writeFileAtomic } from '../../stores/local/atomic-file';
 
 const ENTRY = /^(\d{12})\.json$/;
 /**
@@ -96,7 +96,7 @@ export class DeliverySpool {
    * Throws {@link SpoolInUseError} while another live process holds it.
    */
   static async open(dir: string, options: DeliverySpoolOptions = {}): Promise<DeliverySpool> {
-    await mkdir(dir, { recursive: true, mode: 0o700 });
+    await makeFolderDurably(dir);
     let spool: DeliverySpool | undefined;
     const release = await takeLock(dir, options.lockWaitMs ?? 15_000, (error) => {
       if (spool) spool.#lose(error);

@@ -67,8 +67,8 @@ export class RecordReferenceError extends Error {
 
 /**
  * Thrown when a reference's record kept changing under a start, past a bound (other starts taking
- * it over, or its purge and a new start, landing between this start's reads and writes): nothing
- * was kept for this start, which can be made again.
+ * it over, or its purge and a new start, landing between this start's reads and writes). Nothing
+ * ran for this start; its caller destroys the data key it made, and the start can be made again.
  */
 export class RecordContendedError extends Error {
   override readonly name = 'RecordContendedError';

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { readFile, writeFile } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import {
   type EncryptionKey,
@@ -7,6 +7,7 @@ import {
   newEncryptionKeyEntry,
   parseEncryptionKeys,
 } from '../codec/encryption-keys';
+import { createFileExclusive } from '../stores/local/atomic-file';
 import { ConfigError } from './config';
 
 const DEV_KEYS_FILE = 'encryption-keys';
@@ -33,11 +34,9 @@ export async function devEncryptionKeys(dataDir: string): Promise<EncryptionKey[
   const existing = await readDevEncryptionKeys(dataDir);
   if (existing) return existing;
   const entry = newEncryptionKeyEntry(`dev-${Date.now().toString(36)}`);
-  await writeFile(join(dataDir, DEV_KEYS_FILE), `${entry}\n`, { mode: 0o600, flag: 'wx' }).catch(
-    (error: NodeJS.ErrnoException) => {
-      if (error.code !== 'EEXIST') throw error;
-    },
-  );
+  // Whole and synced, or not there: a reader never sees half a file, and the keys that encrypt
+  // the dev stack's history outlive a crash. Another process's made first: theirs stands.
+  await createFileExclusive(join(dataDir, DEV_KEYS_FILE), `${entry}\n`);
   return (await readDevEncryptionKeys(dataDir)) as EncryptionKey[];
 }
 
@@ -69,10 +68,6 @@ export function devReceiverSecret(dataDir: string): Promise<string> {
 /** A random secret kept in an owner-only file of the data dir, made by whichever process needs it first. */
 async function devSecret(dataDir: string, name: string): Promise<string> {
   const file = join(dataDir, name);
-  await writeFile(file, `${randomBytes(32).toString('hex')}\n`, { mode: 0o600, flag: 'wx' }).catch(
-    (error: NodeJS.ErrnoException) => {
-      if (error.code !== 'EEXIST') throw error;
-    },
-  );
+  await createFileExclusive(file, `${randomBytes(32).toString('hex')}\n`);
   return (await readFile(file, 'utf8')).trim();
 }

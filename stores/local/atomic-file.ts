@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { type FileHandle, link, mkdir, open, readFile, rename, rm } from 'node:fs/promises';
-import { dirname } from 'node:path';
+import { dirname, resolve } from 'node:path';
 
 /** What a file is written from: a whole value, or chunks as they come (a stream). */
 export type FileContent = string | Buffer | AsyncIterable<Uint8Array>;
@@ -34,20 +34,38 @@ async function writeAll(handle: FileHandle, chunk: Uint8Array): Promise<void> {
 }
 
 /**
+ * Folders whose name this process has synced into their parent, as every folder above them. A
+ * folder removed and made again is synced again by its maker (`mkdir` says it made it).
+ */
+const durableFolders = new Set<string>();
+const NOT_OURS_TO_SYNC = new Set(['EACCES', 'EPERM', 'EROFS', 'EINVAL']);
+
+/**
  * Makes a folder and its missing parents, readable by their owner only, durably: a new folder's
  * name is an entry of its parent, lost in a crash (with everything written inside it) until that
- * parent is synced.
+ * parent is synced. A folder found made is synced into its parent all the same, once per process:
+ * another process may have made it and not synced it yet.
  */
 export async function makeFolderDurably(folder: string): Promise<void> {
-  const created = await mkdir(folder, { recursive: true, mode: 0o700 });
-  if (created !== undefined) await syncCreatedFolders(created, folder);
-}
-
-/** Syncs the parent of every folder from `folder` up to `first`, the first one `mkdir` created. */
-async function syncCreatedFolders(first: string, folder: string): Promise<void> {
-  for (let created = folder; created !== dirname(created); created = dirname(created)) {
-    await syncFolder(dirname(created));
-    if (created === first) return;
+  const target = resolve(folder);
+  const made = await mkdir(target, { recursive: true, mode: 0o700 });
+  const firstMade = made === undefined ? undefined : resolve(made);
+  if (firstMade === undefined && durableFolders.has(target)) return;
+  // Up from the folder: those made here whatever is known of them, then each not known durable.
+  let madeHere = firstMade !== undefined;
+  for (let entry = target; entry !== dirname(entry); entry = dirname(entry)) {
+    if (!madeHere && durableFolders.has(entry)) return;
+    try {
+      await syncFolder(dirname(entry));
+    } catch (error) {
+      // A folder above those made here that this process may not read or sync (another owner's,
+      // a read-only mount) is not the store's: the walk ends below it.
+      const { code } = error as NodeJS.ErrnoException;
+      if (!madeHere && code !== undefined && NOT_OURS_TO_SYNC.has(code)) return;
+      throw error;
+    }
+    durableFolders.add(entry);
+    if (entry === firstMade) madeHere = false;
   }
 }
 

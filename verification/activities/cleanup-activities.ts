@@ -221,7 +221,13 @@ export function cleanupActivities(deps: VerificationDeps) {
       sessionId: string,
       dataKeyId?: string,
     ): Promise<{ attachmentsDeleted: number; dataKeyDestroyed: boolean }> {
-      const attachmentsDeleted = await deps.blobs.deleteSession(sessionId);
+      // The attachments are sealed under the data key: a removal that fails (its folder's sync)
+      // does not hold back the key's destruction, which makes them unreadable; it fails the step
+      // after it, to be tried again.
+      const deleted = await deps.blobs.deleteSession(sessionId).then(
+        (count) => ({ count }),
+        (error: unknown) => ({ error }),
+      );
       // The session's claim names the key its data is sealed under: that one goes whatever key
       // the caller named (none, or another start's: a record written by a start that lost a
       // race). The named key goes too: the caller asked for its erasure.
@@ -230,7 +236,8 @@ export function cleanupActivities(deps: VerificationDeps) {
       let dataKeyDestroyed = false;
       for (const keyId of keyIds)
         if (keyId !== undefined && (await deps.dataKeys.destroy(keyId))) dataKeyDestroyed = true;
-      return { attachmentsDeleted, dataKeyDestroyed };
+      if ('error' in deleted) throw deleted.error;
+      return { attachmentsDeleted: deleted.count, dataKeyDestroyed };
     },
 
     /**

@@ -1,0 +1,58 @@
+import { randomUUID } from 'node:crypto';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Readable } from 'node:stream';
+import { MockActivityEnvironment } from '@temporalio/testing';
+import { createActivities, type ActivityDeps } from '../../workers/activities';
+import { createIdentityClient, type IdentityClient } from '../../api/identity/identity-client';
+import { localActivityDeps } from '../harness/activity-deps';
+
+// The erasure of a session's local data: its attachments are sealed under the data key, so the
+// key's destruction (which makes every sealed copy unreadable) is not held back by a removal of
+// the attachments that fails; that failure still fails the step, to be tried again.
+const SESSION = randomUUID();
+
+describe('deleteLocalSessionData', () => {
+  let identity: IdentityClient;
+  let dataDir: string;
+  let deps: ActivityDeps;
+  beforeAll(async () => {
+    // No call reaches the service here.
+    identity = createIdentityClient({ baseUrl: 'http://127.0.0.1:9', apiKey: 'unused-key-0123456789' });
+    dataDir = await mkdtemp(join(tmpdir(), 'idv-local-erasure-'));
+    deps = await localActivityDeps(dataDir, identity);
+  });
+  afterAll(async () => {
+    await identity.close();
+    await rm(dataDir, { recursive: true, force: true });
+  });
+
+  it('destroys the data key when removing the attachments fails, then fails to be tried again', async () => {
+    const keyId = await deps.dataKeys.create();
+    await deps.blobs.put(SESSION, 'att-1', Readable.from([Buffer.from('sealed attachment')]));
+    let removals = 0;
+    const failingOnce = {
+      ...deps.blobs,
+      put: deps.blobs.put.bind(deps.blobs),
+      read: deps.blobs.read.bind(deps.blobs),
+      deleteSession: async (sessionId: string) => {
+        removals += 1;
+        if (removals === 1) throw Object.assign(new Error('EIO: i/o error, fsync'), { code: 'EIO' });
+        return await deps.blobs.deleteSession(sessionId);
+      },
+    };
+    const activities = createActivities({ ...deps, blobs: failingOnce });
+    const environment = new MockActivityEnvironment();
+    const erase = (sessionId: string, dataKeyId: string) =>
+      activities.deleteLocalSessionData(sessionId, dataKeyId);
+    await expect(environment.run(erase, SESSION, keyId)).rejects.toThrow(/EIO/);
+    await expect(deps.dataKeys.seal(keyId, 'x')).rejects.toMatchObject({ name: 'DataKeyDestroyedError' });
+    // The retry removes the attachments; the key stays destroyed.
+    await expect(environment.run(erase, SESSION, keyId)).resolves.toEqual({
+      attachmentsDeleted: 1,
+      dataKeyDestroyed: true,
+    });
+    expect(await deps.blobs.read(SESSION, 'att-1')).toBeUndefined();
+  });
+});

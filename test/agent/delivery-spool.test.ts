@@ -74,6 +74,23 @@ describe('DeliverySpool', () => {
     await next.close();
   });
 
+  it('lands the appends under way before it gives the spool up, and takes none once closing', async () => {
+    const spool = await DeliverySpool.open(dir);
+    // A delivery being spooled while the receiver stops (a release): the next receiver numbers
+    // its entries from what it finds, so an entry landing after the lock went would overwrite one.
+    let landed = false;
+    const underWay = spool.append(event('under-way')).then(() => (landed = true));
+    const closing = spool.close();
+    await expect(spool.append(event('too-late'))).rejects.toBeInstanceOf(SpoolInUseError);
+    await closing;
+    expect(landed).toBe(true);
+    await underWay;
+    const next = await DeliverySpool.open(dir, { lockWaitMs: 0 });
+    expect((await next.oldest())?.event.objectId).toBe('under-way');
+    expect(next.depth).toBe(1);
+    await next.close();
+  });
+
   it('refuses a spool that a live receiver of an earlier release holds by its pid file', async () => {
     await mkdir(dir, { recursive: true });
     await writeFile(join(dir, 'receiver.pid'), `${process.ppid}\n`);

@@ -73,6 +73,10 @@ export class DeliverySpool {
   readonly #names: string[];
   /** Numbered, being written: counted, and nothing after them is replayed before them. */
   readonly #writing = new Set<string>();
+  /** The appends under way: they land before the lock goes. */
+  readonly #appending = new Set<Promise<void>>();
+  /** Set once `close` began: nothing more is appended or replayed. */
+  #closing = false;
   readonly #maxEntries: number;
   readonly #log: OperationalLog;
   #next: number;
@@ -137,16 +141,21 @@ export class DeliverySpool {
    * {@link SpoolFullError} past `maxEntries`.
    */
   async append(event: AgentEvent): Promise<void> {
+    if (this.#closing)
+      throw new SpoolInUseError(`the spool ${this.#dir} is being closed: this receiver is stopping`);
     if (this.#lockLost !== undefined) throw new SpoolInUseError(this.#lockLost);
     if (this.depth >= this.#maxEntries)
       throw new SpoolFullError(`the spool holds its maximum of ${this.#maxEntries} deliveries`);
     const name = `${String(this.#next++).padStart(12, '0')}.json`;
     this.#writing.add(name);
+    const appended = this.#write(name, event)
+      .then(() => this.#insert(name))
+      .finally(() => this.#writing.delete(name));
+    this.#appending.add(appended);
     try {
-      await this.#write(name, event);
-      this.#insert(name);
+      await appended;
     } finally {
-      this.#writing.delete(name);
+      this.#appending.delete(appended);
     }
   }
 
@@ -165,6 +174,8 @@ export class DeliverySpool {
    */
   async oldestEntries(limit: number): Promise<SpoolEntry[]> {
     const entries: SpoolEntry[] = [];
+    // Another receiver may hold the spool now (or soon): it replays what is there.
+    if (this.#closing || this.#lockLost !== undefined) return entries;
     let index = 0;
     while (entries.length < limit) {
       const name = this.#names[index];
@@ -211,8 +222,14 @@ export class DeliverySpool {
     if (index >= 0) this.#names.splice(index, 1);
   }
 
-  /** Gives the directory up for another process (what is spooled stays). */
+  /**
+   * Gives the directory up for another process (what is spooled stays). Appends under way land
+   * first: the next holder numbers its entries from what it finds, so one landing after the lock
+   * went could overwrite an entry of its.
+   */
   async close(): Promise<void> {
+    this.#closing = true;
+    await Promise.allSettled([...this.#appending]);
     if (this.#lockLost === undefined) await this.#release().catch(() => undefined);
   }
 

@@ -90,8 +90,12 @@ export interface VerificationRecords {
   redacted(reference: string, redactedAt: string): Promise<void>;
   /** Records matching `filter`, in reference order after `filter.after`. */
   list(filter: RecordFilter): Promise<VerificationRecord[]>;
-  /** Removes the records of verifications erased before `erasedBefore`; resolves to their references. */
-  purge(erasedBefore: string): Promise<string[]>;
+  /**
+   * Removes the records of verifications erased before `erasedBefore`, one by one; resolves to
+   * their references. `beforeRemoving` runs for each before its record goes: should it fail, the
+   * purge stops there and the record stays, for a later purge to take.
+   */
+  purge(erasedBefore: string, beforeRemoving?: (reference: string) => Promise<void>): Promise<string[]>;
 }
 
 const REFERENCE = /^[A-Za-z0-9][A-Za-z0-9._:-]{0,199}$/;

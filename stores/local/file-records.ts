@@ -140,11 +140,15 @@ export class FileVerificationRecords implements VerificationRecords {
     return found;
   }
 
-  async purge(erasedBefore: string): Promise<string[]> {
+  async purge(
+    erasedBefore: string,
+    beforeRemoving?: (reference: string) => Promise<void>,
+  ): Promise<string[]> {
     const purged: string[] = [];
     for (const reference of await this.#references()) {
       const record = await this.get(reference);
       if (!record?.redactedAt || record.redactedAt >= erasedBefore) continue;
+      await beforeRemoving?.(reference);
       // The start goes last: a purge cut short leaves a record that still holds its reference.
       await this.#removeFacts(reference);
       await rm(this.#restartFolder(reference), { recursive: true, force: true });

@@ -41,6 +41,9 @@ function fromRow(row: Row): VerificationRecord {
   };
 }
 
+/** References a purge reads at a time. */
+const PURGE_BATCH = 500;
+
 /** {@link VerificationRecords} in PostgreSQL: one row per reference in `idv_records`. */
 export class PgVerificationRecords implements VerificationRecords {
   constructor(private readonly pool: Pool) {}
@@ -139,11 +142,27 @@ export class PgVerificationRecords implements VerificationRecords {
     return rows.map(fromRow);
   }
 
-  async purge(erasedBefore: string): Promise<string[]> {
-    const { rows } = await this.pool.query<{ reference: string }>(
-      'DELETE FROM idv_records WHERE redacted_at < $1 RETURNING reference',
-      [erasedBefore],
-    );
-    return rows.map((row) => row.reference);
+  async purge(
+    erasedBefore: string,
+    beforeRemoving?: (reference: string) => Promise<void>,
+  ): Promise<string[]> {
+    const purged: string[] = [];
+    for (let after = ''; ;) {
+      const { rows } = await this.pool.query<{ reference: string }>(
+        'SELECT reference FROM idv_records WHERE redacted_at < $1 AND reference > $2 ORDER BY reference LIMIT $3',
+        [erasedBefore, after, PURGE_BATCH],
+      );
+      for (const { reference } of rows) {
+        await beforeRemoving?.(reference);
+        const { rowCount } = await this.pool.query(
+          'DELETE FROM idv_records WHERE reference = $1 AND redacted_at < $2',
+          [reference, erasedBefore],
+        );
+        if (rowCount) purged.push(reference);
+      }
+      const last = rows.at(-1);
+      if (!last || rows.length < PURGE_BATCH) return purged;
+      after = last.reference;
+    }
   }
 }

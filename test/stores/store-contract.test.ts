@@ -464,6 +464,31 @@ describe.each(backends)('store contract: %s', (_name, make) => {
       expect((await store.records.reserve(start(done))).record).toEqual(start(done));
     });
 
+    it('keeps a record whose purge stopped before it, for a later purge', async () => {
+      const reference = `purge-${randomUUID().slice(0, 8)}`;
+      await store.records.reserve(start(reference));
+      await store.records.ended(reference, ending(reference));
+      await store.records.redacted(reference, '2026-01-01T00:00:00.000Z');
+      const erasedBefore = '2026-01-01T00:00:00.001Z';
+      // What goes with the record (its closed creation) fails to go: the record stays.
+      await expect(
+        store.records.purge(erasedBefore, async (purging) => {
+          if (purging === reference) throw new Error('the store went away');
+          return Promise.resolve();
+        }),
+      ).rejects.toThrow(/went away/);
+      expect(await other.records.get(reference)).toMatchObject({ redactedAt: '2026-01-01T00:00:00.000Z' });
+      const seen: Array<string | undefined> = [];
+      expect(
+        await store.records.purge(erasedBefore, async (purging) => {
+          if (purging === reference) seen.push((await other.records.get(purging))?.reference);
+        }),
+      ).toContain(reference);
+      // Run while the record still stood; gone after.
+      expect(seen).toEqual([reference]);
+      expect(await other.records.get(reference)).toBeUndefined();
+    });
+
     it('refuses a reference that could escape its place', async () => {
       await expect(store.records.get('../x')).rejects.toThrow(/not a verification reference/);
     });

@@ -305,6 +305,30 @@ describe('verification records once Temporal no longer keeps the workflow', () =
     });
   }, 180_000);
 
+  it('keeps a purge cut short retriable: the reference is used again once a later purge ends', async () => {
+    const request = stack().request({ redactAfter: 'never' });
+    const { handle, nextStep } = await stack().idv.startVerification(request);
+    await stack().control('POST', `/sessions/${nextStep.sessionId}/complete`);
+    await handle.result({ confirmDelivery: false });
+    await stack().idv.redactVerification(request.reference);
+    await deleteAsRetentionWould(stack().client, handle.workflowId);
+    const erasedAt = Date.parse((await handle.record())?.redactedAt ?? '');
+    // The purge stops (a crash, the store away) while forgetting the reference's closed creation.
+    const { vault } = stack().store;
+    const failing = {
+      ...stack().store,
+      vault: Object.assign(Object.create(vault) as typeof vault, {
+        forgetCreation: () => Promise.reject(new Error('the store went away')),
+      }),
+    };
+    await expect(purgeRecords(failing, new Date(erasedAt + 1))).rejects.toThrow(/went away/);
+    // The record still stands for the reference until a purge ends: a later one takes it.
+    expect(await purgeRecords(stack().store, new Date(erasedAt + 1))).toContain(request.reference);
+    const again = await stack().idv.startVerification(request);
+    expect(again.nextStep.sessionId).not.toBe(nextStep.sessionId);
+    await again.handle.cancel('test clean-up');
+  }, 180_000);
+
   it('lets a purged reference be used again', async () => {
     const request = stack().request({ redactAfter: 'never' });
     const { handle, nextStep } = await stack().idv.startVerification(request);

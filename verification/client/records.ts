@@ -9,10 +9,12 @@ import { verificationWorkflowId } from '../shared/ids';
  * Resolves to the references purged.
  */
 export async function purgeRecords(store: IdvStore, erasedBefore: Date): Promise<string[]> {
-  const purged = await store.records.purge(erasedBefore.toISOString());
-  // After the record: a purge cut short leaves the reference used, never a record without its ending.
-  for (const reference of purged) await store.vault.forgetCreation(verificationWorkflowId(reference));
-  return purged;
+  // The closed creation goes before the record: a purge cut short between the two leaves the
+  // record (the reference refused as erased) for a later purge, never a closed creation that no
+  // record leads to, which would refuse every new verification under the reference.
+  return await store.records.purge(erasedBefore.toISOString(), (reference) =>
+    store.vault.forgetCreation(verificationWorkflowId(reference)),
+  );
 }
 
 /**

@@ -133,6 +133,42 @@ describe('DeliveryIntake', () => {
     ]);
   });
 
+  it('says once, while Temporal keeps refusing them, why the deliveries left in the spool do not drain', async () => {
+    const away = temporalStandIn();
+    away.state.up = false;
+    const crashed = await open(away.handOff);
+    await crashed.accept(event('left'));
+    await crashed.close();
+    // Its process died: its spool's lock is no longer renewed, and goes stale.
+    const minuteAgo = new Date(Date.now() - 60_000);
+    await utimes(join(dir, 'receiver.lock'), minuteAgo, minuteAgo);
+    const events: Array<{ message: string; level?: string }> = [];
+    let attempts = 0;
+    const temporal = temporalStandIn();
+    temporal.state.up = false;
+    const intake = new DeliveryIntake(
+      await DeliverySpool.open(dir),
+      (delivery) => {
+        attempts += 1;
+        return temporal.handOff(delivery);
+      },
+      {
+        minBackoffMs: 10,
+        maxBackoffMs: 20,
+        log: (message, _fields, level) => events.push({ message, level }),
+      },
+    );
+    opened.push(intake);
+    intake.start();
+    await eventually(() => Promise.resolve(attempts >= 3 ? true : undefined), 'three refused replays');
+    temporal.state.up = true;
+    await eventually(() => Promise.resolve(intake.spoolDepth === 0 ? true : undefined), 'the spool to drain');
+    expect(events.filter((said) => /not taking the spooled deliveries/.test(said.message))).toEqual([
+      { message: 'Temporal is not taking the spooled deliveries: retrying until it does', level: 'warn' },
+    ]);
+    expect(temporal.state.taken).toEqual(['left']);
+  });
+
   it('replays what a crashed receiver left in the spool', async () => {
     const away = temporalStandIn();
     away.state.up = false;

@@ -141,6 +141,9 @@ export class DeliveryIntake {
   async #replay(): Promise<void> {
     let backoffMs = this.#minBackoffMs;
     let replayed = 0;
+    // Said once per run of failed hand-offs (a receiver may start with deliveries left while
+    // Temporal is away: nothing else would say why the spool does not drain).
+    let refusalSaid = false;
     while (!this.#stop.signal.aborted) {
       try {
         const entries = await this.#spool.oldestEntries(REPLAY_BATCH);
@@ -171,6 +174,7 @@ export class DeliveryIntake {
         const failed = settled.find((outcome) => outcome.status === 'rejected');
         if (failed) throw failed.reason;
         backoffMs = this.#minBackoffMs;
+        refusalSaid = false;
       } catch (error) {
         if (!isHandOffFailure(error))
           this.#log(
@@ -178,6 +182,14 @@ export class DeliveryIntake {
             { ...failureFields(error), spoolDepth: this.#spool.depth },
             'error',
           );
+        else if (!refusalSaid) {
+          refusalSaid = true;
+          this.#log(
+            'Temporal is not taking the spooled deliveries: retrying until it does',
+            { ...failureFields(error), spoolDepth: this.#spool.depth },
+            'warn',
+          );
+        }
         // New deliveries do not cut this wait short: Temporal is retried at the backoff's pace.
         await sleep(backoffMs, undefined, { signal: this.#stop.signal }).catch(() => undefined);
         backoffMs = Math.min(backoffMs * 2, this.#maxBackoffMs);

@@ -101,6 +101,44 @@ describe('receiver: the user returns from a redirect flow', () => {
     await handle.cancel('done');
   });
 
+  it('still sends the browser on when the signal fails, and says so (the verification learns its outcome by polling)', async () => {
+    const { reference, handle } = await finishedVerification();
+    // A Temporal that answers the return's look-up and then refuses its signal (a slow server, a
+    // workflow ending meanwhile).
+    const refusing = new Client({
+      connection: stack().client.connection,
+      dataConverter: stack().client.options.dataConverter,
+      interceptors: {
+        workflow: [{ signal: () => Promise.reject(new Error('deadline exceeded')) }],
+      },
+    });
+    const said: Array<{ message: string; level?: string }> = [];
+    const receiver = await startReceiver({
+      client: refusing,
+      taskQueue: stack().taskQueue,
+      tokens: stack().tokens,
+      spoolDir: join(stack().dataDir, `spool-${reference}`),
+      log: (message, _fields, level) => said.push({ message, level }),
+    });
+    try {
+      const response = await request(
+        receiverReturnUrl({ receiverUrl: receiver.url, receiverSecret: stack().receiverSecret, reference }),
+      );
+      await response.body.dump();
+      expect(response.statusCode).toBe(303);
+      expect(said).toEqual([
+        {
+          message: 'a return could not be told to its verification: it learns its outcome by polling',
+          level: 'warn',
+        },
+      ]);
+      expect(await signalsTo(reference)).toBe(0);
+    } finally {
+      await receiver.close();
+      await handle.cancel('test clean-up');
+    }
+  }, 30_000);
+
   it('answers 404 for a reference it does not know, that is not a reference, or names another workflow', async () => {
     await stack().webhooks.register('tenant-1', { url: 'https://hooks.example/r' });
     for (const reference of ['never-started-reference', 'user@example.com', 'agent-webhooks-tenant-1']) {

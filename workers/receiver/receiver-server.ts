@@ -101,7 +101,7 @@ export async function startReceiver(options: ReceiverOptions): Promise<Receiver>
     { log },
   );
   const metrics = receiverMetrics(options.meter, () => spool.depth);
-  const returning = returnRoute({ client: options.client, tokens: options.tokens });
+  const returning = returnRoute({ client: options.client, tokens: options.tokens, log });
   /** Said once per stretch of refusals, not per refused POST. */
   let refusing = false;
   const route = async (request: IncomingMessage, response: ServerResponse) => {

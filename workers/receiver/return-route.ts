@@ -6,6 +6,8 @@ import { redirectCapturedSignal } from '../../verification/shared/messages';
 import { verificationWorkflowId } from '../../verification/shared/ids';
 import { decodeSegment } from '../../http/path-segment';
 import { verificationWorkflowTypes } from '../../verification/shared/workflows';
+import { failureFields } from './failure-kind';
+import { type OperationalLog } from './operational-log';
 
 /** Options of {@link returnRoute}. */
 export interface ReturnRouteOptions {
@@ -17,6 +19,8 @@ export interface ReturnRouteOptions {
   timeoutMs?: number;
   /** A reference is signalled at most once per this many ms (a reload, a bot). @default 5000 */
   signalEveryMs?: number;
+  /** Operational events (no reference, token or error text). @default none */
+  log?: OperationalLog;
 }
 
 const RECENT_LIMIT = 10_000;
@@ -35,6 +39,9 @@ export function returnRoute(options: ReturnRouteOptions) {
   const timeoutMs = options.timeoutMs ?? 5_000;
   const signalEveryMs = options.signalEveryMs ?? 5_000;
   const signalledAt = new Map<string, number>();
+  const log = options.log ?? (() => undefined);
+  // Said the first time and every 100th after: a Temporal that keeps refusing fills no log.
+  let signalsFailed = 0;
   const mayTell = (workflowId: string): boolean => {
     const last = signalledAt.get(workflowId);
     return last === undefined || Date.now() - last >= signalEveryMs;
@@ -68,7 +75,16 @@ export function returnRoute(options: ReturnRouteOptions) {
       await client.connection
         .withDeadline(Date.now() + timeoutMs, () => handle.signal(redirectCapturedSignal))
         // Ended meanwhile, or Temporal slow: the verification still learns its outcome by polling.
-        .catch(() => signalledAt.delete(handle.workflowId));
+        .catch((error: unknown) => {
+          signalledAt.delete(handle.workflowId);
+          signalsFailed += 1;
+          if (signalsFailed % 100 === 1)
+            log(
+              'a return could not be told to its verification: it learns its outcome by polling',
+              { ...failureFields(error), count: signalsFailed },
+              'warn',
+            );
+        });
     }
     const finalUrl = description.memo?.[FINAL_URL_MEMO];
     if (typeof finalUrl === 'string' && /^https?:\/\//i.test(finalUrl)) {

@@ -675,14 +675,17 @@ describe('directory store after a crash', () => {
     expect(await store.vault.takeOrphan(sessionId, randomUUID())).toBe(true);
   });
 
+  /** The start of a reference's first verification, under key `dk-first`. */
+  const firstStart = () => ({
+    reference: `ref-${randomUUID()}`,
+    verificationProfileId: randomUUID(),
+    provider: 'idnow',
+    startedAt: '2026-01-01T00:00:00.000Z',
+  });
+
   it('takes no take-over that landed after its record was purged for a start made anew', async () => {
-    const reference = `ref-${randomUUID()}`;
-    const first = {
-      reference,
-      verificationProfileId: randomUUID(),
-      provider: 'idnow',
-      startedAt: '2026-01-01T00:00:00.000Z',
-    };
+    const first = firstStart();
+    const { reference } = first;
     await store.records.reserve({ ...first, dataKeyId: 'dk-first', status: 'started' });
     await store.records.redacted(reference, '2026-01-01T00:01:00.000Z');
     expect(await store.records.purge('2026-01-02T00:00:00.000Z')).toContain(reference);
@@ -701,13 +704,8 @@ describe('directory store after a crash', () => {
   });
 
   it('starts a reference whose purge was cut short after its start went with none of its old facts', async () => {
-    const reference = `ref-${randomUUID()}`;
-    const first = {
-      reference,
-      verificationProfileId: randomUUID(),
-      provider: 'idnow',
-      startedAt: '2026-01-01T00:00:00.000Z',
-    };
+    const first = firstStart();
+    const { reference } = first;
     await store.records.reserve({ ...first, dataKeyId: 'dk-first', status: 'started' });
     await store.records.ended(reference, {
       status: 'succeeded',

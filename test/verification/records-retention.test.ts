@@ -305,14 +305,24 @@ describe('verification records once Temporal no longer keeps the workflow', () =
     });
   }, 180_000);
 
-  it('keeps a purge cut short retriable: the reference is used again once a later purge ends', async () => {
+  /** A verification that succeeded, was erased, and that Temporal no longer keeps. */
+  async function erasedAndGone() {
     const request = stack().request({ redactAfter: 'never' });
     const { handle, nextStep } = await stack().idv.startVerification(request);
     await stack().control('POST', `/sessions/${nextStep.sessionId}/complete`);
     await handle.result({ confirmDelivery: false });
     await stack().idv.redactVerification(request.reference);
     await deleteAsRetentionWould(stack().client, handle.workflowId);
+    await eventually(
+      async () => ((await handle.record())?.redactedAt ? true : undefined),
+      'the erasure recorded',
+    );
     const erasedAt = Date.parse((await handle.record())?.redactedAt ?? '');
+    return { request, handle, nextStep, erasedAt };
+  }
+
+  it('keeps a purge cut short retriable: the reference is used again once a later purge ends', async () => {
+    const { request, nextStep, erasedAt } = await erasedAndGone();
     // The purge stops (a crash, the store away) while forgetting the reference's closed creation.
     const { vault } = stack().store;
     const failing = {
@@ -330,18 +340,8 @@ describe('verification records once Temporal no longer keeps the workflow', () =
   }, 180_000);
 
   it('lets a purged reference be used again', async () => {
-    const request = stack().request({ redactAfter: 'never' });
-    const { handle, nextStep } = await stack().idv.startVerification(request);
-    await stack().control('POST', `/sessions/${nextStep.sessionId}/complete`);
-    await handle.result({ confirmDelivery: false });
-    await stack().idv.redactVerification(request.reference);
-    await deleteAsRetentionWould(stack().client, handle.workflowId);
+    const { request, handle, nextStep, erasedAt } = await erasedAndGone();
     // `idv records purge --older-than D`, D passed since the erasure: the record goes.
-    await eventually(
-      async () => ((await handle.record())?.redactedAt ? true : undefined),
-      'the erasure recorded',
-    );
-    const erasedAt = Date.parse((await handle.record())?.redactedAt ?? '');
     expect(await purgeRecords(stack().store, new Date(erasedAt + 1))).toContain(request.reference);
     expect(await handle.record()).toBeUndefined();
     const again = await stack().idv.startVerification(request);

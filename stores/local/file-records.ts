@@ -1,4 +1,4 @@
-import { access, readdir, rm } from 'node:fs/promises';
+import { readdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { z } from 'zod';
 import {
@@ -61,8 +61,6 @@ export class FileVerificationRecords implements VerificationRecords {
     const reference = checkReference(record.reference);
     const start = verificationRecordSchema.parse({ ...record, status: 'started' });
     const created = await createFileExclusive(this.#file('started', reference), JSON.stringify(start));
-    // Facts a purge cut short left (it takes the start first) are an earlier record's, not this one's.
-    if (created) await this.#removeLeftovers(reference);
     return { created, record: created ? start : ((await this.get(reference)) ?? start) };
   }
 
@@ -151,11 +149,12 @@ export class FileVerificationRecords implements VerificationRecords {
       const record = await this.get(reference);
       if (!record?.redactedAt || record.redactedAt >= erasedBefore) continue;
       await beforeRemoving?.(reference);
-      // The start goes first, in one step, as PostgreSQL's row does: until then the record stands
-      // whole (erased, so no start takes it over); after it the reference is free, and the facts
-      // a purge cut short leaves are a new start's to clear.
+      // The start goes last: a purge cut short leaves a record that still holds its reference
+      // (alone, a start a new one takes over: its creation is forgotten and its key destroyed).
+      await this.#removeFacts(reference);
+      await rm(this.#restartFolder(reference), { recursive: true, force: true });
+      await syncFolderIfPresent(join(this.directory, 'restarted'));
       await removeFileDurably(this.#file('started', reference));
-      await this.#removeLeftovers(reference);
       purged.push(reference);
     }
     return purged;
@@ -194,14 +193,10 @@ export class FileVerificationRecords implements VerificationRecords {
     return join(this.directory, 'restarted', reference);
   }
 
-  /** Removes the facts of a reference whose start is gone (or was just made anew), if any. */
-  async #removeLeftovers(reference: string): Promise<void> {
-    for (const fact of ['ended', 'redacted'] as const)
-      if (await exists(this.#file(fact, reference))) await removeFileDurably(this.#file(fact, reference));
-    if ((await this.#restartNumbers(reference)).length > 0) {
-      await rm(this.#restartFolder(reference), { recursive: true, force: true });
-      await syncFolderIfPresent(join(this.directory, 'restarted'));
-    }
+  async #removeFacts(reference: string): Promise<void> {
+    await rm(this.#file('ended', reference), { force: true });
+    await rm(this.#file('redacted', reference), { force: true });
+    for (const fact of ['ended', 'redacted'] as const) await syncFolderIfPresent(join(this.directory, fact));
   }
 
   /** Every reference with a start, in order. */
@@ -216,16 +211,6 @@ export class FileVerificationRecords implements VerificationRecords {
   #file(fact: Fact, reference: string): string {
     return join(this.directory, fact, `${reference}.json`);
   }
-}
-
-async function exists(path: string): Promise<boolean> {
-  return await access(path).then(
-    () => true,
-    (error: NodeJS.ErrnoException) => {
-      if (error.code === 'ENOENT') return false;
-      throw error;
-    },
-  );
 }
 
 function stripUndefined<T extends object>(value: T): Partial<T> {

@@ -1,5 +1,5 @@
 import { createHash, randomUUID } from 'node:crypto';
-import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type IdvStore } from '../../stores/idv-store';
@@ -701,50 +701,6 @@ describe('directory store after a crash', () => {
     const record = await store.records.get(reference);
     expect(record).toMatchObject({ dataKeyId: 'dk-anew', startedAt: anew.startedAt });
     expect(record?.supersededKeyIds).toBeUndefined();
-  });
-
-  it('starts a reference whose purge was cut short after its start went with none of its old facts', async () => {
-    const first = firstStart();
-    const { reference } = first;
-    await store.records.reserve({ ...first, dataKeyId: 'dk-first', status: 'started' });
-    await store.records.ended(reference, {
-      status: 'succeeded',
-      dataKeyId: 'dk-first',
-      endedAt: '2026-01-01T00:00:40.000Z',
-      verificationProfileId: first.verificationProfileId,
-      provider: first.provider,
-      startedAt: first.startedAt,
-      sessionId: randomUUID(),
-    });
-    await store.records.redacted(reference, '2026-01-01T00:01:00.000Z');
-    // The purge took the start (the record is gone, the reference free) and stopped there.
-    const leftovers = ['ended', 'redacted'].map((fact) =>
-      join(directory, 'records', fact, `${reference}.json`),
-    );
-    const kept = await Promise.all(leftovers.map((file) => readFile(file)));
-    expect(await store.records.purge('2026-01-02T00:00:00.000Z')).toContain(reference);
-    await Promise.all(leftovers.map((file, n) => writeFile(file, kept[n] as Buffer)));
-    expect(await store.records.get(reference)).toBeUndefined();
-    // A new start under the reference is a record of its own: not ended, not erased.
-    const anew = { ...first, dataKeyId: 'dk-anew', startedAt: '2026-01-03T00:00:00.000Z' };
-    expect((await store.records.reserve({ ...anew, status: 'started' })).created).toBe(true);
-    const record = await store.records.get(reference);
-    expect(record).toMatchObject({ status: 'started', dataKeyId: 'dk-anew' });
-    expect(record?.redactedAt).toBeUndefined();
-    expect(record?.endedAt).toBeUndefined();
-    // Its own ending and erasure are recorded.
-    await store.records.ended(reference, {
-      status: 'failed',
-      dataKeyId: 'dk-anew',
-      endedAt: '2026-01-03T00:00:40.000Z',
-      verificationProfileId: first.verificationProfileId,
-      provider: first.provider,
-      startedAt: anew.startedAt,
-    });
-    expect(await store.records.get(reference)).toMatchObject({
-      status: 'failed',
-      endedAt: '2026-01-03T00:00:40.000Z',
-    });
   });
 
   it('destroys a key together with the temporary files a crashed write left holding it', async () => {

@@ -35,9 +35,10 @@ async function writeAll(handle: FileHandle, chunk: Uint8Array): Promise<void> {
 
 /**
  * Folders whose name this process has synced into their parent, as every folder above them; the
- * folder a write goes to is known by its inode too, so one removed and made again (by any
- * process) is synced again. At most {@link DURABLE_FOLDERS_KEPT}, the oldest forgotten first (a
- * folder forgotten is synced again, nothing more).
+ * folder a write goes to is known by its inode too, so one removed and made again is synced again
+ * unless the file system gave it the same inode (a writer that removes and remakes folders syncs
+ * their parent itself, as take-overs do). At most {@link DURABLE_FOLDERS_KEPT}, the oldest
+ * forgotten first (a folder forgotten is synced again, nothing more).
  */
 const durableFolders = new Set<string>();
 const DURABLE_FOLDERS_KEPT = 10_000;

@@ -133,12 +133,13 @@ describe('the polling activity: timeouts, refusals, learning', () => {
     await poll(2, 'second', 90_000);
     await control('POST', `/sessions/${created.sessionId}/complete`);
     await poll(3, 'second', 90_000);
-    clock += 1_000;
-    pollLearning.running('another', 'onfido', 0, 0);
-    await eventually(
-      async () => ((await store.read()).has('onfido') ? true : undefined),
-      'the counts stored',
-    );
+    // Each look lets a sync come due (one that failed, a store call past its bound on a loaded
+    // machine, is tried again at the next); another series' first poll counts nothing.
+    await eventually(async () => {
+      clock += 1_000;
+      pollLearning.running('another', 'onfido', 0, 0);
+      return (await store.read()).has('onfido') ? true : undefined;
+    }, 'the counts stored');
     const exposureMs = (await store.read()).get('onfido')?.exposureMs.reduce((a, b) => a + b, 0);
     expect(exposureMs).toBeLessThan(1_000);
   });

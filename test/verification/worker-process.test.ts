@@ -41,7 +41,9 @@ describe('the idv worker process', () => {
       expect(await second.stop()).toBe(0);
       await stack().control('PUT', '/script', { outcome: 'by-input' });
     }
-  }, 90_000);
+    // A poll attempt the killed worker held comes back after its start-to-close (1 minute), on top
+    // of a worker's start (bundling its workflows); 90 s left a loaded machine a few seconds.
+  }, 150_000);
 
   it('stops at start with one line naming an invalid variable', async () => {
     const child = spawn(process.execPath, idvArgs('worker'), {

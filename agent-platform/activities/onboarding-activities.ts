@@ -50,14 +50,10 @@ export function onboardingActivities(deps: AgentPlatformDeps) {
       const { client } = Context.current();
       const workflowId = verificationWorkflowId(input.reference);
       const reservation = await reserveReference(
-        { records: deps.records, vault: deps.vault },
+        { records: deps.records, vault: deps.vault, dataKeys: deps.dataKeys },
         recordOfStart(input),
         { workflowId, client },
-      ).catch(async (error: unknown) => {
-        // This attempt's key sealed nothing, and a record may not name it: the retry makes its own.
-        await deps.dataKeys.destroy(dataKeyId).catch(() => undefined);
-        throw error;
-      });
+      );
       // A start taken over keeps its key: an attempt that timed out can still write its
       // reservation after its retry's, taking over the start whose input runs. The record keeps
       // it, and the verification's redaction destroys it.

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { type FileHandle, link, mkdir, open, readFile, rename, rm, stat } from 'node:fs/promises';
+import { type FileHandle, link, mkdir, open, readFile, rename, rm } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 
 /** What a file is written from: a whole value, or chunks as they come (a stream). */
@@ -34,19 +34,17 @@ async function writeAll(handle: FileHandle, chunk: Uint8Array): Promise<void> {
 }
 
 /**
- * Folders whose name this process has synced into their parent, as every folder above them; the
- * folder a write goes to is known by its inode too, so one removed and made again is synced again
- * unless the file system gave it the same inode (a writer that removes and remakes folders syncs
- * their parent itself, as take-overs do). At most {@link DURABLE_FOLDERS_KEPT}, the oldest
+ * Folders whose name this process has synced into their parent, as every folder above them. A
+ * folder another process removes and makes again is not synced again here: the one writer that
+ * does (take-overs) syncs their parent itself. At most {@link DURABLE_FOLDERS_KEPT}, the oldest
  * forgotten first (a folder forgotten is synced again, nothing more).
  */
 const durableFolders = new Set<string>();
 const DURABLE_FOLDERS_KEPT = 10_000;
 const NOT_OURS_TO_SYNC = new Set(['EACCES', 'EPERM', 'EROFS', 'EINVAL']);
 
-function knownDurable(entry: string): void {
-  durableFolders.delete(entry);
-  durableFolders.add(entry);
+function knownDurable(folder: string): void {
+  durableFolders.add(folder);
   if (durableFolders.size > DURABLE_FOLDERS_KEPT)
     durableFolders.delete(durableFolders.values().next().value as string);
 }
@@ -54,21 +52,17 @@ function knownDurable(entry: string): void {
 /**
  * Makes a folder and its missing parents, readable by their owner only, durably: a new folder's
  * name is an entry of its parent, lost in a crash (with everything written inside it) until that
- * parent is synced. A folder found made is synced into its parent all the same, once per process
- * (per inode): another process may have made it and not synced it yet.
+ * parent is synced. A folder found made is synced into its parent all the same, once per process:
+ * another process may have made it and not synced it yet.
  */
 export async function makeFolderDurably(folder: string): Promise<void> {
   const target = resolve(folder);
   const made = await mkdir(target, { recursive: true, mode: 0o700 });
   const firstMade = made === undefined ? undefined : resolve(made);
-  const { dev, ino } = await stat(target);
-  const targetKey = `${target}\0${dev}:${ino}`;
-  if (firstMade === undefined && durableFolders.has(targetKey)) return;
   // Up from the folder: those made here whatever is known of them, then each not known durable.
   let madeHere = firstMade !== undefined;
   for (let entry = target; entry !== dirname(entry); entry = dirname(entry)) {
-    const key = entry === target ? targetKey : entry;
-    if (!madeHere && durableFolders.has(key)) return;
+    if (!madeHere && durableFolders.has(entry)) return;
     try {
       await syncFolder(dirname(entry));
     } catch (error) {
@@ -78,7 +72,7 @@ export async function makeFolderDurably(folder: string): Promise<void> {
       if (!madeHere && code !== undefined && NOT_OURS_TO_SYNC.has(code)) return;
       throw error;
     }
-    knownDurable(key);
+    knownDurable(entry);
     if (entry === firstMade) madeHere = false;
   }
 }

@@ -64,7 +64,7 @@ describe('verification records once Temporal no longer keeps the workflow', () =
     taker: Awaited<ReturnType<ReturnType<typeof stack>['prepare']>>,
   ) {
     return await reserveReference(
-      { records, vault: stack().store.vault },
+      { records, vault: stack().store.vault, dataKeys: stack().dataKeys },
       {
         reference: request.reference,
         verificationProfileId: taker.verificationProfileId,

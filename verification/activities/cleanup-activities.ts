@@ -221,13 +221,6 @@ export function cleanupActivities(deps: VerificationDeps) {
       sessionId: string,
       dataKeyId?: string,
     ): Promise<{ attachmentsDeleted: number; dataKeyDestroyed: boolean }> {
-      // The attachments are sealed under the data key: a removal that fails (its folder's sync)
-      // does not hold back the key's destruction, which makes them unreadable; it fails the step
-      // after it, to be tried again.
-      const deleted = await deps.blobs.deleteSession(sessionId).then(
-        (count) => ({ count }),
-        (error: unknown) => ({ error }),
-      );
       // The session's claim names the key its data is sealed under: that one goes whatever key
       // the caller named (none, or another start's: a record written by a start that lost a
       // race). The named key goes too: the caller asked for its erasure.
@@ -236,8 +229,10 @@ export function cleanupActivities(deps: VerificationDeps) {
       let dataKeyDestroyed = false;
       for (const keyId of keyIds)
         if (keyId !== undefined && (await deps.dataKeys.destroy(keyId))) dataKeyDestroyed = true;
-      if ('error' in deleted) throw deleted.error;
-      return { attachmentsDeleted: deleted.count, dataKeyDestroyed };
+      // After the keys: the attachments are sealed under them, so a removal that fails (its
+      // folder's sync) holds back nothing that could be read; it fails the step, tried again.
+      const attachmentsDeleted = await deps.blobs.deleteSession(sessionId);
+      return { attachmentsDeleted, dataKeyDestroyed };
     },
 
     /**

@@ -214,16 +214,11 @@ export class IdvClient {
     options: { keepPrevious?: boolean } = {},
   ): Promise<string | undefined> {
     const workflowId = verificationWorkflowId(input.reference);
-    const reservation = await reserveReference(this.#store, recordOfStart(input), {
-      workflowId,
-      client: this.client,
-    }).catch(async (error: unknown) => {
-      // Nothing kept is sealed with the key made for this call, and a record may not name it for
-      // an erasure to find. A store that refused the reservation may refuse this too: its error
-      // is the one said.
-      await this.#dataKeys.destroy(input.dataKeyId).catch(() => undefined);
-      throw error;
-    });
+    const reservation = await reserveReference(
+      { records: this.#store.records, vault: this.#store.vault, dataKeys: this.#dataKeys },
+      recordOfStart(input),
+      { workflowId, client: this.client },
+    );
     if (reservation.kind === 'restarted' && reservation.previousDataKeyId !== input.dataKeyId) {
       if (options.keepPrevious) return reservation.previousDataKeyId;
       await this.#dataKeys.destroy(reservation.previousDataKeyId);

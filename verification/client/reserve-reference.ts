@@ -1,4 +1,5 @@
 import { type Client, WorkflowNotFoundError } from '@temporalio/client';
+import { type DataKeys } from '../../codec/data-keys';
 import { type SessionVault } from '../../stores/session-vault';
 import {
   RecordContendedError,
@@ -24,25 +25,35 @@ export type Reservation =
  * Keeps a reference for one verification for as long as its record is kept, past Temporal's
  * retention: the one rule for a start's reference, used by `IdvClient` and the onboarding.
  * `workflowId` is its verification's workflow, which `client` looks up (running or closed).
- * Throws {@link RecordContendedError} when the record keeps changing under it.
+ * Throws {@link RecordContendedError} when the record keeps changing under it; on any failure the
+ * start's data key is destroyed first.
  */
 export async function reserveReference(
   store: ReservationStore,
   start: VerificationRecord,
   options: { workflowId: string; client: Pick<Client, 'workflow'> },
 ): Promise<Reservation> {
-  for (let tries = 0; tries < RESERVATION_TRIES; tries += 1) {
-    const reservation = await reserveOnce(store, start, options);
-    if (reservation !== 'again') return reservation;
+  try {
+    for (let tries = 0; tries < RESERVATION_TRIES; tries += 1) {
+      const reservation = await reserveOnce(store, start, options);
+      if (reservation !== 'again') return reservation;
+    }
+    throw new RecordContendedError(
+      `could not reserve the reference ${start.reference}: its record was purged or started anew ${RESERVATION_TRIES} times meanwhile`,
+    );
+  } catch (error) {
+    // Nothing kept is sealed with the start's key, and a record may not name it for an erasure to
+    // find. A store that refused the reservation may refuse this too: its error is the one said.
+    await store.dataKeys.destroy(start.dataKeyId).catch(() => undefined);
+    throw error;
   }
-  throw new RecordContendedError(
-    `could not reserve the reference ${start.reference}: its record was purged or started anew ${RESERVATION_TRIES} times meanwhile`,
-  );
 }
 
 type ReservationStore = {
   records: Pick<VerificationRecords, 'reserve' | 'get' | 'restarted'>;
   vault: Pick<SessionVault, 'creationBegun'>;
+  /** Destroys the start's key when the reservation fails. */
+  dataKeys: Pick<DataKeys, 'destroy'>;
 };
 
 /** A take-over's record purged, or made anew by another start, before it read it again: reserve again. */

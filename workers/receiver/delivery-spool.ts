@@ -71,10 +71,11 @@ export class DeliverySpool {
   /** Why the lock is lost, once it is: nothing more is appended. */
   #lockLost: string | undefined;
   readonly #names: string[];
-  /** Numbered, being written: counted, and nothing after them is replayed before them. */
-  readonly #writing = new Set<string>();
-  /** The appends under way: they land before the lock goes. */
-  readonly #appending = new Set<Promise<void>>();
+  /**
+   * Numbered, being written (by name): counted, nothing after them is replayed before them, and
+   * they land before the lock goes.
+   */
+  readonly #writing = new Map<string, Promise<void>>();
   /** Set once `close` began: nothing more is appended or replayed. */
   #closing = false;
   readonly #maxEntries: number;
@@ -147,16 +148,11 @@ export class DeliverySpool {
     if (this.depth >= this.#maxEntries)
       throw new SpoolFullError(`the spool holds its maximum of ${this.#maxEntries} deliveries`);
     const name = `${String(this.#next++).padStart(12, '0')}.json`;
-    this.#writing.add(name);
     const appended = this.#write(name, event)
       .then(() => this.#insert(name))
       .finally(() => this.#writing.delete(name));
-    this.#appending.add(appended);
-    try {
-      await appended;
-    } finally {
-      this.#appending.delete(appended);
-    }
+    this.#writing.set(name, appended);
+    await appended;
   }
 
   /**
@@ -180,7 +176,7 @@ export class DeliverySpool {
     while (entries.length < limit) {
       const name = this.#names[index];
       if (name === undefined) break;
-      if ([...this.#writing].some((writing) => writing < name)) break;
+      if ([...this.#writing.keys()].some((writing) => writing < name)) break;
       const text = await readFile(join(this.#dir, name), 'utf8').catch((error: NodeJS.ErrnoException) => {
         if (error.code === 'ENOENT') return undefined;
         throw error;
@@ -229,7 +225,7 @@ export class DeliverySpool {
    */
   async close(): Promise<void> {
     this.#closing = true;
-    await Promise.allSettled([...this.#appending]);
+    await Promise.allSettled([...this.#writing.values()]);
     if (this.#lockLost === undefined) await this.#release().catch(() => undefined);
   }
 

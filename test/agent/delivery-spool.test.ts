@@ -91,6 +91,19 @@ describe('DeliverySpool', () => {
     await next.close();
   });
 
+  it("never writes over an entry it did not number: it takes that one in and numbers on", async () => {
+    const spool = await DeliverySpool.open(dir);
+    await spool.append(event('first'));
+    // An entry under the next number, landed by another writer since this one opened (a receiver
+    // whose lock went stale, its write landing late): acknowledged to its sender, so it stays.
+    await writeFile(join(dir, '000000000002.json'), JSON.stringify(event('landed-late')));
+    await spool.append(event('second'));
+    const entries = await spool.oldestEntries(10);
+    expect(entries.map((entry) => entry.event.objectId)).toEqual(['first', 'landed-late', 'second']);
+    expect(spool.depth).toBe(3);
+    await spool.close();
+  });
+
   it('refuses a spool that a live receiver of an earlier release holds by its pid file', async () => {
     await mkdir(dir, { recursive: true });
     await writeFile(join(dir, 'receiver.pid'), `${process.ppid}\n`);

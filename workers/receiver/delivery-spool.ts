@@ -5,7 +5,7 @@ import { z } from 'zod';
 import { agentMessageTypes } from '../../agent-platform/domain/agent-deliveries';
 import { type AgentEvent } from '../../agent-platform/shared/messages';
 import { type OperationalLog } from './operational-log';
-import { makeFolderDurably, writeFileAtomic } from '../../stores/local/atomic-file';
+import { createFileExclusive, makeFolderDurably } from '../../stores/local/atomic-file';
 
 const ENTRY = /^(\d{12})\.json$/;
 /**
@@ -17,6 +17,8 @@ const LOCK_DIR = 'receiver.lock';
 const LOCK_STALE_MS = 10_000;
 /** The lock file of releases that named the owner by pid: removed once the new lock is held. */
 const OLD_LOCK_FILE = 'receiver.pid';
+/** Numbers an append tries past entries it finds taken (each one another writer landed). */
+const NUMBER_TRIES = 100;
 
 /** Thrown when the spool holds its maximum of deliveries: the delivery is not accepted. */
 export class SpoolFullError extends Error {
@@ -32,6 +34,11 @@ export interface DeliverySpoolOptions {
    * 10 s) before it refuses. @default 15000
    */
   lockWaitMs?: number;
+  /**
+   * How long `close` waits for appends under way (a disk that stopped answering) before it gives
+   * the spool up all the same. @default 10000
+   */
+  closeWaitMs?: number;
   /** Told when an entry that does not parse is set aside, or has gone. */
   log?: OperationalLog;
 }
@@ -79,6 +86,7 @@ export class DeliverySpool {
   /** Set once `close` began: nothing more is appended or replayed. */
   #closing = false;
   readonly #maxEntries: number;
+  readonly #closeWaitMs: number;
   readonly #log: OperationalLog;
   #next: number;
 
@@ -92,6 +100,7 @@ export class DeliverySpool {
     this.#release = release;
     this.#names = names;
     this.#maxEntries = options.maxEntries ?? 100_000;
+    this.#closeWaitMs = options.closeWaitMs ?? 10_000;
     this.#log = options.log ?? (() => undefined);
     this.#next = names.length === 0 ? 1 : Number(ENTRY.exec(names.at(-1) as string)?.[1]) + 1;
   }
@@ -147,12 +156,38 @@ export class DeliverySpool {
     if (this.#lockLost !== undefined) throw new SpoolInUseError(this.#lockLost);
     if (this.depth >= this.#maxEntries)
       throw new SpoolFullError(`the spool holds its maximum of ${this.#maxEntries} deliveries`);
-    const name = `${String(this.#next++).padStart(12, '0')}.json`;
-    const appended = this.#write(name, event)
-      .then(() => this.#insert(name))
-      .finally(() => this.#writing.delete(name));
+    const name = this.#number();
+    const appended = this.#land(name, event).finally(() => this.#writing.delete(name));
     this.#writing.set(name, appended);
     await appended;
+    // Landed while another may hold the spool: it stays for a replay, but this receiver answers
+    // for nothing it no longer holds (the sender's next try is absorbed as a repeat).
+    if (this.#lockLost !== undefined) throw new SpoolInUseError(this.#lockLost);
+  }
+
+  #number(): string {
+    return `${String(this.#next++).padStart(12, '0')}.json`;
+  }
+
+  /**
+   * Writes the entry under `name`, or under the next number free: an entry is created, never
+   * written over, so one another writer landed (a receiver that lost the spool, its write landing
+   * late) is taken in for replay rather than lost.
+   */
+  async #land(name: string, event: AgentEvent): Promise<void> {
+    const content = JSON.stringify(event);
+    for (let tries = 0, taken = name; tries < NUMBER_TRIES; tries += 1) {
+      if (await createFileExclusive(join(this.#dir, taken), content)) {
+        this.#insert(taken);
+        return;
+      }
+      this.#insert(taken);
+      this.#log('spool entry landed by another writer: taken in for replay', { entry: taken }, 'warn');
+      taken = this.#number();
+    }
+    throw new SpoolInUseError(
+      `the spool ${this.#dir} is being written by another receiver (${NUMBER_TRIES} entry numbers taken)`,
+    );
   }
 
   /**
@@ -220,12 +255,23 @@ export class DeliverySpool {
 
   /**
    * Gives the directory up for another process (what is spooled stays). Appends under way land
-   * first: the next holder numbers its entries from what it finds, so one landing after the lock
-   * went could overwrite an entry of its.
+   * first, for at most `closeWaitMs`: one that lands later is still created whole under a number
+   * no other entry holds, and was never acknowledged (the server closed its connection first).
    */
   async close(): Promise<void> {
     this.#closing = true;
-    await Promise.allSettled([...this.#writing.values()]);
+    const underWay = Promise.allSettled([...this.#writing.values()]);
+    let timer: NodeJS.Timeout | undefined;
+    const waited = await Promise.race([
+      underWay.then(() => true),
+      new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), this.#closeWaitMs))),
+    ]).finally(() => clearTimeout(timer));
+    if (!waited)
+      this.#log(
+        'spool appends still under way at close: the spool is given up without them',
+        { appends: this.#writing.size, waitedMs: this.#closeWaitMs },
+        'warn',
+      );
     if (this.#lockLost === undefined) await this.#release().catch(() => undefined);
   }
 
@@ -233,10 +279,6 @@ export class DeliverySpool {
   #lose(error: Error): void {
     this.#lockLost = `the spool ${this.#dir} is no longer this receiver's (its lock was not renewed in time: ${error.message}): restart the receiver`;
     this.#log('spool lock lost: deliveries are refused until the receiver restarts', {}, 'error');
-  }
-
-  async #write(name: string, event: AgentEvent): Promise<void> {
-    await writeFileAtomic(join(this.#dir, name), JSON.stringify(event));
   }
 
   #insert(name: string): void {

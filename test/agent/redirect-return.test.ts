@@ -139,6 +139,46 @@ describe('receiver: the user returns from a redirect flow', () => {
     }
   }, 30_000);
 
+  it('says nothing when the verification ended between the look-up and the signal: nothing failed', async () => {
+    const { reference, handle } = await finishedVerification();
+    // The return's look-up finds it running; it ends before the signal reaches Temporal.
+    const ending = new Client({
+      connection: stack().client.connection,
+      dataConverter: stack().client.options.dataConverter,
+      interceptors: {
+        workflow: [
+          {
+            signal: async (input, next) => {
+              await handle.cancel('ended meanwhile');
+              await handle.result().catch(() => undefined);
+              return next(input);
+            },
+          },
+        ],
+      },
+    });
+    const said: string[] = [];
+    const receiver = await startReceiver({
+      client: ending,
+      taskQueue: stack().taskQueue,
+      tokens: stack().tokens,
+      spoolDir: join(stack().dataDir, `spool-${reference}`),
+      log: (message) => said.push(message),
+    });
+    try {
+      const response = await request(
+        receiverReturnUrl({ receiverUrl: receiver.url, receiverSecret: stack().receiverSecret, reference }),
+      );
+      await response.body.dump();
+      expect(response.statusCode).toBe(303);
+      const workflow = stack().client.workflow.getHandle(verificationWorkflowId(reference));
+      expect((await workflow.describe()).status.name).not.toBe('RUNNING');
+      expect(said).toEqual([]);
+    } finally {
+      await receiver.close();
+    }
+  }, 30_000);
+
   it('answers 404 for a reference it does not know, that is not a reference, or names another workflow', async () => {
     await stack().webhooks.register('tenant-1', { url: 'https://hooks.example/r' });
     for (const reference of ['never-started-reference', 'user@example.com', 'agent-webhooks-tenant-1']) {

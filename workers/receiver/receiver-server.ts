@@ -14,7 +14,7 @@ import { closeConnection, sendJson } from '../../http/respond';
 import { DeliveryIntake, type IntakeOutcome } from './delivery-intake';
 import { DeliverySpool, SpoolFullError } from './delivery-spool';
 import { failureFields } from './failure-kind';
-import { type OperationalLog } from './operational-log';
+import { type OperationalLog, SampledCount } from './operational-log';
 import { returnRoute } from './return-route';
 import { temporalHandOff } from './temporal-hand-off';
 import { type ReceiverTokens } from '../../codec/receiver-tokens';
@@ -78,8 +78,8 @@ export async function startReceiver(options: ReceiverOptions): Promise<Receiver>
     log,
     ...(options.maxSpooledDeliveries !== undefined ? { maxEntries: options.maxSpooledDeliveries } : {}),
   });
-  /** Events of onboarded tenants that no onboarding took, by reason: said at the first and every 100th. */
-  const notOnboarded = { ended: 0, invalid: 0 };
+  /** Events of onboarded tenants that no onboarding took, by reason. */
+  const notOnboarded = { ended: new SampledCount(), invalid: new SampledCount() };
   const intake = new DeliveryIntake(
     spool,
     temporalHandOff(options.client, {
@@ -87,14 +87,13 @@ export async function startReceiver(options: ReceiverOptions): Promise<Receiver>
       ...(options.handOffTimeoutMs !== undefined ? { timeoutMs: options.handOffTimeoutMs } : {}),
       ...(options.onboarding ? { onboarding: options.onboarding } : {}),
       onNotOnboarded: (reason) => {
-        notOnboarded[reason] += 1;
-        const count = notOnboarded[reason];
-        if (count === 1 || count % 100 === 0)
+        const counted = notOnboarded[reason];
+        if (counted.add())
           log(
             reason === 'ended'
               ? 'event(s) for connections whose onboarding had ended (or took no more): given to their agentConnection'
               : 'event(s) for connections the onboarding settings make no valid input for (ids too long?): given to their agentConnection',
-            { count },
+            { count: counted.count },
           );
       },
     }),

@@ -7,7 +7,7 @@ import { verificationWorkflowId } from '../../verification/shared/ids';
 import { decodeSegment } from '../../http/path-segment';
 import { verificationWorkflowTypes } from '../../verification/shared/workflows';
 import { failureFields } from './failure-kind';
-import { type OperationalLog } from './operational-log';
+import { type OperationalLog, SampledCount } from './operational-log';
 
 /** Options of {@link returnRoute}. */
 export interface ReturnRouteOptions {
@@ -40,8 +40,7 @@ export function returnRoute(options: ReturnRouteOptions) {
   const signalEveryMs = options.signalEveryMs ?? 5_000;
   const signalledAt = new Map<string, number>();
   const log = options.log ?? (() => undefined);
-  // Said the first time and every 100th after: a Temporal that keeps refusing fills no log.
-  let signalsFailed = 0;
+  const signalsFailed = new SampledCount();
   const mayTell = (workflowId: string): boolean => {
     const last = signalledAt.get(workflowId);
     return last === undefined || Date.now() - last >= signalEveryMs;
@@ -74,14 +73,15 @@ export function returnRoute(options: ReturnRouteOptions) {
       told(handle.workflowId);
       await client.connection
         .withDeadline(Date.now() + timeoutMs, () => handle.signal(redirectCapturedSignal))
-        // Ended meanwhile, or Temporal slow: the verification still learns its outcome by polling.
         .catch((error: unknown) => {
           signalledAt.delete(handle.workflowId);
-          signalsFailed += 1;
-          if (signalsFailed % 100 === 1)
+          // Ended since the look-up: it has its outcome, so there was nothing left to tell.
+          if (error instanceof WorkflowNotFoundError) return;
+          // Temporal slow or away: the verification still learns its outcome by polling.
+          if (signalsFailed.add())
             log(
               'a return could not be told to its verification: it learns its outcome by polling',
-              { ...failureFields(error), count: signalsFailed },
+              { ...failureFields(error), count: signalsFailed.count },
               'warn',
             );
         });

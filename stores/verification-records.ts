@@ -84,7 +84,10 @@ export interface VerificationRecords {
    * when the record has ended or its data was erased meanwhile (nothing taken over).
    */
   restarted(reference: string, start: Pick<VerificationRecord, 'dataKeyId' | 'startedAt'>): Promise<boolean>;
-  /** Records the ending (the first one recorded stays), making the record if the start made none. */
+  /**
+   * Records the ending (the first one recorded stays), making the record if the start made none.
+   * An ending that does not belong to the record ({@link endingBelongs}) is not recorded.
+   */
   ended(reference: string, ending: RecordedEnding): Promise<void>;
   /** Records the erasure of the verification's data (the first time stays). */
   redacted(reference: string, redactedAt: string): Promise<void>;
@@ -128,6 +131,22 @@ export function recordMatches(record: VerificationRecord, filter: RecordFilter, 
     return false;
   if (filter.after && record.reference <= filter.after) return false;
   return true;
+}
+
+/**
+ * Whether an ending is the verification of the record its reference has: one whose data key the
+ * record names (its start's, or one it took over or lost to), or one that ended after the record's
+ * start (a verification started without `IdvClient` alongside a start of the same reference). One
+ * that ended before the start, under a key the record never named, is an earlier verification's
+ * of the reference, whose record was erased and purged since: an attempt of its clean-up landing
+ * late, which would otherwise end the running one's record with another session and key.
+ */
+export function endingBelongs(
+  record: Pick<VerificationRecord, 'dataKeyId' | 'supersededKeyIds' | 'startedAt'>,
+  ending: Pick<RecordedEnding, 'dataKeyId' | 'endedAt'>,
+): boolean {
+  const named = [record.dataKeyId, ...(record.supersededKeyIds ?? [])];
+  return named.includes(ending.dataKeyId) || Date.parse(ending.endedAt) >= Date.parse(record.startedAt);
 }
 
 /**

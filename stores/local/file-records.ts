@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { z } from 'zod';
 import {
   checkReference,
+  endingBelongs,
   type RecordedEnding,
   type RecordFilter,
   RecordContendedError,
@@ -114,7 +115,9 @@ export class FileVerificationRecords implements VerificationRecords {
   }
 
   async ended(reference: string, ending: RecordedEnding): Promise<void> {
-    if (!(await this.#start(checkReference(reference)))) {
+    const record = await this.get(checkReference(reference));
+    if (record && !endingBelongs(record, ending)) return;
+    if (!record) {
       const start = startSchema.parse({ ...ending, reference });
       await createFileExclusive(
         this.#file('started', reference),

@@ -84,6 +84,7 @@ export class PgVerificationRecords implements VerificationRecords {
     return (rowCount ?? 0) > 0;
   }
 
+  /** `endingBelongs`, as the upsert's condition: the row is read and written in one statement. */
   async ended(reference: string, ending: RecordedEnding): Promise<void> {
     await this.pool.query(
       `INSERT INTO idv_records AS r (reference, profile_id, provider, data_key_id, status, error_code,
@@ -92,7 +93,8 @@ export class PgVerificationRecords implements VerificationRecords {
        ON CONFLICT (reference) DO UPDATE SET status = $5, error_code = $6, session_id = $7,
          ended_at = $9, redaction_due_at = $10, data_key_id = $4,
          superseded_key_ids = array_append(coalesce(r.superseded_key_ids, '{}'), r.data_key_id)
-       WHERE r.ended_at IS NULL`,
+       WHERE r.ended_at IS NULL AND (r.data_key_id = $4 OR $4 = ANY(coalesce(r.superseded_key_ids, '{}'))
+         OR $9 >= r.started_at)`,
       [
         checkReference(reference),
         ending.verificationProfileId,

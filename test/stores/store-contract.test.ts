@@ -392,6 +392,28 @@ describe.each(backends)('store contract: %s', (_name, make) => {
       expect(await store.records.restarted(reference, { ...taker, dataKeyId: 'dk-late' })).toBe(false);
     });
 
+    it('takes no ending that ended before its start under a key it never named (a late one of a purged record)', async () => {
+      const reference = `ref-${randomUUID()}`;
+      await store.records.reserve({ ...start(reference), startedAt: '2026-02-01T00:00:00.000Z' });
+      // The ending of the reference's earlier verification, erased and purged since, landing late.
+      await other.records.ended(reference, { ...ending(reference, 'failed'), dataKeyId: 'dk-purged' });
+      expect(await store.records.get(reference)).toEqual({
+        ...start(reference),
+        startedAt: '2026-02-01T00:00:00.000Z',
+      });
+      const own = {
+        ...ending(reference),
+        startedAt: '2026-02-01T00:00:00.000Z',
+        endedAt: '2026-02-01T00:05:00.000Z',
+      };
+      await store.records.ended(reference, own);
+      expect(await other.records.get(reference)).toEqual({
+        ...start(reference),
+        ...own,
+        reference,
+      });
+    });
+
     it('names every key of take-overs made at once (two processes retrying one start)', async () => {
       const reference = `ref-${randomUUID()}`;
       await store.records.reserve(start(reference));

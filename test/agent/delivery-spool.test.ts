@@ -91,7 +91,7 @@ describe('DeliverySpool', () => {
     await next.close();
   });
 
-  it("never writes over an entry it did not number: it takes that one in and numbers on", async () => {
+  it('never writes over an entry it did not number: it takes that one in and numbers on', async () => {
     const spool = await DeliverySpool.open(dir);
     await spool.append(event('first'));
     // An entry under the next number, landed by another writer since this one opened (a receiver

@@ -9,6 +9,7 @@ import { ReceiverTokens } from '../../codec/receiver-tokens';
 import { freePort } from '../../workers/dev/free-port';
 import { startReceiver } from '../../workers/receiver/receiver-server';
 import { verificationWorkflowId } from '../../verification/shared/ids';
+import { harnessEnv, harnessValue } from '../harness/env';
 import { useVerificationStack } from '../harness/verification-stack';
 
 const FINAL_URL = 'https://shop.example/thanks?order=42';
@@ -141,9 +142,11 @@ describe('receiver: the user returns from a redirect flow', () => {
 
   it('says nothing when the verification ended between the look-up and the signal: nothing failed', async () => {
     const { reference, handle } = await finishedVerification();
-    // The return's look-up finds it running; it ends before the signal reaches Temporal.
+    // The return's look-up finds it running; it ends before the signal reaches Temporal. The
+    // receiver has a connection of its own: its deadline does not bound the ending.
+    const connection = await Connection.connect({ address: harnessValue(harnessEnv.temporalAddress) });
     const ending = new Client({
-      connection: stack().client.connection,
+      connection,
       dataConverter: stack().client.options.dataConverter,
       interceptors: {
         workflow: [
@@ -176,6 +179,7 @@ describe('receiver: the user returns from a redirect flow', () => {
       expect(said).toEqual([]);
     } finally {
       await receiver.close();
+      await connection.close();
     }
   }, 30_000);
 

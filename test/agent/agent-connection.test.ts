@@ -33,7 +33,7 @@ describe('agentConnection: the workflow that owns a connection', () => {
 
   it('ends with the events it saw once the connection has been quiet for its idle timeout', async () => {
     const connectionId = `quiet-${(count += 1)}`;
-    const handle = await start(connectionId, { idleTimeoutMs: 1_000 }, event(connectionId, 'o-1'));
+    const handle = await start(connectionId, { idleTimeoutMs: 5_000 }, event(connectionId, 'o-1'));
     await handle.signal(agentEventSignal, event(connectionId, 'o-2'));
     await handle.signal(agentEventSignal, event(connectionId, 'o-1'));
     await handle.signal(agentEventSignal, { ...event(connectionId, 'o-3'), tenant: 'another-tenant' });

@@ -330,7 +330,7 @@ describe('platformMigration: dry run, apply, compensation, re-run', () => {
       .catch((error: unknown) => error);
     expect(invalid).toBeInstanceOf(MigrationError);
     expect((invalid as Error).message).toMatch(/redirectUri must be an absolute https URL/);
-    await stack().control('PUT', '/faults', { operation: 'ListRedirectUris', latencyMs: 3_000, count: 1 });
+    await stack().control('PUT', '/faults', { operation: 'ListRedirectUris', latencyMs: 10_000, count: 1 });
     const running = target();
     const { handle } = await migrations().start({ tenant: TENANT, target: running });
     const refused = await migrations()

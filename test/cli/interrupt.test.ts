@@ -77,7 +77,7 @@ describe('Ctrl-C', () => {
     const signalled = Date.now();
     child.kill('SIGINT');
     const [code] = await exited;
-    expect(Date.now() - signalled).toBeLessThan(1_000);
+    expect(Date.now() - signalled).toBeLessThan(5_000);
     expect(code).toBe(130);
     expect(stderr).toContain('idv: interrupted (SIGINT)');
   }, 30_000);
@@ -110,7 +110,7 @@ describe('Ctrl-C', () => {
         const signalled = Date.now();
         child.kill('SIGINT');
         const [code] = await exited;
-        expect(Date.now() - signalled).toBeLessThan(1_000);
+        expect(Date.now() - signalled).toBeLessThan(5_000);
         expect(code).toBe(130);
       } finally {
         await handle.cancel('test over');

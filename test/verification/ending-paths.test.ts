@@ -281,14 +281,15 @@ describe('verification ending paths, end to end', () => {
 
   it('tries a refused step refresh again, and stops visibly after three refusals', async () => {
     await stack().control('PUT', '/script', { outcome: 'manual', stepTtlSeconds: 1 });
-    const { handle, nextStep } = await stack().idv.startVerification(mobile());
-    const { sessionId } = nextStep;
+    // Set before the start: the first refresh is due 0.8 s after the session is created, maybe
+    // before the start has answered.
     await stack().control('PUT', '/faults', {
       operation: 'RefreshStepContent',
       errorRate: 1,
       errorStatus: 403,
-      sessionId,
     });
+    const { handle, nextStep } = await stack().idv.startVerification(mobile());
+    const { sessionId } = nextStep;
     await eventually(
       async () =>
         /Step refreshes: stopped, refused 3 times since/.test(await currentDetails(handle))
@@ -318,8 +319,18 @@ describe('verification ending paths, end to end', () => {
   }, 30_000);
 
   it('goes on when the user comes back while the read again says 404, and the session is there', async () => {
-    // The poll's 404 and the read again's, each answered 1.5 s after it arrived.
-    const { handle, sessionId } = await answered404({ count: 2, latencyMs: 1_500 });
+    // The poll's 404, then the read again's, answered 10 s after it arrived (the read again
+    // comes 5 s after the 404: the second fault is set well before).
+    const { handle, sessionId } = await answered404({ count: 1 });
+    await read(sessionId, 1);
+    await stack().control('PUT', '/faults', {
+      operation: 'GetSession',
+      errorRate: 1,
+      errorStatus: 404,
+      count: 1,
+      latencyMs: 10_000,
+      sessionId,
+    });
     await read(sessionId, 2);
     // The user comes back while it waits for its answer: the redirect's check finds the session.
     await handle.redirectCaptured();
@@ -614,19 +625,18 @@ describe('verification ending paths, end to end', () => {
     await stack().control('PUT', '/faults', { operation: 'RefreshStepContent', mergeBody: past });
     await stack().control('PUT', '/script', { outcome: 'manual', stepTtlSeconds: 4 });
     const { handle, nextStep } = await stack().idv.startVerification(mobile());
-    const reached = async (refreshes: number) => {
-      await eventually(
-        async () =>
-          (await counted(nextStep.sessionId, 'RefreshStepContent')) >= refreshes ? true : undefined,
-        `${refreshes} refreshes`,
-      );
-      return Date.now();
-    };
+    await eventually(
+      async () => ((await counted(nextStep.sessionId, 'RefreshStepContent')) >= 2 ? true : undefined),
+      '2 refreshes',
+    );
     // The first comes when the created step is due (at 80 % of its 4 s); each refreshed one is
-    // due already, and the next waits half its lifetime (before: one a second).
-    const first = await reached(1);
-    const second = await reached(2);
-    expect(second - first).toBeGreaterThanOrEqual(1_500);
+    // due already, and the next waits half its lifetime (before: one a second). Timed by the
+    // workflow's own scheduling, not by when this test noticed.
+    const { events } = await stack().client.workflow.getHandle(handle.workflowId).fetchHistory();
+    const [first, second] = (events ?? [])
+      .filter((event) => event.activityTaskScheduledEventAttributes?.activityType?.name === 'refreshStep')
+      .map((event) => Number(event.eventTime?.seconds ?? 0) * 1_000 + (event.eventTime?.nanos ?? 0) / 1e6);
+    expect((second ?? 0) - (first ?? 0)).toBeGreaterThanOrEqual(1_500);
     await stack().control('POST', `/sessions/${nextStep.sessionId}/complete`);
     await handle.redirectCaptured();
     await expect(handle.result()).resolves.toMatchObject({ status: 'succeeded' });

@@ -138,20 +138,32 @@ describe('the keyring', () => {
   }, 60_000);
 
   it('does not drop a rotation asked for while one is under way', async () => {
-    const activities = keyringOver(store, { rotateEveryMs: 3_600_000, refreshMs: 1_000 });
+    const real = keyringOver(store, { rotateEveryMs: 3_600_000, refreshMs: 1_000 });
+    let releaseRewrap: () => void = () => undefined;
+    const gate = new Promise<void>((resolve) => (releaseRewrap = resolve));
+    let enterRewrap: () => void = () => undefined;
+    const rewrapEntered = new Promise<void>((resolve) => (enterRewrap = resolve));
+    // The first rotation's re-wrap waits for the second ask: it is under way however slow the machine.
+    const activities: KeyringActivities = {
+      ...real,
+      async rewrapDataKeys(args) {
+        enterRewrap();
+        await gate;
+        return await real.rewrapDataKeys(args);
+      },
+    };
     await withWorker({ activities }, async ({ client, taskQueue }) => {
       const dataKeys = new DataKeys(store.dataKeys, new TemporalKeyring({ client, taskQueue }));
       await dataKeys.create();
       const handle = client.workflow.getHandle(keyringWorkflowId(taskQueue));
       await handle.signal(rotateKeysSignal);
-      // The rotation is under way (its new key made, waiting 3 x refreshMs before re-wrapping).
-      await eventually(
-        async () => ((await view(client, taskQueue)).keys.length === 2 ? true : undefined),
-        'a rotation under way',
-      );
+      // The rotation is under way: its new key made, its re-wrap begun.
+      await rewrapEntered;
+      expect((await view(client, taskQueue)).keys).toHaveLength(2);
       // An erasure now, then `idv keyring rotate`, as the README says to do.
       const askedAt = Date.now();
       await handle.signal(rotateKeysSignal);
+      releaseRewrap();
       const rotation = await eventually(
         async () => {
           const last = (await view(client, taskQueue)).lastRotation;

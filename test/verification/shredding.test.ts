@@ -22,24 +22,54 @@ import { useVerificationStack, type VerificationStack } from '../harness/verific
 // A wrapped data key as the store keeps it: `<key-encryption key id>:<base64>`.
 const WRAPPED = /kek-\d+-[0-9a-f]{8}:[A-Za-z0-9+/]{40,}={0,2}/g;
 
+/** What a read of a file or folder that went meanwhile (a live server renames and removes its own) answers. */
+function unlessGone<T>(value: T): (error: NodeJS.ErrnoException) => T {
+  return (error) => {
+    if (error.code === 'ENOENT') return value;
+    throw error;
+  };
+}
+
+/** The files of a tree and their bytes; one gone while the tree is read held nothing. */
+async function* filesOf(root: string): AsyncGenerator<{ name: string; bytes: Buffer }> {
+  for (const entry of await readdir(root, { withFileTypes: true }).catch(unlessGone([]))) {
+    const path = join(root, entry.name);
+    if (entry.isDirectory()) yield* filesOf(path);
+    else if (entry.isFile()) {
+      const bytes = await readFile(path).catch(unlessGone(undefined));
+      if (bytes) yield { name: entry.name, bytes };
+    }
+  }
+}
+
 /** Every wrapped data key anywhere in a file tree's bytes (table files, WAL, dumps, key files). */
 async function wrappedIn(root: string): Promise<string[]> {
   const found = new Set<string>();
-  const entries = await readdir(root, { withFileTypes: true, recursive: true });
-  for (const entry of entries.filter((candidate) => candidate.isFile())) {
-    const text = (await readFile(join(entry.parentPath, entry.name))).toString('latin1');
-    for (const match of text.matchAll(WRAPPED)) found.add(match[0]);
-  }
+  for await (const { bytes } of filesOf(root))
+    for (const match of bytes.toString('latin1').matchAll(WRAPPED)) found.add(match[0]);
   return [...found];
 }
 
 /** The files of a tree whose bytes hold `text` (table files, WAL, dumps, key files). */
 async function filesHolding(root: string, text: string): Promise<string[]> {
-  const entries = await readdir(root, { withFileTypes: true, recursive: true });
   const holding: string[] = [];
-  for (const entry of entries.filter((candidate) => candidate.isFile()))
-    if ((await readFile(join(entry.parentPath, entry.name))).includes(text)) holding.push(entry.name);
+  for await (const { name, bytes } of filesOf(root)) if (bytes.includes(text)) holding.push(name);
   return holding;
+}
+
+/**
+ * A file-level copy of a live tree, as a backup takes one: a file the server renames or removes
+ * under the copy (a WAL segment written under a temporary name) makes it start again, a few times.
+ */
+async function copyLive(from: string, to: string, filter?: (path: string) => boolean): Promise<void> {
+  for (let tries = 1; ; tries += 1) {
+    try {
+      return await cp(from, to, { recursive: true, ...(filter ? { filter } : {}) });
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'ENOENT' || tries === 5) throw error;
+      await rm(to, { recursive: true, force: true });
+    }
+  }
 }
 
 /** Every key a deployment holds: its payload keys and its keyring's keys now. */
@@ -242,10 +272,7 @@ describe('shredding in PostgreSQL: a dump, the WAL and the live database open no
     await mkdir(join(directory, 'dump'));
     await writeFile(join(directory, 'dump', 'dump.json'), JSON.stringify(dumped));
     // As a file-level backup copies it: the data files and the WAL (sockets are not files).
-    await cp(cluster, join(directory, 'file-copy'), {
-      recursive: true,
-      filter: (path) => !path.includes('.s.PGSQL.'),
-    });
+    await copyLive(cluster, join(directory, 'file-copy'), (path) => !path.includes('.s.PGSQL.'));
     // The results access key is in no copy as it is: one that outlives the redaction would read
     // the results at the service for as long as it keeps them.
     expect(sealing.resultsAccessKey).not.toBe('');
@@ -283,7 +310,7 @@ describe('shredding in the directory store: a copy of the directory taken before
     const sealing = await sealedVerification(stack());
     const copyDir = await mkdtemp(join(tmpdir(), 'idv-shredding-copy-'));
     try {
-      await cp(stack().dataDir, copyDir, { recursive: true });
+      await copyLive(stack().dataDir, copyDir);
       expect(sealing.resultsAccessKey).not.toBe('');
       expect(await filesHolding(copyDir, sealing.resultsAccessKey)).toEqual([]);
       const copy = await openLocalStore(copyDir);

@@ -18,7 +18,7 @@ describe('a verification terminated from outside its code', () => {
       return failed.find((work) => work.workflowId === workflowId);
     }, `${workflowId} listed as failed work`);
   /** A verification whose user finished, ended, its redaction waiting (an hour unless told). */
-  const waitingRedaction = async (redactAfter: '1h' | '3s' = '1h') => {
+  const waitingRedaction = async (redactAfter: '1h' | '10s' = '1h') => {
     const started = await stack().idv.startVerification(
       stack().request({ redactAfter, polling: { initialMs: 200, maxMs: 500 } }),
     );
@@ -66,7 +66,7 @@ describe('a verification terminated from outside its code', () => {
 
   it("is listed when it is a verification's redaction that was cancelled before it was due", async () => {
     // It still erases at its due time, then ends cancelled: its steps at the service were cut short.
-    const { nextStep } = await waitingRedaction('3s');
+    const { nextStep } = await waitingRedaction('10s');
     const redaction = stack().client.workflow.getHandle(`idv-redact-${nextStep.sessionId}`);
     await redaction.cancel();
     await redaction.result().catch(() => undefined);

@@ -120,6 +120,16 @@ describe('an upgrade through Worker Versioning', () => {
     const request = (name: string, extra = {}) =>
       testProviderRequest(`upgrade-${name}-${Date.now()}`, emulator.verificationProfiles[0]?.id ?? '', extra);
 
+    // Build B's code, bundled now: the redaction due 25 s after its verification's end must fall
+    // due once B is current, so nothing slow (bundling, on a loaded machine) stands before that.
+    const bundleB = await bundleWorkflowCode({
+      workflowsPath: require.resolve('../fixtures/build-b-workflows'),
+      failureConverterPath,
+      logger: quietBundleLogger,
+    });
+    const bundlePath = join(dataDir, 'build-b.js');
+    await writeFile(bundlePath, bundleB.code);
+
     // Build A, the first: made current as it starts.
     const workerA = await startBuild('A', harnessValue(harnessEnv.workflowBundle));
     const waiting = await idv.startVerification(request('waiting', { redactAfter: 'never' }));
@@ -145,13 +155,6 @@ describe('an upgrade through Worker Versioning', () => {
     await expectRanOn(onboarding.workflowId, 'A');
 
     // Build B, with changed workflow code, starts and is made current.
-    const bundleB = await bundleWorkflowCode({
-      workflowsPath: require.resolve('../fixtures/build-b-workflows'),
-      failureConverterPath,
-      logger: quietBundleLogger,
-    });
-    const bundlePath = join(dataDir, 'build-b.js');
-    await writeFile(bundlePath, bundleB.code);
     await startBuild('B', bundlePath);
     await eventually(
       () => promoteBuild(client, { name: deployment, buildId: 'B' }).catch(() => undefined),

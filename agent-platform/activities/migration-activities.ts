@@ -13,7 +13,7 @@ import {
 import { type RedirectUriReport } from '../domain/migration/migration-report';
 import { coveringRedirectUri } from '../domain/migration/redirect-uris';
 import { maskedUrl } from '../domain/webhook-registry';
-import { sameWebhookUrl } from '../domain/webhook-rules';
+import { sameWebhookUrl, webhookRegistrationProblem } from '../domain/webhook-rules';
 import { type WebhookListing, type WebhookView } from '../shared/messages';
 import { tenantAgentClient } from './agent-activities';
 import { type AgentPlatformDeps } from './deps';
@@ -138,6 +138,16 @@ export function migrationActivities(deps: AgentPlatformDeps) {
             `webhooks ${webhook.id} and ${other.id} have the same URL: delete one (idv webhooks delete) before migrating`,
         ),
     );
+    // The cut-over disables every enabled webhook through the registry, taking over those made
+    // outside it: one the registry would refuse would fail the cut-over after others were
+    // disabled. Said before anything changes.
+    for (const webhook of webhooks) {
+      const problem = webhookRegistrationProblem(webhook, []);
+      if ((webhook.enabled ?? true) && problem)
+        blockers.push(
+          `webhook ${webhook.id} (${webhook.type}) cannot be disabled through the webhook registry (${problem}): disable or delete it on the earlier platform before migrating`,
+        );
+    }
     const inventory: EarlierInventory = {
       webhooks: webhooks.map((webhook) => ({
         id: webhook.id,

@@ -289,6 +289,38 @@ describe('platformMigration: dry run, apply, compensation, re-run', () => {
     expect(await writes()).toEqual(before);
   });
 
+  it('blocks an apply on an enabled webhook the registry cannot take over to disable, before anything changes', async () => {
+    const client = platform();
+    const notification = await client.createWebhook({
+      url: 'https://hooks.example/erp',
+      type: 'Notification',
+    });
+    await client.close();
+    // Webhooks of the types the platform lists but does not make yet (announced as coming soon):
+    // one enabled, and one disabled already, which the cut-over leaves alone.
+    const zapier = {
+      id: `wh-zap-${Date.now()}`,
+      tenant: TENANT,
+      url: 'https://hooks.example/zap',
+      type: 'Zapier',
+    };
+    stack().emulator.store.webhooks.set(zapier.id, { ...zapier, enabled: true });
+    const idle = { id: `wh-idle-${Date.now()}`, tenant: TENANT, url: 'https://hooks.example/idle' };
+    stack().emulator.store.webhooks.set(idle.id, { ...idle, type: 'DelegatedEndorser', enabled: false });
+    const migrationTarget = target();
+    const dry = await migrations().run({ tenant: TENANT, target: migrationTarget });
+    expect(dry.outcome).toBe('planned');
+    expect(dry.blockers).toEqual([
+      `webhook ${zapier.id} (Zapier) cannot be disabled through the webhook registry (type must be Notification (got an unknown type)): disable or delete it on the earlier platform before migrating`,
+    ]);
+    const before = await writes();
+    const applied = await migrations().run({ tenant: TENANT, apply: true, target: migrationTarget });
+    expect(applied.outcome).toBe('failed');
+    expect(applied.error).toMatch(/^nothing changed: webhook .* \(Zapier\) cannot be disabled/);
+    expect(await writes()).toEqual(before);
+    expect(await platformWebhooks()).toMatchObject({ [zapier.id]: true, [notification.id]: true });
+  });
+
   it('refuses a plan too large for one report before changing anything', async () => {
     const definitions = stack().emulator.store.agentDefinitions.get(TENANT);
     if (!definitions) throw new Error('the emulator has no definitions for the tenant');

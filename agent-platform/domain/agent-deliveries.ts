@@ -1,7 +1,12 @@
 import { z } from 'zod';
 import { kindWorkflowId } from '../../common/workflow-ids';
 
-import { agentMessageTypes, type AgentMessageType } from '../../common/agent-message-types';
+import {
+  agentMessageTypes,
+  type AgentMessageType,
+  PLATFORM_ID_CHARACTERS,
+  PLATFORM_ID_MAX,
+} from '../../common/agent-message-types';
 import { type AgentDelivery, deliveryKey } from './agent-delivery';
 
 export { agentMessageTypes, type AgentMessageType, type AgentDelivery, deliveryKey };
@@ -10,8 +15,8 @@ export { agentMessageTypes, type AgentMessageType, type AgentDelivery, deliveryK
 const id = z
   .string()
   .min(1, { message: 'is required' })
-  .max(200, { message: 'must be at most 200 characters' })
-  .regex(/^[A-Za-z0-9._:-]+$/, { message: 'may contain only letters, digits, . _ : and -' });
+  .max(PLATFORM_ID_MAX, { message: `must be at most ${PLATFORM_ID_MAX} characters` })
+  .regex(PLATFORM_ID_CHARACTERS, { message: 'may contain only letters, digits, . _ : and -' });
 
 /** A connection id as the receiver accepts it (bounded, safe in a workflow ID). */
 export const connectionIdSchema = id;

@@ -20,7 +20,7 @@ import {
 import { WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
 import type { VerificationActivities } from '../../verification/activities/index';
 import type { AgentPlatformActivities } from '../activities/index';
-import { agentMessageTypes } from '../../common/agent-message-types';
+import { agentMessageTypes, isPlatformId } from '../../common/agent-message-types';
 import { deliveryKey } from '../domain/agent-delivery';
 import type { OnboardingInput } from '../domain/onboarding';
 import {
@@ -56,6 +56,12 @@ import { markdownLines } from '../../common/user-metadata';
  * to it, and it waited until its deadline).
  */
 const EARLIER_EVENTS_COUNTED = 'earlier-events-counted';
+
+/**
+ * The patch under which an event whose ids are not the platform's (a signal sent by hand) is
+ * ignored: its key, carried into the next run, failed that run's input check.
+ */
+const EVENT_IDS_CHECKED = 'event-ids-checked';
 
 /**
  * The patch under which a run an onboarding continued into does not check its verification's
@@ -118,6 +124,7 @@ export async function onboarding(input: OnboardingInput): Promise<OnboardingSumm
   // activity's answer falls in another workflow task on replay than when it ran.
   const countsEarlierEvents = input?.carried === undefined && patched(EARLIER_EVENTS_COUNTED);
   const continued = input?.carried !== undefined && patched(CARRIED_RUNS_UNCHECKED);
+  const idsChecked = patched(EVENT_IDS_CHECKED);
   // Refused at once: bad settings would otherwise wait days before failing in the verification.
   // Histories of builds that checked in the workflow passed the check there (or ended at it).
   // Not cancellable: a cancel that comes meanwhile is seen once the onboarding runs.
@@ -160,7 +167,7 @@ export async function onboarding(input: OnboardingInput): Promise<OnboardingSumm
       event?.tenant === tenant &&
       event.connectionId === connectionId &&
       agentMessageTypes.includes(event.messageType) &&
-      typeof event.objectId === 'string';
+      (idsChecked ? isPlatformId(event.objectId) : typeof event.objectId === 'string');
     if (!ours) {
       events.ignored += 1;
       return;

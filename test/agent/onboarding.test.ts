@@ -451,6 +451,39 @@ describe('onboarding: a connection waited for, verified and reported', () => {
     await onboardings().cancel(TENANT, connectionId);
   });
 
+  it('ignores an event sent by hand whose ids are not the platform’s, so the run it continues into takes what it carries', async () => {
+    const connectionId = newConnection();
+    const started = await onboardings().start({
+      tenant: TENANT,
+      connectionId,
+      waitFor: ['new_connection', 'credential_request'],
+      maxHistoryEvents: 20,
+      verification: mobile(stack().profileId),
+    });
+    const handle = stack().client.workflow.getHandle(started.workflowId);
+    const event = (objectId: string): AgentEvent => ({
+      tenant: TENANT,
+      connectionId,
+      messageType: 'new_inbox_message',
+      objectId,
+      receivedAt: new Date().toISOString(),
+    });
+    // Longer than any id the receiver takes: its key would break the carried input's bounds.
+    await handle.signal(agentEventSignal, event('o'.repeat(600)));
+    for (let n = 0; n < 15; n += 1) await handle.signal(agentEventSignal, event(`msg-${n}`));
+    await eventually(
+      async () => ((await handle.describe()).runId !== started.runId ? true : undefined),
+      'a new run',
+    );
+    const carried = await progressWhen(
+      connectionId,
+      (p) => p.events.total === 15,
+      'the continued run, with every event the platform could have sent',
+    );
+    expect(carried).toMatchObject({ stage: 'waiting', events: { ignored: 1 } });
+    await onboardings().cancel(TENANT, connectionId);
+  });
+
   it('keeps its history bounded while its verification runs: 5,000 events, each run under the bound', async () => {
     const connectionId = newConnection();
     const maxHistoryEvents = 500;

@@ -418,7 +418,8 @@ describe('onboarding: a connection waited for, verified and reported', () => {
     expect((error as Error).message).toContain("this connection's verification has run already");
   });
 
-  it('continues as new while it waits before its history grows large, carrying what it has seen', async () => {
+  /** An onboarding that continues as new past 20 history events, and inbox events of its connection. */
+  const shortRunsOnboarding = async () => {
     const connectionId = newConnection();
     const started = await onboardings().start({
       tenant: TENANT,
@@ -428,7 +429,6 @@ describe('onboarding: a connection waited for, verified and reported', () => {
       verification: mobile(stack().profileId),
     });
     const handle = stack().client.workflow.getHandle(started.workflowId);
-    const first = await progressWhen(connectionId, () => true, 'the first run');
     const event = (objectId: string): AgentEvent => ({
       tenant: TENANT,
       connectionId,
@@ -436,6 +436,12 @@ describe('onboarding: a connection waited for, verified and reported', () => {
       objectId,
       receivedAt: new Date().toISOString(),
     });
+    return { connectionId, started, handle, event };
+  };
+
+  it('continues as new while it waits before its history grows large, carrying what it has seen', async () => {
+    const { connectionId, started, handle, event } = await shortRunsOnboarding();
+    const first = await progressWhen(connectionId, () => true, 'the first run');
     for (let n = 0; n < 15; n += 1) await handle.signal(agentEventSignal, event(`msg-${n}`));
     await eventually(
       async () => ((await handle.describe()).runId !== started.runId ? true : undefined),
@@ -452,22 +458,7 @@ describe('onboarding: a connection waited for, verified and reported', () => {
   });
 
   it('ignores an event sent by hand whose ids are not the platform’s, so the run it continues into takes what it carries', async () => {
-    const connectionId = newConnection();
-    const started = await onboardings().start({
-      tenant: TENANT,
-      connectionId,
-      waitFor: ['new_connection', 'credential_request'],
-      maxHistoryEvents: 20,
-      verification: mobile(stack().profileId),
-    });
-    const handle = stack().client.workflow.getHandle(started.workflowId);
-    const event = (objectId: string): AgentEvent => ({
-      tenant: TENANT,
-      connectionId,
-      messageType: 'new_inbox_message',
-      objectId,
-      receivedAt: new Date().toISOString(),
-    });
+    const { connectionId, started, handle, event } = await shortRunsOnboarding();
     // Longer than any id the receiver takes: its key would break the carried input's bounds.
     await handle.signal(agentEventSignal, event('o'.repeat(600)));
     for (let n = 0; n < 15; n += 1) await handle.signal(agentEventSignal, event(`msg-${n}`));

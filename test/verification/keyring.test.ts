@@ -42,6 +42,23 @@ async function view(client: Client, taskQueue: string) {
   return await client.workflow.getHandle(keyringWorkflowId(taskQueue)).query(keyringQuery);
 }
 
+/** Keyring activities whose re-wraps wait, once entered, until released. */
+function gatedRewrap(real: KeyringActivities) {
+  let releaseRewrap: () => void = () => undefined;
+  const gate = new Promise<void>((resolve) => (releaseRewrap = resolve));
+  let enterRewrap: () => void = () => undefined;
+  const rewrapEntered = new Promise<void>((resolve) => (enterRewrap = resolve));
+  const activities: KeyringActivities = {
+    ...real,
+    async rewrapDataKeys(args) {
+      enterRewrap();
+      await gate;
+      return await real.rewrapDataKeys(args);
+    },
+  };
+  return { activities, rewrapEntered, releaseRewrap };
+}
+
 describe('the keyring', () => {
   let directory: string;
   let store: IdvStore;
@@ -138,20 +155,10 @@ describe('the keyring', () => {
   }, 60_000);
 
   it('does not drop a rotation asked for while one is under way', async () => {
-    const real = keyringOver(store, { rotateEveryMs: 3_600_000, refreshMs: 1_000 });
-    let releaseRewrap: () => void = () => undefined;
-    const gate = new Promise<void>((resolve) => (releaseRewrap = resolve));
-    let enterRewrap: () => void = () => undefined;
-    const rewrapEntered = new Promise<void>((resolve) => (enterRewrap = resolve));
     // The first rotation's re-wrap waits for the second ask: it is under way however slow the machine.
-    const activities: KeyringActivities = {
-      ...real,
-      async rewrapDataKeys(args) {
-        enterRewrap();
-        await gate;
-        return await real.rewrapDataKeys(args);
-      },
-    };
+    const { activities, rewrapEntered, releaseRewrap } = gatedRewrap(
+      keyringOver(store, { rotateEveryMs: 3_600_000, refreshMs: 1_000 }),
+    );
     await withWorker({ activities }, async ({ client, taskQueue }) => {
       const dataKeys = new DataKeys(store.dataKeys, new TemporalKeyring({ client, taskQueue }));
       await dataKeys.create();
@@ -181,23 +188,15 @@ describe('the keyring', () => {
     // processes use what they read for 3 s; its next run from one with a short period (50 ms).
     const oldSettings = { rotateEveryMs: 3_600_000, refreshMs: 3_000 };
     const newSettings = { rotateEveryMs: 3_600_000, refreshMs: 50 };
-    const real = keyringOver(store, oldSettings);
     let schedules = 0;
-    let releaseRewrap: () => void = () => undefined;
-    const gate = new Promise<void>((resolve) => (releaseRewrap = resolve));
-    let enterRewrap: () => void = () => undefined;
-    const rewrapEntered = new Promise<void>((resolve) => (enterRewrap = resolve));
+    // Run 1's re-wrap waits until a process has read the keyring.
+    const gated = gatedRewrap(keyringOver(store, oldSettings));
+    const { rewrapEntered, releaseRewrap } = gated;
     const activities: KeyringActivities = {
-      ...real,
+      ...gated.activities,
       keyringSchedule() {
         schedules += 1;
         return Promise.resolve(schedules === 1 ? oldSettings : newSettings);
-      },
-      // Run 1's re-wrap waits until a process has read the keyring.
-      async rewrapDataKeys(args) {
-        enterRewrap();
-        await gate;
-        return await real.rewrapDataKeys(args);
       },
     };
     await withWorker({ activities }, async ({ client, taskQueue }) => {

@@ -142,8 +142,9 @@ describe('receiver: the user returns from a redirect flow', () => {
 
   it('says nothing when the verification ended between the look-up and the signal: nothing failed', async () => {
     const { reference, handle } = await finishedVerification();
-    // The return's look-up finds it running; it ends before the signal reaches Temporal. The
-    // receiver has a connection of its own: its deadline does not bound the ending.
+    // The return's look-up finds it running; it ends before the signal is sent. Ended once the
+    // look-up has answered, on a connection of its own: neither the look-up's deadline nor the
+    // signal's (set when the signal begins) bounds the ending.
     const connection = await Connection.connect({ address: harnessValue(harnessEnv.temporalAddress) });
     const ending = new Client({
       connection,
@@ -151,10 +152,11 @@ describe('receiver: the user returns from a redirect flow', () => {
       interceptors: {
         workflow: [
           {
-            signal: async (input, next) => {
+            describe: async (input, next) => {
+              const description = await next(input);
               await handle.cancel('ended meanwhile');
               await handle.result().catch(() => undefined);
-              return next(input);
+              return description;
             },
           },
         ],

@@ -21,14 +21,16 @@ import {
   syncFolderIfPresent,
 } from './atomic-file';
 
-const endingSchema = verificationRecordSchema.pick({
-  status: true,
-  errorCode: true,
-  sessionId: true,
-  endedAt: true,
-  redactionDueAt: true,
-  dataKeyId: true,
-});
+const endingSchema = verificationRecordSchema
+  .pick({
+    status: true,
+    errorCode: true,
+    sessionId: true,
+    endedAt: true,
+    redactionDueAt: true,
+    dataKeyId: true,
+  })
+  .required({ endedAt: true });
 const startSchema = verificationRecordSchema.pick({
   reference: true,
   verificationProfileId: true,
@@ -66,22 +68,35 @@ export class FileVerificationRecords implements VerificationRecords {
   }
 
   async get(reference: string): Promise<VerificationRecord | undefined> {
-    const start = await this.#start(checkReference(reference));
+    const started = await this.#started(checkReference(reference));
+    if (!started) return undefined;
+    const ending = endingSchema.safeParse(await readJsonFile(this.#file('ended', reference)));
+    const erasure = erasureSchema.safeParse(await readJsonFile(this.#file('redacted', reference)));
+    // An ending of an earlier verification of the reference, left by its record's purge, is not
+    // this start's.
+    const own = ending.success && endingBelongs(started, ending.data) ? stripUndefined(ending.data) : {};
+    const record = { ...started, ...own, ...(erasure.success ? erasure.data : {}) };
+    // Every start but the one that ran (the ending's key), or the last one taken over, lost.
+    const keys = [started.dataKeyId, ...(started.supersededKeyIds ?? [])];
+    return { ...record, ...supersededKeys(keys, record.dataKeyId) };
+  }
+
+  /**
+   * The record as its starts tell it, before any ending: the start that stands (the last one
+   * taken over, or the first) and every other key the reference named.
+   */
+  async #started(reference: string): Promise<VerificationRecord | undefined> {
+    const start = await this.#start(reference);
     if (!start) return undefined;
     const restarts = await this.#restarts(reference, start.dataKeyId);
     const standing = restarts.at(-1);
-    const ending = endingSchema.safeParse(await readJsonFile(this.#file('ended', reference)));
-    const erasure = erasureSchema.safeParse(await readJsonFile(this.#file('redacted', reference)));
     // A store written before take-overs had files of their own rewrote the start, naming the keys
     // it replaced in `supersededKeyIds`.
-    const { supersededKeyIds, ...started } = start;
+    const { supersededKeyIds, ...first } = start;
     const record = {
-      ...started,
+      ...first,
       ...(standing ? { dataKeyId: standing.dataKeyId, startedAt: standing.startedAt } : {}),
-      ...(ending.success ? stripUndefined(ending.data) : {}),
-      ...(erasure.success ? erasure.data : {}),
     };
-    // Every start but the one that ran (the ending's key), or the last one taken over, lost.
     const keys = [
       ...(supersededKeyIds ?? []),
       start.dataKeyId,
@@ -115,16 +130,27 @@ export class FileVerificationRecords implements VerificationRecords {
   }
 
   async ended(reference: string, ending: RecordedEnding): Promise<void> {
-    const record = await this.get(checkReference(reference));
-    if (record && !endingBelongs(record, ending)) return;
-    if (!record) {
+    let started = await this.#started(checkReference(reference));
+    if (!started) {
       const start = startSchema.parse({ ...ending, reference });
-      await createFileExclusive(
+      const made = await createFileExclusive(
         this.#file('started', reference),
         JSON.stringify({ ...start, status: 'started' }),
       );
+      // A start made meanwhile (a new verification of the reference): the ending must be its.
+      if (!made) started = await this.#started(reference);
     }
-    await createFileExclusive(this.#file('ended', reference), JSON.stringify(endingSchema.parse(ending)));
+    if (started && !endingBelongs(started, ending)) return;
+    const path = this.#file('ended', reference);
+    const content = JSON.stringify(endingSchema.parse(ending));
+    if (await createFileExclusive(path, content)) return;
+    // The first ending recorded stays, unless it is not this start's: one of an earlier
+    // verification that landed while its record was purged, and was left behind.
+    const recorded = endingSchema.safeParse(await readJsonFile(path));
+    const current = started ?? (await this.#started(reference));
+    if (!recorded.success || !current || endingBelongs(current, recorded.data)) return;
+    await removeFileDurably(path);
+    await createFileExclusive(path, content);
   }
 
   async redacted(reference: string, redactedAt: string): Promise<void> {

@@ -725,6 +725,38 @@ describe('directory store after a crash', () => {
     expect(record?.supersededKeyIds).toBeUndefined();
   });
 
+  it('takes no ending that landed while its record was purged, and records the new start’s own', async () => {
+    const first = firstStart();
+    const { reference } = first;
+    await store.records.reserve({ ...first, dataKeyId: 'dk-first', status: 'started' });
+    await store.records.redacted(reference, '2026-01-01T00:01:00.000Z');
+    expect(await store.records.purge('2026-01-02T00:00:00.000Z')).toContain(reference);
+    // An ending that read the record before the purge removed its start, and wrote after the
+    // purge removed its facts: left behind.
+    const stale = {
+      verificationProfileId: first.verificationProfileId,
+      provider: first.provider,
+      dataKeyId: 'dk-first',
+      startedAt: first.startedAt,
+      status: 'failed' as const,
+      sessionId: randomUUID(),
+      endedAt: '2026-01-01T00:00:40.000Z',
+      redactionDueAt: '2026-01-01T00:00:50.000Z',
+    };
+    await mkdir(join(directory, 'records', 'ended'), { recursive: true });
+    await writeFile(join(directory, 'records', 'ended', `${reference}.json`), JSON.stringify(stale));
+    const anew = { ...first, dataKeyId: 'dk-anew', startedAt: '2026-01-03T00:00:00.000Z' };
+    expect((await store.records.reserve({ ...anew, status: 'started' })).created).toBe(true);
+    expect(await store.records.get(reference)).toEqual({ ...anew, status: 'started' });
+    const own = { ...stale, dataKeyId: 'dk-anew', startedAt: anew.startedAt, status: 'succeeded' as const };
+    await store.records.ended(reference, { ...own, endedAt: '2026-01-03T00:05:00.000Z' });
+    expect(await store.records.get(reference)).toMatchObject({
+      status: 'succeeded',
+      dataKeyId: 'dk-anew',
+      sessionId: own.sessionId,
+    });
+  });
+
   it('destroys a key together with the temporary files a crashed write left holding it', async () => {
     const sessionId = randomUUID();
     const folder = join(directory, 'vault', 'sessions');

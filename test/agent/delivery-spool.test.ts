@@ -95,12 +95,23 @@ describe('DeliverySpool', () => {
     const spool = await DeliverySpool.open(dir);
     await spool.append(event('first'));
     // An entry under the next number, landed by another writer since this one opened (a receiver
-    // whose lock went stale, its write landing late): acknowledged to its sender, so it stays.
+    // whose lock went stale, its write landing late): it may have been acknowledged, so it stays.
     await writeFile(join(dir, '000000000002.json'), JSON.stringify(event('landed-late')));
     await spool.append(event('second'));
     const entries = await spool.oldestEntries(10);
     expect(entries.map((entry) => entry.event.objectId)).toEqual(['first', 'landed-late', 'second']);
     expect(spool.depth).toBe(3);
+    await spool.close();
+  });
+
+  it('replays, once idle, an entry another writer landed under a number it never reaches', async () => {
+    const spool = await DeliverySpool.open(dir, { rescanMs: 0 });
+    await spool.append(event('first'));
+    const [first] = await spool.oldestEntries(10);
+    await spool.remove(first?.name ?? '');
+    // Far past this one's numbers: the other receiver's counter was ahead.
+    await writeFile(join(dir, '000000009000.json'), JSON.stringify(event('landed-late')));
+    expect((await spool.oldestEntries(10)).map((entry) => entry.event.objectId)).toEqual(['landed-late']);
     await spool.close();
   });
 

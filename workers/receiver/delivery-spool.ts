@@ -17,6 +17,8 @@ const LOCK_DIR = 'receiver.lock';
 const LOCK_STALE_MS = 10_000;
 /** The lock file of releases that named the owner by pid: removed once the new lock is held. */
 const OLD_LOCK_FILE = 'receiver.pid';
+/** The file `open` creates and removes, to learn that the spool's file system has hard links. */
+const LINK_PROBE = 'link-probe';
 /** Numbers an append tries past entries it finds taken (each one another writer landed). */
 const NUMBER_TRIES = 100;
 
@@ -39,6 +41,11 @@ export interface DeliverySpoolOptions {
    * the spool up all the same. @default 10000
    */
   closeWaitMs?: number;
+  /**
+   * How often an idle spool looks in its folder for entries it did not write (another writer's,
+   * landed late) to replay them. @default 30000
+   */
+  rescanMs?: number;
   /** Told when an entry that does not parse is set aside, or has gone. */
   log?: OperationalLog;
 }
@@ -66,11 +73,13 @@ export interface SpoolEntry {
 
 /**
  * Deliveries accepted while Temporal could not take them, on disk in arrival order: one file per
- * delivery, written to a temporary name, fsynced, renamed into place and the directory fsynced
- * before `append` resolves, so an acknowledged delivery survives a crash of the process or the
- * machine. A leftover temporary file was never acknowledged and is dropped. Entries hold ids
- * and times only, no personal data. One receiver process per spool directory: two would number
- * their entries alike and overwrite each other's, and neither would replay what the other wrote.
+ * delivery, written to a temporary name, fsynced, hard-linked under its number (never over an
+ * entry there: that one is taken in, and the next number tried) and the directory fsynced before
+ * `append` resolves, so an acknowledged delivery survives a crash of the process or the machine.
+ * A leftover temporary file was never acknowledged and is dropped. Entries hold ids and times
+ * only, no personal data. One receiver process per spool directory, by its lock: one that lost
+ * it may still land a write late, which the holder takes in when it meets its number, or when
+ * idle it looks in the folder (`rescanMs`).
  */
 export class DeliverySpool {
   readonly #dir: string;
@@ -87,6 +96,8 @@ export class DeliverySpool {
   #closing = false;
   readonly #maxEntries: number;
   readonly #closeWaitMs: number;
+  readonly #rescanMs: number;
+  #rescanAt: number;
   readonly #log: OperationalLog;
   #next: number;
 
@@ -101,6 +112,8 @@ export class DeliverySpool {
     this.#names = names;
     this.#maxEntries = options.maxEntries ?? 100_000;
     this.#closeWaitMs = options.closeWaitMs ?? 10_000;
+    this.#rescanMs = options.rescanMs ?? 30_000;
+    this.#rescanAt = Date.now() + this.#rescanMs;
     this.#log = options.log ?? (() => undefined);
     this.#next = names.length === 0 ? 1 : Number(ENTRY.exec(names.at(-1) as string)?.[1]) + 1;
   }
@@ -124,6 +137,7 @@ export class DeliverySpool {
           `a receiver of an earlier release (pid ${earlier}) uses the spool ${dir}: stop it first`,
         );
       await rm(join(dir, OLD_LOCK_FILE), { force: true });
+      await checkHardLinks(dir);
       const files = await readdir(dir);
       // What a crashed write left (its entry never appeared): written again by whoever sent it.
       await Promise.all(files.filter((file) => file.endsWith('.tmp')).map((file) => rm(join(dir, file))));
@@ -176,18 +190,29 @@ export class DeliverySpool {
    */
   async #land(name: string, event: AgentEvent): Promise<void> {
     const content = JSON.stringify(event);
-    for (let tries = 0, taken = name; tries < NUMBER_TRIES; tries += 1) {
-      if (await createFileExclusive(join(this.#dir, taken), content)) {
+    const takenIn: string[] = [];
+    try {
+      for (let taken = name; takenIn.length < NUMBER_TRIES; taken = this.#number()) {
+        // Given up meanwhile (closed past its wait, or its lock lost): the folder may be another's.
+        if (this.#lockLost !== undefined) throw new SpoolInUseError(this.#lockLost);
+        if (this.#closing && takenIn.length > 0)
+          throw new SpoolInUseError(`the spool ${this.#dir} is being closed: this receiver is stopping`);
+        const created = await createFileExclusive(join(this.#dir, taken), content);
         this.#insert(taken);
-        return;
+        if (created) return;
+        takenIn.push(taken);
       }
-      this.#insert(taken);
-      this.#log('spool entry landed by another writer: taken in for replay', { entry: taken }, 'warn');
-      taken = this.#number();
+      throw new SpoolInUseError(
+        `the spool ${this.#dir} is being written by another receiver (${NUMBER_TRIES} entry numbers taken)`,
+      );
+    } finally {
+      if (takenIn.length > 0)
+        this.#log(
+          'spool entries landed by another writer: taken in for replay',
+          { entries: takenIn.length, first: takenIn[0] as string },
+          'warn',
+        );
     }
-    throw new SpoolInUseError(
-      `the spool ${this.#dir} is being written by another receiver (${NUMBER_TRIES} entry numbers taken)`,
-    );
   }
 
   /**
@@ -207,6 +232,7 @@ export class DeliverySpool {
     const entries: SpoolEntry[] = [];
     // Another receiver may hold the spool now (or soon): it replays what is there.
     if (this.#closing || this.#lockLost !== undefined) return entries;
+    await this.#rescanWhenIdle();
     let index = 0;
     while (entries.length < limit) {
       const name = this.#names[index];
@@ -281,7 +307,28 @@ export class DeliverySpool {
     this.#log('spool lock lost: deliveries are refused until the receiver restarts', {}, 'error');
   }
 
+  /**
+   * Takes in, once idle, the entries in the folder it does not know: a receiver that lost the
+   * spool may land one late under a number this one never reaches, and nothing else would replay
+   * it before a restart. Idle, nothing of this one's is being written or removed.
+   */
+  async #rescanWhenIdle(): Promise<void> {
+    if (this.#names.length > 0 || this.#writing.size > 0 || Date.now() < this.#rescanAt) return;
+    this.#rescanAt = Date.now() + this.#rescanMs;
+    const found = (await readdir(this.#dir)).filter((file) => ENTRY.test(file));
+    if (found.length === 0) return;
+    for (const name of found) this.#insert(name);
+    this.#log(
+      'spool entries found that another writer landed: taken in for replay',
+      {
+        entries: found.length,
+      },
+      'warn',
+    );
+  }
+
   #insert(name: string): void {
+    if (this.#names.includes(name)) return;
     let index = this.#names.length;
     while (index > 0 && (this.#names[index - 1] as string) > name) index -= 1;
     this.#names.splice(index, 0, name);
@@ -331,5 +378,23 @@ async function earlierReceiver(dir: string): Promise<number | undefined> {
     return pid;
   } catch (error) {
     return (error as NodeJS.ErrnoException).code === 'EPERM' ? pid : undefined;
+  }
+}
+
+/**
+ * Entries are created as hard links (never written over): a file system without them would
+ * refuse every append, first seen in the next outage of Temporal. Said at open instead.
+ */
+async function checkHardLinks(dir: string): Promise<void> {
+  const probe = join(dir, LINK_PROBE);
+  await rm(probe, { force: true });
+  try {
+    await createFileExclusive(probe, '');
+  } catch (error) {
+    throw new Error(
+      `the spool ${dir} is on a file system without hard links (${(error as NodeJS.ErrnoException).code ?? 'error'}): put it on one that has them`,
+    );
+  } finally {
+    await rm(probe, { force: true });
   }
 }

@@ -1,4 +1,5 @@
-import { readdir, rm } from 'node:fs/promises';
+import { randomUUID } from 'node:crypto';
+import { readdir, rename, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { z } from 'zod';
 import {
@@ -45,6 +46,8 @@ const restartSchema = verificationRecordSchema
   .extend({ over: z.string() });
 /** A take-over's file in `restarted/<reference>/`: its place in the order the take-overs landed. */
 const RESTART_FILE = /^([1-9][0-9]{0,8})\.json$/;
+/** Endings of one reference racing a left-behind one out: each lost race means another landed. */
+const ENDING_TRIES = 3;
 /** Take-overs of one reference racing for the next number: each lost race means another landed. */
 const RESTART_TRIES = 100;
 
@@ -110,10 +113,15 @@ export class FileVerificationRecords implements VerificationRecords {
     start: Pick<VerificationRecord, 'dataKeyId' | 'startedAt'>,
   ): Promise<boolean> {
     const record = await this.#start(checkReference(reference));
+    const started = await this.#started(reference);
+    if (!record || !started) return false;
+    // Ended by its own verification (not by an ending a purge left behind), or erased.
+    const ended = await readJsonFile(this.#file('ended', reference));
+    const ending = endingSchema.safeParse(ended);
     const closed =
-      (await readJsonFile(this.#file('ended', reference))) ||
-      (await readJsonFile(this.#file('redacted', reference)));
-    if (!record || closed) return false;
+      (ended !== undefined && (!ending.success || endingBelongs(started, ending.data))) ||
+      (await readJsonFile(this.#file('redacted', reference))) !== undefined;
+    if (closed) return false;
     const content = JSON.stringify(restartSchema.parse({ ...start, over: record.dataKeyId }));
     for (let tries = 0; tries < RESTART_TRIES; tries += 1) {
       const next = ((await this.#restartNumbers(reference)).at(-1) ?? 0) + 1;
@@ -143,14 +151,25 @@ export class FileVerificationRecords implements VerificationRecords {
     if (started && !endingBelongs(started, ending)) return;
     const path = this.#file('ended', reference);
     const content = JSON.stringify(endingSchema.parse(ending));
-    if (await createFileExclusive(path, content)) return;
-    // The first ending recorded stays, unless it is not this start's: one of an earlier
-    // verification that landed while its record was purged, and was left behind.
-    const recorded = endingSchema.safeParse(await readJsonFile(path));
-    const current = started ?? (await this.#started(reference));
-    if (!recorded.success || !current || endingBelongs(current, recorded.data)) return;
-    await removeFileDurably(path);
-    await createFileExclusive(path, content);
+    for (let tries = 0; tries < ENDING_TRIES; tries += 1) {
+      if (await createFileExclusive(path, content)) return;
+      // The first ending recorded stays, unless it is not this start's: one of an earlier
+      // verification that landed while its record was purged, and was left behind. Only one
+      // found not to belong once moved aside is dropped: one of this start's put there
+      // meanwhile goes back.
+      const current = await this.#started(reference);
+      const recorded = endingSchema.safeParse(await readJsonFile(path));
+      if (!current || !recorded.success || endingBelongs(current, recorded.data)) return;
+      const aside = `${path}.${randomUUID()}.tmp`;
+      if (!(await renameUnlessGone(path, aside))) continue;
+      const moved = endingSchema.safeParse(await readJsonFile(aside));
+      if (moved.success && endingBelongs(current, moved.data)) {
+        await createFileExclusive(path, JSON.stringify(moved.data));
+        await removeFileDurably(aside);
+        return;
+      }
+      await removeFileDurably(aside);
+    }
   }
 
   async redacted(reference: string, redactedAt: string): Promise<void> {
@@ -244,4 +263,15 @@ export class FileVerificationRecords implements VerificationRecords {
 
 function stripUndefined<T extends object>(value: T): Partial<T> {
   return Object.fromEntries(Object.entries(value).filter(([, entry]) => entry !== undefined)) as Partial<T>;
+}
+
+/** Renames a file; false when it is not there (moved or removed meanwhile). */
+async function renameUnlessGone(from: string, to: string): Promise<boolean> {
+  try {
+    await rename(from, to);
+    return true;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return false;
+    throw error;
+  }
 }

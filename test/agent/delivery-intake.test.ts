@@ -1,4 +1,4 @@
-import { mkdtemp, rm, utimes } from 'node:fs/promises';
+import { mkdtemp, rm, utimes, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DeliveryIntake } from '../../workers/receiver/delivery-intake';
@@ -36,8 +36,9 @@ describe('DeliveryIntake', () => {
     for (const intake of opened.splice(0)) await intake.close();
     await rm(dir, { recursive: true, force: true });
   });
-  const open = async (handOff: (event: AgentEvent) => Promise<void>) => {
-    const intake = new DeliveryIntake(await DeliverySpool.open(dir), handOff, {
+  const open = async (handOff: (event: AgentEvent) => Promise<void>, rescanMs?: number) => {
+    const spool = await DeliverySpool.open(dir, rescanMs === undefined ? {} : { rescanMs });
+    const intake = new DeliveryIntake(spool, handOff, {
       minBackoffMs: 10,
       maxBackoffMs: 20,
     });
@@ -45,6 +46,17 @@ describe('DeliveryIntake', () => {
     opened.push(intake);
     return intake;
   };
+
+  it('replays, idle, an entry another receiver landed late in the spool it holds now', async () => {
+    const temporal = temporalStandIn();
+    await open(temporal.handOff, 100);
+    // Nothing appended here: Temporal is up, and the spool is empty until the other's write lands.
+    await writeFile(join(dir, '000000009000.json'), JSON.stringify(event('landed-late')));
+    await eventually(
+      () => Promise.resolve(temporal.state.taken.includes('landed-late') ? true : undefined),
+      'the late entry handed to Temporal',
+    );
+  });
 
   it('hands deliveries straight through while Temporal takes them, and answers a repeat without a second hand-off', async () => {
     const temporal = temporalStandIn();

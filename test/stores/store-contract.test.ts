@@ -748,12 +748,17 @@ describe('directory store after a crash', () => {
     const anew = { ...first, dataKeyId: 'dk-anew', startedAt: '2026-01-03T00:00:00.000Z' };
     expect((await store.records.reserve({ ...anew, status: 'started' })).created).toBe(true);
     expect(await store.records.get(reference)).toEqual({ ...anew, status: 'started' });
-    const own = { ...stale, dataKeyId: 'dk-anew', startedAt: anew.startedAt, status: 'succeeded' as const };
+    // The new start never ran: a start after it takes it over (the left ending closes nothing).
+    const taker = { dataKeyId: 'dk-taker', startedAt: '2026-01-03T00:01:00.000Z' };
+    expect(await store.records.restarted(reference, taker)).toBe(true);
+    expect(await store.records.get(reference)).toMatchObject({ status: 'started', ...taker });
+    const own = { ...stale, dataKeyId: 'dk-taker', startedAt: taker.startedAt, status: 'succeeded' as const };
     await store.records.ended(reference, { ...own, endedAt: '2026-01-03T00:05:00.000Z' });
     expect(await store.records.get(reference)).toMatchObject({
       status: 'succeeded',
-      dataKeyId: 'dk-anew',
+      dataKeyId: 'dk-taker',
       sessionId: own.sessionId,
+      supersededKeyIds: ['dk-anew'],
     });
   });
 

@@ -203,8 +203,16 @@ export class DeliveryIntake {
     this.#wakeIdle?.();
   }
 
+  /** Until an append, or the spool's next look in its folder (entries another writer landed). */
   async #idle(): Promise<void> {
-    if (!this.#wakeRequested) await new Promise<void>((resolve) => (this.#wakeIdle = resolve));
+    if (!this.#wakeRequested) {
+      const timer = new AbortController();
+      await Promise.race([
+        new Promise<void>((resolve) => (this.#wakeIdle = resolve)),
+        sleep(this.#spool.rescanMs, undefined, { signal: timer.signal, ref: false }).catch(() => undefined),
+      ]);
+      timer.abort();
+    }
     this.#wakeIdle = undefined;
     this.#wakeRequested = false;
   }

@@ -19,6 +19,8 @@ const LOCK_STALE_MS = 10_000;
 const OLD_LOCK_FILE = 'receiver.pid';
 /** The file `open` creates and removes, to learn that the spool's file system has hard links. */
 const LINK_PROBE = 'link-probe';
+/** What `link` answers on a file system that has no hard links. */
+const NO_HARD_LINKS = new Set(['EPERM', 'ENOTSUP', 'EOPNOTSUPP', 'ENOSYS']);
 /** Numbers an append tries past entries it finds taken (each one another writer landed). */
 const NUMBER_TRIES = 100;
 
@@ -149,6 +151,11 @@ export class DeliverySpool {
     }
   }
 
+  /** How often, idle, it looks in its folder for entries it did not write. */
+  get rescanMs(): number {
+    return this.#rescanMs;
+  }
+
   /** True once the lock could not be renewed in time: nothing more is appended. */
   get lockLost(): boolean {
     return this.#lockLost !== undefined;
@@ -237,7 +244,8 @@ export class DeliverySpool {
     while (entries.length < limit) {
       const name = this.#names[index];
       if (name === undefined) break;
-      if ([...this.#writing.keys()].some((writing) => writing < name)) break;
+      // Not one being written, nor any after it (its own number may be found by a rescan).
+      if ([...this.#writing.keys()].some((writing) => writing <= name)) break;
       const text = await readFile(join(this.#dir, name), 'utf8').catch((error: NodeJS.ErrnoException) => {
         if (error.code === 'ENOENT') return undefined;
         throw error;
@@ -315,9 +323,16 @@ export class DeliverySpool {
   async #rescanWhenIdle(): Promise<void> {
     if (this.#names.length > 0 || this.#writing.size > 0 || Date.now() < this.#rescanAt) return;
     this.#rescanAt = Date.now() + this.#rescanMs;
-    const found = (await readdir(this.#dir)).filter((file) => ENTRY.test(file));
+    const listed = await readdir(this.#dir);
+    // An append begun during the listing is this one's own, not another writer's.
+    if (this.#writing.size > 0) return;
+    const found = listed.filter((file) => ENTRY.test(file) && !this.#names.includes(file));
     if (found.length === 0) return;
-    for (const name of found) this.#insert(name);
+    for (const name of found) {
+      this.#insert(name);
+      // Numbered on past it: its place in the order is before what comes next.
+      this.#next = Math.max(this.#next, Number(ENTRY.exec(name)?.[1]) + 1);
+    }
     this.#log(
       'spool entries found that another writer landed: taken in for replay',
       {
@@ -391,9 +406,12 @@ async function checkHardLinks(dir: string): Promise<void> {
   try {
     await createFileExclusive(probe, '');
   } catch (error) {
-    throw new Error(
-      `the spool ${dir} is on a file system without hard links (${(error as NodeJS.ErrnoException).code ?? 'error'}): put it on one that has them`,
-    );
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code !== undefined && NO_HARD_LINKS.has(code))
+      throw new Error(
+        `the spool ${dir} is on a file system without hard links (${code}): put it on one that has them`,
+      );
+    throw error;
   } finally {
     await rm(probe, { force: true });
   }

@@ -89,8 +89,13 @@ export interface VerificationRecords {
    * An ending that does not belong to the record ({@link endingBelongs}) is not recorded.
    */
   ended(reference: string, ending: RecordedEnding): Promise<void>;
-  /** Records the erasure of the verification's data (the first time stays). */
-  redacted(reference: string, redactedAt: string): Promise<void>;
+  /**
+   * Records the erasure of the verification's data (the first time stays): of the verification
+   * whose data key is `dataKeyId`, only when the record names it (a late erasure of a verification
+   * whose record was purged since, the reference started anew, is not this record's); without
+   * it, of the reference's.
+   */
+  redacted(reference: string, redactedAt: string, dataKeyId?: string): Promise<void>;
   /** Records matching `filter`, in reference order after `filter.after`. */
   list(filter: RecordFilter): Promise<VerificationRecord[]>;
   /**
@@ -145,8 +150,25 @@ export function endingBelongs(
   record: Pick<VerificationRecord, 'dataKeyId' | 'supersededKeyIds' | 'startedAt'>,
   ending: Pick<RecordedEnding, 'dataKeyId' | 'endedAt'>,
 ): boolean {
-  const named = [record.dataKeyId, ...(record.supersededKeyIds ?? [])];
-  return named.includes(ending.dataKeyId) || Date.parse(ending.endedAt) >= Date.parse(record.startedAt);
+  return (
+    recordNamesKey(record, ending.dataKeyId) || Date.parse(ending.endedAt) >= Date.parse(record.startedAt)
+  );
+}
+
+/** Whether a record names a data key: its verification's, or one of another start under it. */
+export function recordNamesKey(
+  record: Pick<VerificationRecord, 'dataKeyId' | 'supersededKeyIds'>,
+  keyId: string,
+): boolean {
+  return record.dataKeyId === keyId || (record.supersededKeyIds ?? []).includes(keyId);
+}
+
+/** Whether a recorded erasure is of the record's verification: one naming no key is the reference's. */
+export function erasureBelongs(
+  record: Pick<VerificationRecord, 'dataKeyId' | 'supersededKeyIds'>,
+  erasure: { dataKeyId?: string | undefined },
+): boolean {
+  return erasure.dataKeyId === undefined || recordNamesKey(record, erasure.dataKeyId);
 }
 
 /**

@@ -5,7 +5,9 @@ import { z } from 'zod';
 import {
   checkReference,
   endingBelongs,
+  erasureBelongs,
   type RecordedEnding,
+  recordNamesKey,
   type RecordFilter,
   RecordContendedError,
   recordMatches,
@@ -39,15 +41,16 @@ const startSchema = verificationRecordSchema.pick({
   dataKeyId: true,
   startedAt: true,
 });
-const erasureSchema = z.object({ redactedAt: z.string() });
+/** An erasure names the key of the verification erased (files of earlier releases name none). */
+const erasureSchema = z.object({ redactedAt: z.string(), dataKeyId: z.string().optional() });
 /** A take-over names the key of the start it took over: a purged record's is not a new start's. */
 const restartSchema = verificationRecordSchema
   .pick({ dataKeyId: true, startedAt: true })
   .extend({ over: z.string() });
 /** A take-over's file in `restarted/<reference>/`: its place in the order the take-overs landed. */
 const RESTART_FILE = /^([1-9][0-9]{0,8})\.json$/;
-/** Endings of one reference racing a left-behind one out: each lost race means another landed. */
-const ENDING_TRIES = 3;
+/** Facts of one reference racing a left-behind one out: each lost race means another landed. */
+const FACT_TRIES = 3;
 /** Take-overs of one reference racing for the next number: each lost race means another landed. */
 const RESTART_TRIES = 100;
 
@@ -71,14 +74,23 @@ export class FileVerificationRecords implements VerificationRecords {
   }
 
   async get(reference: string): Promise<VerificationRecord | undefined> {
-    const started = await this.#started(checkReference(reference));
+    const record = await this.#unerased(checkReference(reference));
+    if (!record) return undefined;
+    const erasure = erasureSchema.safeParse(await readJsonFile(this.#file('redacted', reference)));
+    return erasure.success && erasureBelongs(record, erasure.data)
+      ? { ...record, redactedAt: erasure.data.redactedAt }
+      : record;
+  }
+
+  /** The record before its erasure: its starts, and its own ending if recorded. */
+  async #unerased(reference: string): Promise<VerificationRecord | undefined> {
+    const started = await this.#started(reference);
     if (!started) return undefined;
     const ending = endingSchema.safeParse(await readJsonFile(this.#file('ended', reference)));
-    const erasure = erasureSchema.safeParse(await readJsonFile(this.#file('redacted', reference)));
     // An ending of an earlier verification of the reference, left by its record's purge, is not
     // this start's.
     const own = ending.success && endingBelongs(started, ending.data) ? stripUndefined(ending.data) : {};
-    const record = { ...started, ...own, ...(erasure.success ? erasure.data : {}) };
+    const record = { ...started, ...own };
     // Every start but the one that ran (the ending's key), or the last one taken over, lost.
     const keys = [started.dataKeyId, ...(started.supersededKeyIds ?? [])];
     return { ...record, ...supersededKeys(keys, record.dataKeyId) };
@@ -113,15 +125,9 @@ export class FileVerificationRecords implements VerificationRecords {
     start: Pick<VerificationRecord, 'dataKeyId' | 'startedAt'>,
   ): Promise<boolean> {
     const record = await this.#start(checkReference(reference));
-    const started = await this.#started(reference);
-    if (!record || !started) return false;
-    // Ended by its own verification (not by an ending a purge left behind), or erased.
-    const ended = await readJsonFile(this.#file('ended', reference));
-    const ending = endingSchema.safeParse(ended);
-    const closed =
-      (ended !== undefined && (!ending.success || endingBelongs(started, ending.data))) ||
-      (await readJsonFile(this.#file('redacted', reference))) !== undefined;
-    if (closed) return false;
+    const current = await this.get(reference);
+    // Ended by its own verification, or erased (not by facts a purge left behind).
+    if (!record || !current || current.status !== 'started' || current.redactedAt !== undefined) return false;
     const content = JSON.stringify(restartSchema.parse({ ...start, over: record.dataKeyId }));
     for (let tries = 0; tries < RESTART_TRIES; tries += 1) {
       const next = ((await this.#restartNumbers(reference)).at(-1) ?? 0) + 1;
@@ -149,32 +155,54 @@ export class FileVerificationRecords implements VerificationRecords {
       if (!made) started = await this.#started(reference);
     }
     if (started && !endingBelongs(started, ending)) return;
-    const path = this.#file('ended', reference);
-    const content = JSON.stringify(endingSchema.parse(ending));
-    for (let tries = 0; tries < ENDING_TRIES; tries += 1) {
-      if (await createFileExclusive(path, content)) return;
-      // The first ending recorded stays, unless it is not this start's: one of an earlier
-      // verification that landed while its record was purged, and was left behind. Only one
-      // found not to belong once moved aside is dropped: one of this start's put there
-      // meanwhile goes back.
-      const current = await this.#started(reference);
-      const recorded = endingSchema.safeParse(await readJsonFile(path));
-      if (!current || !recorded.success || endingBelongs(current, recorded.data)) return;
-      const aside = `${path}.${randomUUID()}.tmp`;
-      if (!(await renameUnlessGone(path, aside))) continue;
-      const moved = endingSchema.safeParse(await readJsonFile(aside));
-      if (moved.success && endingBelongs(current, moved.data)) {
-        await createFileExclusive(path, JSON.stringify(moved.data));
-        await removeFileDurably(aside);
-        return;
-      }
-      await removeFileDurably(aside);
-    }
+    await this.#createFact(
+      this.#file('ended', reference),
+      JSON.stringify(endingSchema.parse(ending)),
+      async (recorded) => {
+        const current = await this.#started(reference);
+        const parsed = endingSchema.safeParse(recorded);
+        return !current || !parsed.success || endingBelongs(current, parsed.data);
+      },
+    );
   }
 
-  async redacted(reference: string, redactedAt: string): Promise<void> {
-    if (!(await this.#start(checkReference(reference)))) return;
-    await createFileExclusive(this.#file('redacted', reference), JSON.stringify({ redactedAt }));
+  async redacted(reference: string, redactedAt: string, dataKeyId?: string): Promise<void> {
+    const record = await this.#unerased(checkReference(reference));
+    if (!record || (dataKeyId !== undefined && !recordNamesKey(record, dataKeyId))) return;
+    await this.#createFact(
+      this.#file('redacted', reference),
+      JSON.stringify({ redactedAt, ...(dataKeyId !== undefined ? { dataKeyId } : {}) }),
+      async (recorded) => {
+        const current = await this.#unerased(reference);
+        const parsed = erasureSchema.safeParse(recorded);
+        return !current || !parsed.success || erasureBelongs(current, parsed.data);
+      },
+    );
+  }
+
+  /**
+   * Creates a fact's file once: the first recorded stays, unless it does not belong to the
+   * reference's record now (an earlier verification's, landed while its record was purged and
+   * left behind). Only one found not to belong once moved aside is dropped: one that belongs, put
+   * there meanwhile, goes back.
+   */
+  async #createFact(
+    path: string,
+    content: string,
+    belongs: (recorded: unknown) => Promise<boolean>,
+  ): Promise<void> {
+    for (let tries = 0; tries < FACT_TRIES; tries += 1) {
+      if (await createFileExclusive(path, content)) return;
+      const recorded = await readJsonFile(path);
+      if (recorded !== undefined && (await belongs(recorded))) return;
+      const aside = `${path}.${randomUUID()}.tmp`;
+      if (!(await renameUnlessGone(path, aside))) continue;
+      const moved = await readJsonFile(aside);
+      const putBack = moved !== undefined && (await belongs(moved));
+      if (putBack) await createFileExclusive(path, JSON.stringify(moved));
+      await removeFileDurably(aside);
+      if (putBack) return;
+    }
   }
 
   async list(filter: RecordFilter): Promise<VerificationRecord[]> {

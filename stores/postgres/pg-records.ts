@@ -110,10 +110,12 @@ export class PgVerificationRecords implements VerificationRecords {
     );
   }
 
-  async redacted(reference: string, redactedAt: string): Promise<void> {
+  /** `erasureBelongs`, as the update's condition. */
+  async redacted(reference: string, redactedAt: string, dataKeyId?: string): Promise<void> {
     await this.pool.query(
-      'UPDATE idv_records SET redacted_at = $2 WHERE reference = $1 AND redacted_at IS NULL',
-      [checkReference(reference), redactedAt],
+      `UPDATE idv_records SET redacted_at = $2 WHERE reference = $1 AND redacted_at IS NULL
+         AND ($3::text IS NULL OR data_key_id = $3 OR $3 = ANY(coalesce(superseded_key_ids, '{}')))`,
+      [checkReference(reference), redactedAt, dataKeyId ?? null],
     );
   }
 

@@ -414,6 +414,19 @@ describe.each(backends)('store contract: %s', (_name, make) => {
       });
     });
 
+    it('takes no erasure of a verification whose key the record never named (a late one of a purged record)', async () => {
+      const reference = `ref-${randomUUID()}`;
+      await store.records.reserve(start(reference));
+      await other.records.redacted(reference, '2026-01-02T03:04:06.000Z', 'dk-purged');
+      expect(await store.records.get(reference)).toEqual(start(reference));
+      // Still a start a later one may take over: nothing was erased under it.
+      const taker = { dataKeyId: 'dk-taker', startedAt: '2026-01-02T03:04:07.000Z' };
+      expect(await store.records.restarted(reference, taker)).toBe(true);
+      // Its own verification's erasure, and one naming the key it took over, count.
+      await other.records.redacted(reference, '2026-01-02T03:04:08.000Z', `dk-${reference}`);
+      expect(await store.records.get(reference)).toMatchObject({ redactedAt: '2026-01-02T03:04:08.000Z' });
+    });
+
     it('names every key of take-overs made at once (two processes retrying one start)', async () => {
       const reference = `ref-${randomUUID()}`;
       await store.records.reserve(start(reference));
@@ -760,6 +773,26 @@ describe('directory store after a crash', () => {
       sessionId: own.sessionId,
       supersededKeyIds: ['dk-anew'],
     });
+  });
+
+  it('takes no erasure that landed while its record was purged', async () => {
+    const first = firstStart();
+    const { reference } = first;
+    await store.records.reserve({ ...first, dataKeyId: 'dk-first', status: 'started' });
+    await store.records.redacted(reference, '2026-01-01T00:01:00.000Z', 'dk-first');
+    expect(await store.records.purge('2026-01-02T00:00:00.000Z')).toContain(reference);
+    // A repeat of the erasure that read the record before the purge removed its start, and wrote
+    // after the purge removed its facts: left behind.
+    await mkdir(join(directory, 'records', 'redacted'), { recursive: true });
+    await writeFile(
+      join(directory, 'records', 'redacted', `${reference}.json`),
+      JSON.stringify({ redactedAt: '2026-01-01T00:02:00.000Z', dataKeyId: 'dk-first' }),
+    );
+    const anew = { ...first, dataKeyId: 'dk-anew', startedAt: '2026-01-03T00:00:00.000Z' };
+    expect((await store.records.reserve({ ...anew, status: 'started' })).created).toBe(true);
+    expect(await store.records.get(reference)).toEqual({ ...anew, status: 'started' });
+    await store.records.redacted(reference, '2026-01-03T00:09:00.000Z', 'dk-anew');
+    expect(await store.records.get(reference)).toMatchObject({ redactedAt: '2026-01-03T00:09:00.000Z' });
   });
 
   it('destroys a key together with the temporary files a crashed write left holding it', async () => {

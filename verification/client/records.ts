@@ -1,6 +1,6 @@
 import { type DataKeys } from '../../codec/data-keys';
 import { type IdvStore } from '../../stores/idv-store';
-import { type VerificationRecords } from '../../stores/verification-records';
+import { recordNamesKey, type VerificationRecords } from '../../stores/verification-records';
 import { verificationWorkflowId } from '../shared/ids';
 
 /**
@@ -35,7 +35,7 @@ export async function recordErasure(
   erased?: { dataKeyId?: string; sessionId?: string },
 ): Promise<boolean> {
   if (!(await destroyRecordKeys(store, dataKeys, reference, erased))) return false;
-  await store.records.redacted(reference, redactedAt);
+  await store.records.redacted(reference, redactedAt, erased?.dataKeyId);
   // Marked erased, the record can no longer be taken over (`restarted`); one that landed between
   // the read and the mark named a new start's key, which the record read again names.
   await destroyRecordKeys(store, dataKeys, reference, erased);
@@ -58,7 +58,7 @@ export async function destroyRecordKeys(
   if (!erased) return true;
   const named = [record.dataKeyId, ...(record.supersededKeyIds ?? [])];
   const ours =
-    (erased.dataKeyId !== undefined && named.includes(erased.dataKeyId)) ||
+    (erased.dataKeyId !== undefined && recordNamesKey(record, erased.dataKeyId)) ||
     (erased.sessionId !== undefined && record.sessionId?.toLowerCase() === erased.sessionId.toLowerCase());
   if (!ours) return false;
   for (const keyId of named) await dataKeys.destroy(keyId);

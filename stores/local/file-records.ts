@@ -126,8 +126,16 @@ export class FileVerificationRecords implements VerificationRecords {
   ): Promise<boolean> {
     const record = await this.#start(checkReference(reference));
     const current = await this.get(reference);
-    // Ended by its own verification, or erased (not by facts a purge left behind).
+    // Ended by its own verification, or erased (not by facts a purge left behind); a fact this
+    // build cannot read (a later release's) closes it too.
     if (!record || !current || current.status !== 'started' || current.redactedAt !== undefined) return false;
+    for (const [fact, schema] of [
+      ['ended', endingSchema],
+      ['redacted', erasureSchema],
+    ] as const) {
+      const recorded = await readJsonFile(this.#file(fact, reference));
+      if (recorded !== undefined && !schema.safeParse(recorded).success) return false;
+    }
     const content = JSON.stringify(restartSchema.parse({ ...start, over: record.dataKeyId }));
     for (let tries = 0; tries < RESTART_TRIES; tries += 1) {
       const next = ((await this.#restartNumbers(reference)).at(-1) ?? 0) + 1;

@@ -795,6 +795,20 @@ describe('directory store after a crash', () => {
     expect(await store.records.get(reference)).toMatchObject({ redactedAt: '2026-01-03T00:09:00.000Z' });
   });
 
+  it('takes no start over whose ending or erasure it cannot read (a later release’s)', async () => {
+    for (const fact of ['ended', 'redacted']) {
+      const first = firstStart();
+      await store.records.reserve({ ...first, dataKeyId: 'dk-first', status: 'started' });
+      await mkdir(join(directory, 'records', fact), { recursive: true });
+      await writeFile(
+        join(directory, 'records', fact, `${first.reference}.json`),
+        JSON.stringify({ status: 'paused' }),
+      );
+      const taker = { dataKeyId: 'dk-taker', startedAt: '2026-01-01T00:01:00.000Z' };
+      expect([fact, await store.records.restarted(first.reference, taker)]).toEqual([fact, false]);
+    }
+  });
+
   it('destroys a key together with the temporary files a crashed write left holding it', async () => {
     const sessionId = randomUUID();
     const folder = join(directory, 'vault', 'sessions');

@@ -59,6 +59,40 @@ describe("recording a reference's erasure", () => {
       expect((await local().store.dataKeys.get(keyId))?.state).toBe('destroyed');
   });
 
+  it('marks no record made anew between its read and its mark, when it knows the verification by its session only', async () => {
+    const earlier = await local().dataKeys.create();
+    const later = await local().dataKeys.create();
+    const reference = `erasure-session-${earlier}`;
+    const sessionId = '6a1f0c8e-3b7d-4e2a-9c5f-1d2e3f4a5b6c';
+    await reserved(reference, earlier);
+    const { records } = local().store;
+    await records.ended(reference, {
+      verificationProfileId: '1b0f7c2e-8d3a-4b6e-9f1a-2c3d4e5f6a7b',
+      provider: 'yoti',
+      dataKeyId: earlier,
+      sessionId,
+      status: 'succeeded',
+      startedAt: new Date().toISOString(),
+      endedAt: new Date().toISOString(),
+    });
+    // Between the read and the mark: the record erased (another redaction), purged, and the
+    // reference started anew.
+    const racing = {
+      records: {
+        get: (ref: string) => records.get(ref),
+        redacted: async (ref: string, at: string, dataKeyId?: string) => {
+          await records.redacted(ref, '2000-01-01T00:00:00.000Z');
+          await records.purge('2000-01-02T00:00:00.000Z');
+          await reserved(ref, later);
+          await records.redacted(ref, at, dataKeyId);
+        },
+      },
+    };
+    await recordErasure(racing, local().dataKeys, reference, new Date().toISOString(), { sessionId });
+    expect(await records.get(reference)).toMatchObject({ dataKeyId: later, status: 'started' });
+    expect((await records.get(reference))?.redactedAt).toBeUndefined();
+  });
+
   it("touches no later verification's record: a redaction that comes after the reference was used again", async () => {
     const earlier = await local().dataKeys.create();
     const later = await local().dataKeys.create();

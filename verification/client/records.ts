@@ -1,6 +1,10 @@
 import { type DataKeys } from '../../codec/data-keys';
 import { type IdvStore } from '../../stores/idv-store';
-import { recordNamesKey, type VerificationRecords } from '../../stores/verification-records';
+import {
+  recordNamesKey,
+  type VerificationRecord,
+  type VerificationRecords,
+} from '../../stores/verification-records';
 import { verificationWorkflowId } from '../shared/ids';
 
 /**
@@ -34,11 +38,18 @@ export async function recordErasure(
   redactedAt: string,
   erased?: { dataKeyId?: string; sessionId?: string },
 ): Promise<boolean> {
-  if (!(await destroyRecordKeys(store, dataKeys, reference, erased))) return false;
-  await store.records.redacted(reference, redactedAt, erased?.dataKeyId);
+  const matched = await destroyKeysOf(store, dataKeys, reference, erased);
+  if (!matched) return false;
+  // Recorded as the erasure of the key matched (also when matched by session), so the mark never
+  // lands on a record made anew since, whose keys are others.
+  await store.records.redacted(
+    reference,
+    redactedAt,
+    erased ? (erased.dataKeyId ?? matched.dataKeyId) : undefined,
+  );
   // Marked erased, the record can no longer be taken over (`restarted`); one that landed between
   // the read and the mark named a new start's key, which the record read again names.
-  await destroyRecordKeys(store, dataKeys, reference, erased);
+  await destroyKeysOf(store, dataKeys, reference, erased);
   return true;
 }
 
@@ -53,14 +64,23 @@ export async function destroyRecordKeys(
   reference: string,
   erased?: { dataKeyId?: string; sessionId?: string },
 ): Promise<boolean> {
+  return (await destroyKeysOf(store, dataKeys, reference, erased)) !== undefined;
+}
+
+/** {@link destroyRecordKeys}, resolving to the record it matched. */
+async function destroyKeysOf(
+  store: { records: Pick<VerificationRecords, 'get'> },
+  dataKeys: Pick<DataKeys, 'destroy'>,
+  reference: string,
+  erased?: { dataKeyId?: string; sessionId?: string },
+): Promise<VerificationRecord | undefined> {
   const record = await store.records.get(reference);
-  if (!record) return false;
-  if (!erased) return true;
-  const named = [record.dataKeyId, ...(record.supersededKeyIds ?? [])];
+  if (!record) return undefined;
+  if (!erased) return record;
   const ours =
     (erased.dataKeyId !== undefined && recordNamesKey(record, erased.dataKeyId)) ||
     (erased.sessionId !== undefined && record.sessionId?.toLowerCase() === erased.sessionId.toLowerCase());
-  if (!ours) return false;
-  for (const keyId of named) await dataKeys.destroy(keyId);
-  return true;
+  if (!ours) return undefined;
+  for (const keyId of [record.dataKeyId, ...(record.supersededKeyIds ?? [])]) await dataKeys.destroy(keyId);
+  return record;
 }

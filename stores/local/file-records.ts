@@ -163,15 +163,11 @@ export class FileVerificationRecords implements VerificationRecords {
       if (!made) started = await this.#started(reference);
     }
     if (started && !endingBelongs(started, ending)) return;
-    await this.#createFact(
-      this.#file('ended', reference),
-      JSON.stringify(endingSchema.parse(ending)),
-      async (recorded) => {
-        const current = await this.#started(reference);
-        const parsed = endingSchema.safeParse(recorded);
-        return !current || !parsed.success || endingBelongs(current, parsed.data);
-      },
-    );
+    await this.#createFact(this.#file('ended', reference), endingSchema.parse(ending), {
+      schema: endingSchema,
+      current: () => this.#started(reference),
+      belongs: endingBelongs,
+    });
   }
 
   async redacted(reference: string, redactedAt: string, dataKeyId?: string): Promise<void> {
@@ -179,12 +175,8 @@ export class FileVerificationRecords implements VerificationRecords {
     if (!record || (dataKeyId !== undefined && !recordNamesKey(record, dataKeyId))) return;
     await this.#createFact(
       this.#file('redacted', reference),
-      JSON.stringify({ redactedAt, ...(dataKeyId !== undefined ? { dataKeyId } : {}) }),
-      async (recorded) => {
-        const current = await this.#unerased(reference);
-        const parsed = erasureSchema.safeParse(recorded);
-        return !current || !parsed.success || erasureBelongs(current, parsed.data);
-      },
+      { redactedAt, ...(dataKeyId !== undefined ? { dataKeyId } : {}) },
+      { schema: erasureSchema, current: () => this.#unerased(reference), belongs: erasureBelongs },
     );
   }
 
@@ -194,13 +186,23 @@ export class FileVerificationRecords implements VerificationRecords {
    * left behind). Only one found not to belong once moved aside is dropped: one that belongs, put
    * there meanwhile, goes back.
    */
-  async #createFact(
+  async #createFact<T>(
     path: string,
-    content: string,
-    belongs: (recorded: unknown) => Promise<boolean>,
+    fact: T,
+    rule: {
+      schema: z.ZodType<T>;
+      current: () => Promise<VerificationRecord | undefined>;
+      belongs: (record: VerificationRecord, fact: T) => boolean;
+    },
   ): Promise<void> {
+    // One that cannot be read (a later release's) or with no record to weigh it against stays.
+    const belongs = async (recorded: unknown): Promise<boolean> => {
+      const parsed = rule.schema.safeParse(recorded);
+      const current = await rule.current();
+      return !current || !parsed.success || rule.belongs(current, parsed.data);
+    };
     for (let tries = 0; tries < FACT_TRIES; tries += 1) {
-      if (await createFileExclusive(path, content)) return;
+      if (await createFileExclusive(path, JSON.stringify(fact))) return;
       const recorded = await readJsonFile(path);
       if (recorded !== undefined && (await belongs(recorded))) return;
       const aside = `${path}.${randomUUID()}.tmp`;

@@ -718,12 +718,18 @@ describe('directory store after a crash', () => {
     startedAt: '2026-01-01T00:00:00.000Z',
   });
 
-  it('takes no take-over that landed after its record was purged for a start made anew', async () => {
+  /** A first start under `dk-first`, erased (naming `erasedKey`) and purged. */
+  const purgedFirst = async (erasedKey?: string) => {
     const first = firstStart();
-    const { reference } = first;
     await store.records.reserve({ ...first, dataKeyId: 'dk-first', status: 'started' });
-    await store.records.redacted(reference, '2026-01-01T00:01:00.000Z');
-    expect(await store.records.purge('2026-01-02T00:00:00.000Z')).toContain(reference);
+    await store.records.redacted(first.reference, '2026-01-01T00:01:00.000Z', erasedKey);
+    expect(await store.records.purge('2026-01-02T00:00:00.000Z')).toContain(first.reference);
+    return first;
+  };
+
+  it('takes no take-over that landed after its record was purged for a start made anew', async () => {
+    const first = await purgedFirst();
+    const { reference } = first;
     // A take-over that read the record before the purge and wrote after it.
     const folder = join(directory, 'records', 'restarted', reference);
     await mkdir(folder, { recursive: true });
@@ -739,11 +745,8 @@ describe('directory store after a crash', () => {
   });
 
   it('takes no ending that landed while its record was purged, and records the new start’s own', async () => {
-    const first = firstStart();
+    const first = await purgedFirst();
     const { reference } = first;
-    await store.records.reserve({ ...first, dataKeyId: 'dk-first', status: 'started' });
-    await store.records.redacted(reference, '2026-01-01T00:01:00.000Z');
-    expect(await store.records.purge('2026-01-02T00:00:00.000Z')).toContain(reference);
     // An ending that read the record before the purge removed its start, and wrote after the
     // purge removed its facts: left behind.
     const stale = {
@@ -776,11 +779,8 @@ describe('directory store after a crash', () => {
   });
 
   it('takes no erasure that landed while its record was purged', async () => {
-    const first = firstStart();
+    const first = await purgedFirst('dk-first');
     const { reference } = first;
-    await store.records.reserve({ ...first, dataKeyId: 'dk-first', status: 'started' });
-    await store.records.redacted(reference, '2026-01-01T00:01:00.000Z', 'dk-first');
-    expect(await store.records.purge('2026-01-02T00:00:00.000Z')).toContain(reference);
     // A repeat of the erasure that read the record before the purge removed its start, and wrote
     // after the purge removed its facts: left behind.
     await mkdir(join(directory, 'records', 'redacted'), { recursive: true });

@@ -1,5 +1,6 @@
 import { readdir, readFile, rename, rm } from 'node:fs/promises';
 import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { lock } from 'proper-lockfile';
 import { z } from 'zod';
 import { agentMessageTypes } from '../../agent-platform/domain/agent-deliveries';
@@ -67,6 +68,11 @@ const eventSchema = z.strictObject({
   receivedAt: z.string(),
 });
 
+/** The number an entry's file name holds. */
+function entryNumber(name: string): number {
+  return Number(ENTRY.exec(name)?.[1]);
+}
+
 /** A spooled delivery: its file name orders it. */
 export interface SpoolEntry {
   name: string;
@@ -117,7 +123,7 @@ export class DeliverySpool {
     this.#rescanMs = options.rescanMs ?? 30_000;
     this.#rescanAt = Date.now() + this.#rescanMs;
     this.#log = options.log ?? (() => undefined);
-    this.#next = names.length === 0 ? 1 : Number(ENTRY.exec(names.at(-1) as string)?.[1]) + 1;
+    this.#next = names.length === 0 ? 1 : entryNumber(names.at(-1) as string) + 1;
   }
 
   /**
@@ -294,12 +300,12 @@ export class DeliverySpool {
    */
   async close(): Promise<void> {
     this.#closing = true;
-    const underWay = Promise.allSettled([...this.#writing.values()]);
-    let timer: NodeJS.Timeout | undefined;
+    const timer = new AbortController();
     const waited = await Promise.race([
-      underWay.then(() => true),
-      new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), this.#closeWaitMs))),
-    ]).finally(() => clearTimeout(timer));
+      Promise.allSettled([...this.#writing.values()]).then(() => true),
+      sleep(this.#closeWaitMs, false, { signal: timer.signal }).catch(() => false),
+    ]);
+    timer.abort();
     if (!waited)
       this.#log(
         'spool appends still under way at close: the spool is given up without them',
@@ -331,7 +337,7 @@ export class DeliverySpool {
     for (const name of found) {
       this.#insert(name);
       // Numbered on past it: its place in the order is before what comes next.
-      this.#next = Math.max(this.#next, Number(ENTRY.exec(name)?.[1]) + 1);
+      this.#next = Math.max(this.#next, entryNumber(name) + 1);
     }
     this.#log(
       'spool entries found that another writer landed: taken in for replay',

@@ -66,9 +66,10 @@ export class RecordReferenceError extends Error {
 }
 
 /**
- * Thrown when a reference's record kept changing under a start, past a bound (other starts taking
- * it over, or its purge and a new start, landing between this start's reads and writes). Nothing
- * ran for this start; its caller destroys the data key it made, and the start can be made again.
+ * Thrown when a reference's record kept changing under a write, past a bound (other starts taking
+ * it over, or its purge and a new start, landing between this write's reads and writes). Under a
+ * start nothing ran; its caller destroys the data key it made, and the start can be made again.
+ * Under an ending or an erasure nothing was recorded, and the write can be made again.
  */
 export class RecordContendedError extends Error {
   override readonly name = 'RecordContendedError';

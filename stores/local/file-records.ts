@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { readdir, rename, rm } from 'node:fs/promises';
-import { join } from 'node:path';
+import { join, relative } from 'node:path';
 import { z } from 'zod';
 import {
   checkReference,
@@ -184,7 +184,8 @@ export class FileVerificationRecords implements VerificationRecords {
    * Creates a fact's file once: the first recorded stays, unless it does not belong to the
    * reference's record now (an earlier verification's, landed while its record was purged and
    * left behind). Only one found not to belong once moved aside is dropped: one that belongs, put
-   * there meanwhile, goes back.
+   * there meanwhile, goes back. Past {@link FACT_TRIES} lost races it throws
+   * {@link RecordContendedError}, for its caller's retry.
    */
   async #createFact<T>(
     path: string,
@@ -213,6 +214,9 @@ export class FileVerificationRecords implements VerificationRecords {
       await removeFileDurably(aside);
       if (putBack) return;
     }
+    throw new RecordContendedError(
+      `could not record ${relative(this.directory, path)}: ${FACT_TRIES} others landed meanwhile`,
+    );
   }
 
   async list(filter: RecordFilter): Promise<VerificationRecord[]> {

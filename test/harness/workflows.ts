@@ -2,4 +2,4 @@
 // eslint-disable-next-line no-restricted-syntax -- every product workflow, by the product's one list
 export * from '../../package/workflows';
 export { sleepThenReport, greetThroughActivity } from '../fixtures/foundation-workflows';
-export { onboardingFixture } from '../fixtures/parent-workflows';
+export { endingListener, onboardingFixture } from '../fixtures/parent-workflows';

@@ -15,6 +15,8 @@ import { useVerificationStack } from '../harness/verification-stack';
 import { createActivities } from '../../workers/activities';
 import { type VerificationInput } from '../../verification/domain/verification';
 import { withWorker } from '../harness/worker';
+import { randomUUID } from 'node:crypto';
+import { endingListener } from '../fixtures/parent-workflows';
 
 // Durations are bounded where they enter, and the workflow refuses out-of-bounds input that
 // bypassed the client instead of failing its task forever.
@@ -68,6 +70,25 @@ describe('verification input bounds', () => {
     // The key sealed the input's providerInput, kept in this history: nothing will use it now.
     await expect(stack().dataKeys.seal(input.dataKeyId, 'x')).rejects.toBeInstanceOf(DataKeyDestroyedError);
   }, 30_000);
+
+  it('tells the workflow it reports to that it ended when it refuses its input (an onboarding would wait hours)', async () => {
+    const listener = await stack().client.workflow.start(endingListener, {
+      taskQueue: stack().taskQueue,
+      workflowId: `listener-${randomUUID()}`,
+      args: [60_000],
+    });
+    const input = {
+      ...(await stack().idv.prepareInput(stack().request())),
+      timeout: 1e16,
+      reportTo: listener.workflowId,
+    };
+    expect(await executeRefused(input)).toBeInstanceOf(WorkflowFailedError);
+    expect(await listener.result()).toEqual({
+      reference: input.reference,
+      status: 'failed',
+      errorCode: 'InvalidVerificationInput',
+    });
+  }, 90_000);
 
   it('says the input could not be checked when the check cannot run, not that it breaks its bounds', async () => {
     const input = await stack().idv.prepareInput(stack().request());

@@ -22,6 +22,13 @@ export const INPUT_CHECKED_BY_ACTIVITY = 'input-checked-by-activity';
 export const CLOSE_WHILE_REDACTION_STARTS = 'close-while-redaction-starts';
 
 /**
+ * The patch under which a verification tells `reportTo` its ending on every way out: a refused
+ * input and a clean-up that failed told nothing before, and the workflow waiting for the report
+ * (an onboarding) waited hours past the verification's deadline. Asked only on those ways out.
+ */
+export const ENDING_REPORTED_ON_EVERY_WAY_OUT = 'ending-reported-on-every-way-out';
+
+/**
  * The patch under which a session a read (a poll, a check, a refresh) was told is unknown (404)
  * is read again before the 404 is believed, and then asked to end, whose answer decides: the
  * interface defines no 404, so only the ending's own answer proves the session gone.

@@ -16,6 +16,7 @@ import {
   CLOSE_BY_A_WORKFLOW_OF_ITS_OWN,
   CLOSE_WHILE_REDACTION_STARTS,
   creationCalls,
+  ENDING_REPORTED_ON_EVERY_WAY_OUT,
 } from './activity-proxies';
 import { describeFailure } from '../../common/bounded-step';
 import { endAtService } from './end-at-service';
@@ -24,6 +25,7 @@ import {
   type LookForOrphans,
   verificationEndedSignal,
   type EndingToRecord,
+  type VerificationEnding,
 } from '../shared/messages';
 import { askForOrphanSweep, startCreationClose, startOnce } from './orphan-hand-offs';
 import { IdvStatus } from '../../common/search-attributes';
@@ -116,11 +118,16 @@ function redactionPlan(
     : { dueAt: redactionDueAt(input.redactAfter, endedAtMs), ...by };
 }
 
-/** Tells the workflow named by `reportTo` how the verification ended; one that has gone is not told. */
-async function report(input: VerificationInput, state: SessionState): Promise<void> {
-  if (!input.reportTo) return;
-  const { reference } = state.progress;
-  const { status, errorCode, sessionId } = state.outcome();
+/**
+ * Tells the workflow named by `reportTo` how the verification ended; one that has gone is not
+ * told. `input` may be one the workflow refused (started by hand).
+ */
+export async function reportEnding(
+  input: VerificationInput | undefined,
+  ending: Omit<VerificationEnding, 'reference'> & { reference: string | undefined },
+): Promise<void> {
+  if (typeof input?.reportTo !== 'string' || ending.reference === undefined) return;
+  const { reference, status, errorCode, sessionId } = ending;
   try {
     await getExternalWorkflowHandle(input.reportTo).signal(verificationEndedSignal, {
       reference,
@@ -132,6 +139,12 @@ async function report(input: VerificationInput, state: SessionState): Promise<vo
     if (isCancellation(error)) throw error;
     log.warn('the workflow to report to is gone', { reason: describeFailure(error) });
   }
+}
+
+/** The ending `reportTo` is told: the outcome without the person's data. */
+function reported(state: SessionState): Parameters<typeof reportEnding>[1] {
+  const { status, errorCode, sessionId } = state.outcome();
+  return { reference: state.progress.reference, status, errorCode, sessionId };
 }
 
 /** A redaction started now, as a child that outlives this run. */
@@ -187,29 +200,37 @@ export async function cleanUp(
   state: SessionState,
   unfinished: 'cancelled' | 'failed',
 ): Promise<void> {
-  state.beginClosing();
-  await endAtService(state, unfinished);
-  state.closingWithoutFetch(input.results !== 'none', Date.now());
-  upsertSearchAttributes([{ key: IdvStatus, value: state.progress.status }]);
-  recordVerificationEnd(state.progress);
-  const redaction = redactionArgs(input, state);
-  const endedAtMs = Date.now();
-  // Told as soon as the redaction has started (a start that fails throws instead).
-  const announce = () => state.redactionScheduled(redactionPlan(input, redaction, endedAtMs));
-  if (patched(CLOSE_WHILE_REDACTION_STARTS)) {
-    // Independent steps, both awaited to their end whatever the other does; the redaction is due
-    // from the ending the record says.
-    const ended = await Promise.allSettled([
-      (redaction ? startRedaction(redaction, endedAtMs) : Promise.resolve()).then(announce),
-      closeCreation(input, state, endedAtMs),
-    ]);
-    for (const step of ended) if (step.status === 'rejected') throw step.reason;
-  } else {
-    if (redaction) await startRedaction(redaction);
-    announce();
-    await closeCreation(input, state, endedAtMs);
+  try {
+    state.beginClosing();
+    await endAtService(state, unfinished);
+    state.closingWithoutFetch(input.results !== 'none', Date.now());
+    upsertSearchAttributes([{ key: IdvStatus, value: state.progress.status }]);
+    recordVerificationEnd(state.progress);
+    const redaction = redactionArgs(input, state);
+    const endedAtMs = Date.now();
+    // Told as soon as the redaction has started (a start that fails throws instead).
+    const announce = () => state.redactionScheduled(redactionPlan(input, redaction, endedAtMs));
+    if (patched(CLOSE_WHILE_REDACTION_STARTS)) {
+      // Independent steps, both awaited to their end whatever the other does; the redaction is due
+      // from the ending the record says.
+      const ended = await Promise.allSettled([
+        (redaction ? startRedaction(redaction, endedAtMs) : Promise.resolve()).then(announce),
+        closeCreation(input, state, endedAtMs),
+      ]);
+      for (const step of ended) if (step.status === 'rejected') throw step.reason;
+    } else {
+      if (redaction) await startRedaction(redaction);
+      announce();
+      await closeCreation(input, state, endedAtMs);
+    }
+  } catch (error) {
+    // The verification ended all the same: the workflow waiting for its report must not wait
+    // for a clean-up it cannot see.
+    if (input.reportTo !== undefined && patched(ENDING_REPORTED_ON_EVERY_WAY_OUT))
+      await reportEnding(input, reported(state));
+    throw error;
   }
-  await report(input, state);
+  await reportEnding(input, reported(state));
   await condition(allHandlersFinished);
   state.closed();
 }

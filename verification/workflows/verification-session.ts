@@ -15,6 +15,7 @@ import {
 import { type SealedVerificationOutcome, verificationErrorCodes } from '../domain/outcome';
 import type { VerificationInput } from '../domain/verification';
 import {
+  ENDING_REPORTED_ON_EVERY_WAY_OUT,
   INPUT_CHECKED_BY_ACTIVITY,
   inputChecks,
   refusedStartKey,
@@ -22,7 +23,7 @@ import {
   WAITS_GIVE_WAY,
 } from './activity-proxies';
 import { awaitOutcome } from './await-outcome';
-import { askSweepFor, cleanUp } from './clean-up';
+import { askSweepFor, cleanUp, reportEnding } from './clean-up';
 import { createSession } from './create-session';
 import { activityFailureType } from '../../common/failure-types';
 import { verificationFailureTypes } from '../shared/failure-types';
@@ -62,6 +63,13 @@ export async function verificationSession(
     state.inputRefused(failure, why);
     state.beginClosing();
     const keyLeft = await destroyRefusedKey(input);
+    // The workflow waiting for its report (an onboarding) learns it ended, as from a clean-up.
+    if (input?.reportTo !== undefined && patched(ENDING_REPORTED_ON_EVERY_WAY_OUT))
+      await reportEnding(input, {
+        reference: input.reference,
+        status: 'failed',
+        errorCode: verificationFailureTypes.invalidInput,
+      });
     await condition(allHandlersFinished);
     throw keyLeft ? refusal(`${failure.message}; ${keyLeft}`) : failure;
   }

@@ -1,9 +1,11 @@
 import { ApplicationFailure } from '@temporalio/common';
 import { WorkflowNotFoundError } from '@temporalio/client';
-import { connectionWorkflowId } from '../domain/agent-deliveries';
+import { connectionWorkflowId, onboardingWorkflowId } from '../domain/agent-deliveries';
 import { connectionEventsQuery, type SeenAgentEvent } from '../shared/messages';
+import { onboardingProgressQuery } from '../shared/onboarding-messages';
 import {
   InvalidOnboardingInputError,
+  type OnboardingEventCounts,
   type OnboardingVerification,
   onboardingVerificationRequest,
 } from '../domain/onboarding';
@@ -14,6 +16,59 @@ import { verificationWorkflowId } from '../../verification/shared/ids';
 import { ONBOARDING_ALREADY_VERIFIED } from '../shared/failure-types';
 import { type AgentPlatformDeps } from './deps';
 import { classified } from '../../verification/activities/failures';
+
+/** The most runs of one onboarding's workflow ID read to find its last ended one. */
+const EARLIER_RUNS_READ = 1_000;
+
+/** gRPC's status for a call the server does not offer. */
+const GRPC_UNIMPLEMENTED = 12;
+
+/** `value` as a string of a visibility query. */
+function visibilityString(value: string): string {
+  return `'${value.replaceAll('\\', '\\\\').replaceAll("'", "\\'")}'`;
+}
+
+/** The events the connection's `agentConnection` keeps (the latest 100); none without one. */
+async function connectionEvents(connection: {
+  tenant: string;
+  connectionId: string;
+}): Promise<SeenAgentEvent[]> {
+  const handle = Context.current().client.workflow.getHandle(
+    connectionWorkflowId(connection.tenant, connection.connectionId),
+  );
+  try {
+    return (await handle.query(connectionEventsQuery)).events;
+  } catch (error) {
+    if (error instanceof WorkflowNotFoundError) return [];
+    throw error;
+  }
+}
+
+/** The run of `workflowId` that ended last, other than `runId` and those that continued as new. */
+async function lastEndedRun(
+  workflowId: string,
+  runId: string,
+): Promise<{ runId: string; startedAt: number; closedAt: number } | undefined> {
+  let last: { runId: string; startedAt: number; closedAt: number } | undefined;
+  let read = 0;
+  for await (const found of Context.current().client.workflow.list({
+    query: `WorkflowId = ${visibilityString(workflowId)}`,
+  })) {
+    if (++read > EARLIER_RUNS_READ) break;
+    const closedAt = found.closeTime?.getTime();
+    // A run that continued as new handed its counts on to the next.
+    if (found.runId === runId || closedAt === undefined || found.status.name === 'CONTINUED_AS_NEW') continue;
+    if (last === undefined || closedAt > last.closedAt)
+      last = { runId: found.runId, startedAt: found.startTime.getTime(), closedAt };
+  }
+  return last;
+}
+
+/** A server that does not list workflows (Temporal's test server): no retry changes that. */
+function refusedListing(error: unknown): boolean {
+  const code = (error as { code?: number }).code ?? (error as { cause?: { code?: number } }).cause?.code;
+  return code === GRPC_UNIMPLEMENTED;
+}
 
 /** What {@link onboardingActivities}' `prepareOnboardingVerification` takes. */
 export interface OnboardingVerificationRequest {
@@ -69,23 +124,61 @@ export function onboardingActivities(deps: AgentPlatformDeps) {
     },
 
     /**
+     * What the connection saw before this onboarding run: the events its `agentConnection` took
+     * before it (the platform does not order its messages, so an awaited one may come before
+     * `new_connection`) and the counts of its onboarding's last run that ended (one
+     * started again by hand: the platform sends `new_connection` once, and that run took it). An
+     * ended run is found through Temporal's visibility (a run ended in the last moment may not be
+     * listed yet) and read by its `progress` query; none is found once Temporal no longer keeps it.
+     */
+    async eventsBeforeOnboarding(run: {
+      tenant: string;
+      connectionId: string;
+      runId: string;
+    }): Promise<{ events: SeenAgentEvent[]; earlierRun?: OnboardingEventCounts }> {
+      const events = await connectionEvents(run);
+      const { client } = Context.current();
+      const workflowId = onboardingWorkflowId(run.tenant, run.connectionId);
+      let last: Awaited<ReturnType<typeof lastEndedRun>>;
+      try {
+        last = await lastEndedRun(workflowId, run.runId);
+      } catch (error) {
+        if (!refusedListing(error)) throw error;
+        Context.current().log.warn(
+          'Temporal lists no workflows here: an earlier onboarding run is not counted',
+        );
+        return { events };
+      }
+      if (last === undefined) return { events };
+      const earlier = await client.workflow
+        .getHandle(workflowId, last.runId)
+        .query(onboardingProgressQuery)
+        .catch((error: unknown) => {
+          if (error instanceof WorkflowNotFoundError) return undefined;
+          throw error;
+        });
+      if (earlier === undefined) return { events };
+      // That run counted what the connection took before it started (it read them then), and the
+      // connection's events went to it while it ran: only those since are new. (One whose time
+      // cannot be read is kept: a count too many costs less than an awaited event missed.)
+      const since = last.startedAt;
+      return {
+        events: events.filter((event) => !(Date.parse(event.receivedAt) < since)),
+        earlierRun: earlier.events,
+      };
+    },
+
+    /**
      * The events the connection's `agentConnection` took before its onboarding ran (those it
      * keeps, the latest 100): the platform does not order its messages, so an awaited one may
-     * come before `new_connection`. None when it has none.
+     * come before `new_connection`. None when it has none. (Runs from before
+     * `eventsBeforeOnboarding` call it.)
      */
     async connectionEventsSoFar(connection: {
       tenant: string;
       connectionId: string;
     }): Promise<SeenAgentEvent[]> {
-      const handle = Context.current().client.workflow.getHandle(
-        connectionWorkflowId(connection.tenant, connection.connectionId),
-      );
-      try {
-        return (await handle.query(connectionEventsQuery)).events;
-      } catch (error) {
-        if (error instanceof WorkflowNotFoundError) return [];
-        throw error;
-      }
+      return await connectionEvents(connection);
     },
   };
 }

@@ -1,4 +1,4 @@
-import { type AgentMessageType } from '../../common/agent-message-types';
+import { type AgentMessageType, agentMessageTypes } from '../../common/agent-message-types';
 import { ONBOARDING_VERIFICATION_PREFIX } from '../../common/workflow-ids';
 
 // Zod-free, for workflow code (onboarding.ts holds the input schema).
@@ -30,6 +30,22 @@ export interface OnboardingEventCounts {
   ignored: number;
   /** Recorded events by message type (types not seen are absent). */
   byType: Partial<Record<AgentMessageType, number>>;
+}
+
+/**
+ * Adds `more` (an earlier run's counts, read back from it) to `counts`: only whole non-negative
+ * numbers and known message types, so what is carried on stays within the carried input's check.
+ */
+export function addEventCounts(counts: OnboardingEventCounts, more: OnboardingEventCounts | undefined): void {
+  const whole = (value: unknown): number =>
+    Number.isSafeInteger(value) && (value as number) > 0 ? (value as number) : 0;
+  counts.total += whole(more?.total);
+  counts.duplicates += whole(more?.duplicates);
+  counts.ignored += whole(more?.ignored);
+  for (const type of agentMessageTypes) {
+    const added = whole(more?.byType?.[type]);
+    if (added > 0) counts.byType[type] = (counts.byType[type] ?? 0) + added;
+  }
 }
 
 /** What an onboarding carries into its next run when it continues as new. */

@@ -24,6 +24,7 @@ import { agentMessageTypes, isPlatformId } from '../../common/agent-message-type
 import { deliveryKey } from '../domain/agent-delivery';
 import type { OnboardingInput } from '../domain/onboarding';
 import {
+  addEventCounts,
   type OnboardingEventCounts,
   onboardingLimits,
   onboardingReference,
@@ -58,6 +59,13 @@ import { markdownLines } from '../../common/user-metadata';
 const EARLIER_EVENTS_COUNTED = 'earlier-events-counted';
 
 /**
+ * The patch under which an onboarding's first run also counts what its connection's last ended
+ * onboarding run counted (one started again by hand after it timed out or was cancelled waited
+ * for a `new_connection` the platform had sent already, to that run, until its own deadline).
+ */
+const EARLIER_RUNS_COUNTED = 'earlier-runs-counted';
+
+/**
  * The patch under which an event whose ids are not the platform's (a signal sent by hand) is
  * ignored: its key, carried into the next run, failed that run's input check.
  */
@@ -80,7 +88,7 @@ const CARRIED_RUNS_UNCHECKED = 'carried-runs-unchecked';
 const REPORTED_ENDING_KEPT = 'reported-ending-kept-on-cancel';
 
 /** Reading the connection's earlier events: a minute, then the onboarding goes on without them. */
-const { connectionEventsSoFar } = proxyActivities<AgentPlatformActivities>({
+const { connectionEventsSoFar, eventsBeforeOnboarding } = proxyActivities<AgentPlatformActivities>({
   startToCloseTimeout: '10 seconds',
   scheduleToCloseTimeout: '1 minute',
   retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '10 seconds' },
@@ -123,6 +131,7 @@ export async function onboarding(input: OnboardingInput): Promise<OnboardingSumm
   // Asked in the first task, before the check: a patch first asked right after a local
   // activity's answer falls in another workflow task on replay than when it ran.
   const countsEarlierEvents = input?.carried === undefined && patched(EARLIER_EVENTS_COUNTED);
+  const countsEarlierRuns = countsEarlierEvents && patched(EARLIER_RUNS_COUNTED);
   const continued = input?.carried !== undefined && patched(CARRIED_RUNS_UNCHECKED);
   const idsChecked = patched(EVENT_IDS_CHECKED);
   // Refused at once: bad settings would otherwise wait days before failing in the verification.
@@ -240,10 +249,15 @@ export async function onboarding(input: OnboardingInput): Promise<OnboardingSumm
       carried: { startedAt, deadline, events, keys: [...keys], ...(verifying ? { verifying } : {}) },
     });
 
-  // What the connection took before this onboarding ran counts too (a repeat is absorbed).
+  // What the connection took before this onboarding ran counts too (a repeat is absorbed), and
+  // what its last ended run counted.
   if (countsEarlierEvents) {
     try {
-      for (const seen of await connectionEventsSoFar({ tenant, connectionId }))
+      const before = countsEarlierRuns
+        ? await eventsBeforeOnboarding({ tenant, connectionId, runId: workflowInfo().runId })
+        : { events: await connectionEventsSoFar({ tenant, connectionId }) };
+      addEventCounts(events, before.earlierRun);
+      for (const seen of before.events)
         record({
           tenant,
           connectionId,

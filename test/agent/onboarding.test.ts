@@ -418,6 +418,47 @@ describe('onboarding: a connection waited for, verified and reported', () => {
     expect((error as Error).message).toContain("this connection's verification has run already");
   });
 
+  it('counts, started again by hand after it ended, the events its earlier run took (the platform sends each once)', async () => {
+    const connectionId = newConnection();
+    // Before the onboarding (to agentConnection, counted by the first run), to it, after it.
+    await platformEvent(connectionId, `${connectionId}-inbox-1`, 'new_inbox_message');
+    await platformEvent(connectionId, `${connectionId}-hello`, 'new_connection');
+    await progressWhen(connectionId, (p) => p.events.total === 2, 'both counted');
+    await onboardings().cancel(TENANT, connectionId);
+    await expect(onboardings().result(TENANT, connectionId)).rejects.toMatchObject({
+      code: 'OnboardingCancelled',
+    });
+    const workflowId = onboardingWorkflowId(TENANT, connectionId);
+    // Started again by hand once its end is listed (a person would take longer than that).
+    await eventually(async () => {
+      for await (const run of stack().client.workflow.list({ query: `WorkflowId = '${workflowId}'` }))
+        if (run.status.name === 'CANCELLED') return true;
+      return undefined;
+    }, 'the ended run listed');
+    await platformEvent(connectionId, `${connectionId}-inbox-2`, 'new_inbox_message');
+    const again = await onboardings().start({
+      tenant: TENANT,
+      connectionId,
+      waitFor: ['new_connection', 'credential_request'],
+      verification: mobile(stack().profileId),
+    });
+    const progress = await progressWhen(
+      connectionId,
+      (p) => p.events.total >= 3,
+      'the earlier run’s events counted',
+    );
+    expect(progress).toMatchObject({
+      stage: 'waiting',
+      waitingFor: ['credential_request'],
+      events: { total: 3, duplicates: 0, byType: { new_connection: 1, new_inbox_message: 2 } },
+    });
+    // The one event still missing verifies the connection.
+    await platformEvent(connectionId, `${connectionId}-request`, 'credential_request');
+    expect(await verificationSession(connectionId)).toBeDefined();
+    await onboardings().cancel(TENANT, connectionId);
+    await expect(stack().client.workflow.getHandle(again.workflowId).result()).rejects.toBeDefined();
+  });
+
   /** An onboarding that continues as new past 20 history events, and inbox events of its connection. */
   const shortRunsOnboarding = async () => {
     const connectionId = newConnection();

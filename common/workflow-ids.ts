@@ -49,3 +49,21 @@ export function referenceOfWorkflowId(workflowId: string): string | undefined {
 export function reservedPrefixOf(reference: string): string | undefined {
   return Object.values(workflowKinds).find((prefix) => reference.startsWith(prefix));
 }
+
+/** The most bytes (UTF-8) of a workflow ID Temporal takes by default. */
+const WORKFLOW_ID_MAX_BYTES = 1_000;
+
+/**
+ * Whether `value` can name the workflow a verification reports to (`reportTo`): no whitespace,
+ * within Temporal's length. A signal to any other is refused by the server as a command, which
+ * fails the workflow task, again at each retry.
+ */
+export function isReportableWorkflowId(value: unknown): value is string {
+  if (typeof value !== 'string' || !/^\S+$/.test(value)) return false;
+  let bytes = 0;
+  for (const char of value) {
+    const code = char.codePointAt(0) ?? 0;
+    bytes += code < 0x80 ? 1 : code < 0x800 ? 2 : code < 0x10000 ? 3 : 4;
+  }
+  return bytes <= WORKFLOW_ID_MAX_BYTES;
+}

@@ -1,4 +1,4 @@
-import { referenceOfWorkflowId } from '../../common/workflow-ids';
+import { isReportableWorkflowId, referenceOfWorkflowId } from '../../common/workflow-ids';
 import { connectionIdSchema, onboardingWorkflowId } from '../../agent-platform/domain/agent-deliveries';
 import { tenantSchema } from '../../agent-platform/domain/tenant-schema';
 import { onboardingReference } from '../../agent-platform/domain/onboarding';
@@ -20,5 +20,19 @@ describe("an onboarding's verification and the workflow ID rules", () => {
       expect(onboardingWorkflowId(tenant, 'acme:c1')).not.toBe(
         verificationWorkflowId(onboardingReference('acme', 'c1')),
       );
+  });
+});
+
+// A signal to a workflow ID Temporal refuses fails the signalling workflow's task at every retry.
+describe('a workflow ID a verification reports to', () => {
+  it.each([
+    ['a workflow ID', 'idv-onboarding-acme:c1', true],
+    ['1,000 bytes', 'a'.repeat(1000), true],
+    ['empty', '', false],
+    ['with a space', 'a b', false],
+    ['over 1,000 bytes in fewer characters', 'é'.repeat(501), false],
+    ['not a string', 42, false],
+  ])('%s: %p', (_what, value, reportable) => {
+    expect(isReportableWorkflowId(value)).toBe(reportable);
   });
 });

@@ -90,6 +90,15 @@ describe('verification input bounds', () => {
     });
   }, 90_000);
 
+  it('fails at once when the workflow it reports to cannot be named (the refusal is not signalled there)', async () => {
+    const input = { ...(await stack().idv.prepareInput(stack().request())), reportTo: '' };
+    const error = await executeRefused(input);
+    expect(error).toBeInstanceOf(WorkflowFailedError);
+    const cause = (error as WorkflowFailedError).cause as ApplicationFailure;
+    expect(cause.type).toBe('InvalidVerificationInput');
+    expect(cause.message).toMatch(/reportTo/);
+  }, 60_000);
+
   it('says the input could not be checked when the check cannot run, not that it breaks its bounds', async () => {
     const input = await stack().idv.prepareInput(stack().request());
     // A worker whose check fails every attempt (a fault, not a rule the input breaks).

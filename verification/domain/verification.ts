@@ -4,7 +4,7 @@ import { durationProblem, formatDuration, parseDuration } from '../../common/dur
 import { personalDataInReference } from './reference-privacy';
 import { isSealed, type Sealed } from '../../codec/sealed';
 import { verificationLimits } from './verification-limits';
-import { reservedPrefixOf, workflowKinds } from '../../common/workflow-ids';
+import { isReportableWorkflowId, reservedPrefixOf, workflowKinds } from '../../common/workflow-ids';
 
 // What workflow code reads of a verification lives in ./outcome, without zod: every workflow a
 // worker creates or replays evaluates the modules it imports, and these schemas cost
@@ -199,10 +199,7 @@ export const verificationInputSchema = verificationRequestSchema
      * A workflow told the verification's ending (signal `verificationEnded`, no personal data)
      * once its clean-up ran: an orchestration that waits for it without holding it as a child.
      */
-    reportTo: z
-      .string()
-      .regex(/^\S{1,1000}$/, { message: 'must be a workflow ID' })
-      .optional(),
+    reportTo: z.string().refine(isReportableWorkflowId, { message: 'must be a workflow ID' }).optional(),
   })
   // Read, not accepted: a client one release ahead of the workers may send a field more.
   .strip()

@@ -22,11 +22,11 @@ export const INPUT_CHECKED_BY_ACTIVITY = 'input-checked-by-activity';
 export const CLOSE_WHILE_REDACTION_STARTS = 'close-while-redaction-starts';
 
 /**
- * The patch under which a verification tells `reportTo` its ending on every way out: a refused
- * input and a clean-up that failed told nothing before, and the workflow waiting for the report
- * (an onboarding) waited hours past the verification's deadline. Asked only on those ways out.
+ * The patch under which a verification that refuses its input tells `reportTo` it ended, as a
+ * clean-up does: it told nothing before, and the workflow waiting for the report (an onboarding)
+ * waited until the verification's deadline plus two hours. Asked on that way out only.
  */
-export const ENDING_REPORTED_ON_EVERY_WAY_OUT = 'ending-reported-on-every-way-out';
+export const ENDING_REPORTED_ON_REFUSAL = 'ending-reported-on-refusal';
 
 /**
  * The patch under which a session a read (a poll, a check, a refresh) was told is unknown (404)

@@ -16,7 +16,6 @@ import {
   CLOSE_BY_A_WORKFLOW_OF_ITS_OWN,
   CLOSE_WHILE_REDACTION_STARTS,
   creationCalls,
-  ENDING_REPORTED_ON_EVERY_WAY_OUT,
 } from './activity-proxies';
 import { describeFailure } from '../../common/bounded-step';
 import { endAtService } from './end-at-service';
@@ -32,6 +31,7 @@ import { IdvStatus } from '../../common/search-attributes';
 import { sessionRedaction } from './session-redaction';
 import { type RedactionArgs } from '../shared/workflows';
 import { redactionWorkflowId } from '../shared/ids';
+import { isReportableWorkflowId } from '../../common/workflow-ids';
 import { redactionMetadata } from '../shared/metadata';
 import { type RedactionPlan, type SessionState } from './session-state';
 import { recordVerificationEnd } from './verification-metrics';
@@ -120,13 +120,13 @@ function redactionPlan(
 
 /**
  * Tells the workflow named by `reportTo` how the verification ended; one that has gone is not
- * told. `input` may be one the workflow refused (started by hand).
+ * told, nor one no workflow ID can name (`input` may be one the workflow refused).
  */
 export async function reportEnding(
   input: VerificationInput | undefined,
   ending: Omit<VerificationEnding, 'reference'> & { reference: string | undefined },
 ): Promise<void> {
-  if (typeof input?.reportTo !== 'string' || ending.reference === undefined) return;
+  if (!isReportableWorkflowId(input?.reportTo) || ending.reference === undefined) return;
   const { reference, status, errorCode, sessionId } = ending;
   try {
     await getExternalWorkflowHandle(input.reportTo).signal(verificationEndedSignal, {
@@ -200,35 +200,27 @@ export async function cleanUp(
   state: SessionState,
   unfinished: 'cancelled' | 'failed',
 ): Promise<void> {
-  try {
-    state.beginClosing();
-    await endAtService(state, unfinished);
-    state.closingWithoutFetch(input.results !== 'none', Date.now());
-    upsertSearchAttributes([{ key: IdvStatus, value: state.progress.status }]);
-    recordVerificationEnd(state.progress);
-    const redaction = redactionArgs(input, state);
-    const endedAtMs = Date.now();
-    // Told as soon as the redaction has started (a start that fails throws instead).
-    const announce = () => state.redactionScheduled(redactionPlan(input, redaction, endedAtMs));
-    if (patched(CLOSE_WHILE_REDACTION_STARTS)) {
-      // Independent steps, both awaited to their end whatever the other does; the redaction is due
-      // from the ending the record says.
-      const ended = await Promise.allSettled([
-        (redaction ? startRedaction(redaction, endedAtMs) : Promise.resolve()).then(announce),
-        closeCreation(input, state, endedAtMs),
-      ]);
-      for (const step of ended) if (step.status === 'rejected') throw step.reason;
-    } else {
-      if (redaction) await startRedaction(redaction);
-      announce();
-      await closeCreation(input, state, endedAtMs);
-    }
-  } catch (error) {
-    // The verification ended all the same: the workflow waiting for its report must not wait
-    // for a clean-up it cannot see.
-    if (input.reportTo !== undefined && patched(ENDING_REPORTED_ON_EVERY_WAY_OUT))
-      await reportEnding(input, reported(state));
-    throw error;
+  state.beginClosing();
+  await endAtService(state, unfinished);
+  state.closingWithoutFetch(input.results !== 'none', Date.now());
+  upsertSearchAttributes([{ key: IdvStatus, value: state.progress.status }]);
+  recordVerificationEnd(state.progress);
+  const redaction = redactionArgs(input, state);
+  const endedAtMs = Date.now();
+  // Told as soon as the redaction has started (a start that fails throws instead).
+  const announce = () => state.redactionScheduled(redactionPlan(input, redaction, endedAtMs));
+  if (patched(CLOSE_WHILE_REDACTION_STARTS)) {
+    // Independent steps, both awaited to their end whatever the other does; the redaction is due
+    // from the ending the record says.
+    const ended = await Promise.allSettled([
+      (redaction ? startRedaction(redaction, endedAtMs) : Promise.resolve()).then(announce),
+      closeCreation(input, state, endedAtMs),
+    ]);
+    for (const step of ended) if (step.status === 'rejected') throw step.reason;
+  } else {
+    if (redaction) await startRedaction(redaction);
+    announce();
+    await closeCreation(input, state, endedAtMs);
   }
   await reportEnding(input, reported(state));
   await condition(allHandlersFinished);

@@ -15,7 +15,7 @@ import {
 import { type SealedVerificationOutcome, verificationErrorCodes } from '../domain/outcome';
 import type { VerificationInput } from '../domain/verification';
 import {
-  ENDING_REPORTED_ON_EVERY_WAY_OUT,
+  ENDING_REPORTED_ON_REFUSAL,
   INPUT_CHECKED_BY_ACTIVITY,
   inputChecks,
   refusedStartKey,
@@ -64,12 +64,15 @@ export async function verificationSession(
     state.beginClosing();
     const keyLeft = await destroyRefusedKey(input);
     // The workflow waiting for its report (an onboarding) learns it ended, as from a clean-up.
-    if (input?.reportTo !== undefined && patched(ENDING_REPORTED_ON_EVERY_WAY_OUT))
-      await reportEnding(input, {
-        reference: input.reference,
-        status: 'failed',
-        errorCode: verificationFailureTypes.invalidInput,
-      });
+    // Not cancellable: a cancel meanwhile (its onboarding's) must not turn the refusal into one.
+    if (input?.reportTo !== undefined && patched(ENDING_REPORTED_ON_REFUSAL))
+      await CancellationScope.nonCancellable(() =>
+        reportEnding(input, {
+          reference: input.reference,
+          status: 'failed',
+          errorCode: verificationFailureTypes.invalidInput,
+        }),
+      );
     await condition(allHandlersFinished);
     throw keyLeft ? refusal(`${failure.message}; ${keyLeft}`) : failure;
   }

@@ -1,5 +1,5 @@
 import { ApplicationFailure } from '@temporalio/common';
-import { WorkflowNotFoundError } from '@temporalio/client';
+import { QueryNotRegisteredError, WorkflowNotFoundError } from '@temporalio/client';
 import { connectionWorkflowId, onboardingWorkflowId } from '../domain/agent-deliveries';
 import { connectionEventsQuery, type SeenAgentEvent } from '../shared/messages';
 import { onboardingProgressQuery } from '../shared/onboarding-messages';
@@ -19,6 +19,9 @@ import { classified } from '../../verification/activities/failures';
 
 /** The most runs of one onboarding's workflow ID read to find its last ended one. */
 const EARLIER_RUNS_READ = 1_000;
+
+/** Attempts at reading the last ended run before an onboarding goes on without its counts. */
+const EARLIER_RUN_TRIES = 3;
 
 /** gRPC's status for a call the server does not offer. */
 const GRPC_UNIMPLEMENTED = 12;
@@ -44,16 +47,19 @@ async function connectionEvents(connection: {
   }
 }
 
-/** The run of `workflowId` that ended last, other than `runId` and those that continued as new. */
-async function lastEndedRun(
+/**
+ * What the run of `workflowId` that ended last (other than `runId`, and those that continued as
+ * new) counted, and when its onboarding began; none when Temporal keeps no such run, or it ended
+ * before its first task registered its query.
+ */
+async function lastEndedRunProgress(
   workflowId: string,
   runId: string,
-): Promise<{ runId: string; startedAt: number; closedAt: number } | undefined> {
+): Promise<{ events: OnboardingEventCounts; startedAt: number } | undefined> {
+  const { client } = Context.current();
   let last: { runId: string; startedAt: number; closedAt: number } | undefined;
   let read = 0;
-  for await (const found of Context.current().client.workflow.list({
-    query: `WorkflowId = ${visibilityString(workflowId)}`,
-  })) {
+  for await (const found of client.workflow.list({ query: `WorkflowId = ${visibilityString(workflowId)}` })) {
     if (++read > EARLIER_RUNS_READ) break;
     const closedAt = found.closeTime?.getTime();
     // A run that continued as new handed its counts on to the next.
@@ -61,7 +67,16 @@ async function lastEndedRun(
     if (last === undefined || closedAt > last.closedAt)
       last = { runId: found.runId, startedAt: found.startTime.getTime(), closedAt };
   }
-  return last;
+  if (last === undefined) return undefined;
+  try {
+    const progress = await client.workflow.getHandle(workflowId, last.runId).query(onboardingProgressQuery);
+    // Runs of builds before `startedAt` was answered: the run's own start.
+    const began = progress.startedAt === undefined ? last.startedAt : Date.parse(progress.startedAt);
+    return { events: progress.events, startedAt: Number.isFinite(began) ? began : last.startedAt };
+  } catch (error) {
+    if (error instanceof WorkflowNotFoundError || error instanceof QueryNotRegisteredError) return undefined;
+    throw error;
+  }
 }
 
 /** A server that does not list workflows (Temporal's test server): no retry changes that. */
@@ -126,10 +141,11 @@ export function onboardingActivities(deps: AgentPlatformDeps) {
     /**
      * What the connection saw before this onboarding run: the events its `agentConnection` took
      * before it (the platform does not order its messages, so an awaited one may come before
-     * `new_connection`) and the counts of its onboarding's last run that ended (one
-     * started again by hand: the platform sends `new_connection` once, and that run took it). An
-     * ended run is found through Temporal's visibility (a run ended in the last moment may not be
-     * listed yet) and read by its `progress` query; none is found once Temporal no longer keeps it.
+     * `new_connection`) and the counts of its onboarding's last run that ended (one started again
+     * by hand: the platform sends `new_connection` once, and that run took it). An ended run is
+     * found through Temporal's visibility (a run ended in the last moment may not be listed yet)
+     * and read by its `progress` query; none is found once Temporal no longer keeps it. Reading
+     * it is tried by {@link EARLIER_RUN_TRIES} attempts; then the events go on without it.
      */
     async eventsBeforeOnboarding(run: {
       tenant: string;
@@ -137,31 +153,27 @@ export function onboardingActivities(deps: AgentPlatformDeps) {
       runId: string;
     }): Promise<{ events: SeenAgentEvent[]; earlierRun?: OnboardingEventCounts }> {
       const events = await connectionEvents(run);
-      const { client } = Context.current();
-      const workflowId = onboardingWorkflowId(run.tenant, run.connectionId);
-      let last: Awaited<ReturnType<typeof lastEndedRun>>;
+      const context = Context.current();
+      let earlier: Awaited<ReturnType<typeof lastEndedRunProgress>>;
       try {
-        last = await lastEndedRun(workflowId, run.runId);
+        earlier = await lastEndedRunProgress(onboardingWorkflowId(run.tenant, run.connectionId), run.runId);
       } catch (error) {
-        if (!refusedListing(error)) throw error;
-        Context.current().log.warn(
-          'Temporal lists no workflows here: an earlier onboarding run is not counted',
+        const lastTry = refusedListing(error) || context.info.attempt >= EARLIER_RUN_TRIES;
+        if (!lastTry) throw error;
+        context.log.warn(
+          "the connection's earlier onboarding run could not be read: its counts are not carried on",
+          {
+            reason: error instanceof Error ? error.message : String(error),
+          },
         );
         return { events };
       }
-      if (last === undefined) return { events };
-      const earlier = await client.workflow
-        .getHandle(workflowId, last.runId)
-        .query(onboardingProgressQuery)
-        .catch((error: unknown) => {
-          if (error instanceof WorkflowNotFoundError) return undefined;
-          throw error;
-        });
       if (earlier === undefined) return { events };
-      // That run counted what the connection took before it started (it read them then), and the
-      // connection's events went to it while it ran: only those since are new. (One whose time
-      // cannot be read is kept: a count too many costs less than an awaited event missed.)
-      const since = last.startedAt;
+      // That run (its first run, if it continued as new) counted what the connection took before
+      // it began (it read them then), and the connection's events went to it while it ran: only
+      // those since are new. (One whose time cannot be read is kept: a count too many costs less
+      // than an awaited event missed.)
+      const since = earlier.startedAt;
       return {
         events: events.filter((event) => !(Date.parse(event.receivedAt) < since)),
         earlierRun: earlier.events,

@@ -23,6 +23,8 @@ export interface OnboardingProgress {
   events: OnboardingEventCounts;
   /** When the wait for the events ends (ISO). */
   deadline: string;
+  /** When the onboarding began (its first run; ISO). Absent in answers of builds before it. */
+  startedAt?: string;
   /** Once the verification has begun. */
   verification?: OnboardingVerificationRef;
 }

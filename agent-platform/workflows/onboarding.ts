@@ -203,6 +203,7 @@ export async function onboarding(input: OnboardingInput): Promise<OnboardingSumm
     waitingFor: missing(),
     events: { ...events, byType: { ...events.byType } },
     deadline: new Date(deadline).toISOString(),
+    startedAt: new Date(startedAt).toISOString(),
     ...(verificationBegun && { verification }),
   }));
 

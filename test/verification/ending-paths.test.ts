@@ -498,6 +498,20 @@ describe('verification ending paths, end to end', () => {
     });
   }, 30_000);
 
+  it('ends a session whose CancelSession and the read right after both answered 404 while it runs (a replica behind)', async () => {
+    // No poll meanwhile: the read's one 404 is the cancel's check's.
+    const { handle, nextStep } = await stack().idv.startVerification(
+      stack().request({ redactAfter: 'never', polling: { initialMs: 60_000, maxMs: 60_000 } }),
+    );
+    const { sessionId } = nextStep;
+    await answers404('CancelSession', sessionId, 1);
+    await answers404('GetSession', sessionId, 1);
+    await handle.cancel();
+    await expect(handle.result()).resolves.toMatchObject({ status: 'cancelled' });
+    const view = await stack().control('GET', `/sessions/${sessionId}`);
+    expect(view).toMatchObject({ outcome: { done: true, errorCode: 'Canceled' } });
+  }, 60_000);
+
   it('destroys the data key when a session is redacted by its id alone', async () => {
     const { handle, sessionId } = await finishedVerification();
     const report = await stack().idv.redactNow(sessionId);

@@ -1,3 +1,4 @@
+import { setTimeout as delay } from 'node:timers/promises';
 import { ConflictError, NotFoundError, ValidationError } from '../../api/http/errors';
 import { type CallOptions } from '../../api/http/http-core';
 import { type Session } from '../../api/identity/schemas/session';
@@ -43,22 +44,35 @@ export async function unlessDone(
 }
 
 /**
+ * How long after a GetSession answered 404 it is asked again before the session is taken for
+ * gone: two answers moments apart may come from the same replica behind (the read path's look
+ * again is as long).
+ */
+export const GONE_AGAIN_AFTER_MS = 5_000;
+
+/**
  * The session as GetSession answers it after a call that ends or redacts it answered 404, or
- * undefined when GetSession says 404 too. The interface defines no 404: one answer alone (a
- * gateway's, a replica's behind) does not prove the session gone, and a session taken for gone is
- * never ended nor redacted again.
+ * undefined when GetSession says 404 too, and again {@link GONE_AGAIN_AFTER_MS} later. The
+ * interface defines no 404: answers close together (a gateway's, a replica's behind) do not
+ * prove the session gone, and a session taken for gone is never ended nor redacted again.
  */
 export async function stillServed(
   sessions: SessionsApi,
   sessionId: string,
   options: CallOptions = {},
 ): Promise<Session | undefined> {
-  try {
-    return await sessions.get(sessionId, options);
-  } catch (error) {
-    if (error instanceof NotFoundError) return undefined;
-    throw error;
-  }
+  const read = async () => {
+    try {
+      return await sessions.get(sessionId, options);
+    } catch (error) {
+      if (error instanceof NotFoundError) return undefined;
+      throw error;
+    }
+  };
+  const served = await read();
+  if (served) return served;
+  await delay(GONE_AGAIN_AFTER_MS, undefined, { signal: options.signal });
+  return await read();
 }
 
 /**

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { createActivities } from '../../workers/activities';
 import { createIdentityClient, type IdentityClient } from '../../api/identity/identity-client';
 import { prepareVerificationInput } from '../../verification/client/prepare-input';
-import { type VerificationRequest } from '../../verification/domain/verification';
+import { recordOfStart, type VerificationRequest } from '../../verification/domain/verification';
 import { type ActivityDeps } from '../../workers/activities';
 import { localActivityDeps } from '../harness/activity-deps';
 import { type Emulator, startEmulator } from '../../emulator/emulator';
@@ -180,10 +180,15 @@ describe('verification timers on the time-skipping server', () => {
     emulator.store.script = { ...emulator.store.script, latencyMs: 0 };
     await control('PUT', '/faults', { operation: 'RedactSession', errorRate: 1, errorStatus: 503 });
     try {
-      const input = await prepareVerificationInput(
-        testProviderRequest('ts-redact-fails', profileId(), { results: 'data', redactAfter: '1h' }),
-        deps.dataKeys,
-      );
+      const request = testProviderRequest('ts-redact-fails', profileId(), {
+        results: 'data',
+        redactAfter: '1h',
+      });
+      // An earlier start of the reference, taken over by this one: its key sealed its own input.
+      const earlier = await prepareVerificationInput(request, deps.dataKeys);
+      await deps.records.reserve(recordOfStart(earlier));
+      const input = await prepareVerificationInput(request, deps.dataKeys);
+      expect(await deps.records.restarted(input.reference, recordOfStart(input))).toBe(true);
       const { error, waitedMs, outcome } = await withTimeSkipping(
         { activities: activities() },
         async ({ client, taskQueue }) => {
@@ -215,6 +220,11 @@ describe('verification timers on the time-skipping server', () => {
         deps.dataKeys.open({ sealed: 'aes-256-gcm', keyId: input.dataKeyId, data: '' }),
       ).rejects.toThrow(/destroyed/);
       await expect(deps.vault.accessKey(outcome.sessionId ?? '')).rejects.toThrow(/no results access key/);
+      // The earlier start's key too, although the erasure was never recorded.
+      await expect(
+        deps.dataKeys.open({ sealed: 'aes-256-gcm', keyId: earlier.dataKeyId, data: '' }),
+      ).rejects.toThrow(/destroyed/);
+      expect((await deps.records.get(input.reference))?.redactedAt).toBeUndefined();
     } finally {
       await control('DELETE', '/faults');
     }

@@ -71,6 +71,14 @@ export const REDACT_AGAIN_AFTER_ANY_LATE_ENDING = 'redact-again-after-any-late-e
  */
 export const ERASED_WHEN_CANCELLED = 'erased-when-cancelled';
 
+/**
+ * The patch under which the keys of the reference's other starts (a start taken over, whose key
+ * may seal its input in another history) are destroyed at the due time, with the run's own
+ * erasure. They went only with the record of the erasure, after the steps at the service: late,
+ * and never when one of those gave up or a cancel came during them.
+ */
+export const OTHER_KEYS_WHEN_DUE = 'other-start-keys-destroyed-when-due';
+
 /** How long results due "right after delivery" wait for the caller to receive them. */
 export const DELIVERY_GRACE_MS = HOUR;
 
@@ -131,6 +139,17 @@ export async function sessionRedaction(args: RedactionArgs): Promise<RedactionRe
       });
     }
   };
+  /** At the due time, with this run's own erasure: the keys of the reference's other starts. */
+  const destroyOtherKeys = async (): Promise<void> => {
+    if (args.reference === undefined || !patched(OTHER_KEYS_WHEN_DUE)) return;
+    const reference = args.reference;
+    settle(
+      'destroying the keys of its other starts',
+      await boundedStep(redactionBounds.deleteStoredData, (calls) =>
+        calls.destroyRecordKeys(recordOf(reference)),
+      ),
+    );
+  };
   /** The record of this run's start, as the record's steps take it (its key and session, if any). */
   const recordOf = (reference: string) => ({
     reference,
@@ -185,14 +204,17 @@ export async function sessionRedaction(args: RedactionArgs): Promise<RedactionRe
 
   if (sessionId === undefined) {
     doing(`due ${new Date(Date.now() + args.delayMs).toISOString()}: destroying the data key`);
-    const destroyed = await eraseWhenDue(Date.now() + args.delayMs, false, async () =>
-      dataKeyId === undefined
-        ? false
-        : settle(
-            'destroying the data key',
-            await boundedStep(redactionBounds.deleteStoredData, (calls) => calls.destroyDataKey(dataKeyId)),
-          )?.destroyed,
-    );
+    const destroyed = await eraseWhenDue(Date.now() + args.delayMs, false, async () => {
+      const own =
+        dataKeyId === undefined
+          ? false
+          : settle(
+              'destroying the data key',
+              await boundedStep(redactionBounds.deleteStoredData, (calls) => calls.destroyDataKey(dataKeyId)),
+            )?.destroyed;
+      await destroyOtherKeys();
+      return own;
+    });
     if (cancelled !== undefined) await cutShort();
     return await finish({
       redactedAt: new Date(Date.now()).toISOString(),
@@ -239,12 +261,14 @@ export async function sessionRedaction(args: RedactionArgs): Promise<RedactionRe
   doing(`due ${new Date(dueAtMs).toISOString()}${ending.done ? '' : '; ending the session meanwhile'}`);
   const local = await eraseWhenDue(dueAtMs, args.awaitDelivery === true, async () => {
     doing('deleting the stored data and the data key, then redacting at the service');
-    return settle(
+    const erased = settle(
       'deleting the stored data',
       await boundedStep(redactionBounds.deleteStoredData, (calls) =>
         calls.deleteLocalSessionData(sessionId, dataKeyId),
       ),
     );
+    await destroyOtherKeys();
+    return erased;
   });
   // Cancelled: the steps at the service are cut short, the ending's with them.
   if (cancelled !== undefined) await cutShort();

@@ -132,7 +132,13 @@ describe('the polling activity: timeouts, refusals, learning', () => {
     await poll(1, 'first', 60_000);
     await poll(2, 'second', 90_000);
     await control('POST', `/sessions/${created.sessionId}/complete`);
-    await poll(3, 'second', 90_000);
+    // A poll that finds no turn (the client's budget may still hold calls after the 429s above)
+    // passes the series on to the next attempt; one of them finds the session done.
+    let attempt = 3;
+    let outcome = await poll(attempt, 'second', 90_000);
+    while (outcome instanceof ApplicationFailure && attempt < 12)
+      outcome = await poll((attempt += 1), 'second', 90_000);
+    expect(outcome).toMatchObject({ state: { done: true } });
     // Each look lets a sync come due (one that failed, a store call past its bound on a loaded
     // machine, is tried again at the next); another series' first poll counts nothing.
     await eventually(async () => {
@@ -142,5 +148,5 @@ describe('the polling activity: timeouts, refusals, learning', () => {
     }, 'the counts stored');
     const exposureMs = (await store.read()).get('onfido')?.exposureMs.reduce((a, b) => a + b, 0);
     expect(exposureMs).toBeLessThan(1_000);
-  });
+  }, 60_000);
 });

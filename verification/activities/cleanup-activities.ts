@@ -88,13 +88,13 @@ export function cleanupActivities(deps: VerificationDeps) {
       'RedactSession answered 404 while GetSession still serves the session running: the redaction is not carried out',
     );
   };
-  /** Ends the session unless it is done; true when it was live and is cancelled now. */
-  const endIfLive = async (sessionId: string): Promise<boolean> => {
+  /** Ends the session unless it is done: `cancelled` when it was live and is cancelled now; `gone` when the service no longer knows it. */
+  const endIfLive = async (sessionId: string): Promise<'cancelled' | 'done' | 'gone'> => {
     try {
       const state = await cancelUnlessDone(deps.identity.sessions, sessionId, { signal: signal() });
-      return state.status === 'cancelled';
+      return state.status === 'cancelled' ? 'cancelled' : 'done';
     } catch (error) {
-      if (error instanceof NotFoundError) return false;
+      if (error instanceof NotFoundError) return 'gone';
       throw error;
     }
   };
@@ -114,14 +114,18 @@ export function cleanupActivities(deps: VerificationDeps) {
   /** Ends an orphan if live and redacts it, whatever the ending does; its mark goes once both are done. */
   const sweepOne = async (sessionId: string, result: OrphanLook, done: boolean): Promise<void> => {
     let failure: unknown;
+    // Found gone by the cancel (its 404s confirmed apart): no redaction to ask, nor to confirm again.
+    let gone = false;
     try {
-      if (!done && (await endIfLive(sessionId))) result.cancelled.push(sessionId);
+      const ended = done ? 'done' : await endIfLive(sessionId);
+      if (ended === 'cancelled') result.cancelled.push(sessionId);
+      gone = ended === 'gone';
     } catch (error) {
       if (signal().aborted) throw error;
       failure = error;
     }
     try {
-      await redactIfKnown(sessionId);
+      if (!gone) await redactIfKnown(sessionId);
       await deps.vault.destroy(sessionId);
       result.redacted.push(sessionId);
     } catch (error) {
@@ -205,7 +209,7 @@ export function cleanupActivities(deps: VerificationDeps) {
   return {
     /** CancelSession unless the session has finished (or is unknown); `cancelled` false when there was nothing to end. */
     async endSessionIfLive(sessionId: string): Promise<{ cancelled: boolean }> {
-      return await classified(async () => ({ cancelled: await endIfLive(sessionId) }));
+      return await classified(async () => ({ cancelled: (await endIfLive(sessionId)) === 'cancelled' }));
     },
 
     /** RedactSession; a session the service no longer knows counts as redacted. */

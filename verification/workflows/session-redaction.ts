@@ -79,6 +79,21 @@ export const ERASED_WHEN_CANCELLED = 'erased-when-cancelled';
  */
 export const OTHER_KEYS_WHEN_DUE = 'other-start-keys-destroyed-when-due';
 
+/**
+ * A step of the erasure that runs to its end once: run again (the erasure is run again out of a
+ * cancel's reach when a cancel came during it), one that has settled answers what it settled, so
+ * it is neither repeated nor its give-up listed twice.
+ */
+function settledOnce<T>(step: () => Promise<T>): () => Promise<T> {
+  let settled: { value: T } | undefined;
+  return async () => {
+    if (settled) return settled.value;
+    const value = await step();
+    settled = { value };
+    return value;
+  };
+}
+
 /** How long results due "right after delivery" wait for the caller to receive them. */
 export const DELIVERY_GRACE_MS = HOUR;
 
@@ -139,8 +154,8 @@ export async function sessionRedaction(args: RedactionArgs): Promise<RedactionRe
       });
     }
   };
-  /** At the due time, with this run's own erasure: the keys of the reference's other starts. */
-  const destroyOtherKeys = async (): Promise<void> => {
+  /** At the due time, beside this run's own erasure: the keys of the reference's other starts. */
+  const destroyOtherKeys = settledOnce(async (): Promise<void> => {
     if (args.reference === undefined || !patched(OTHER_KEYS_WHEN_DUE)) return;
     const reference = args.reference;
     settle(
@@ -149,7 +164,7 @@ export async function sessionRedaction(args: RedactionArgs): Promise<RedactionRe
         calls.destroyRecordKeys(recordOf(reference)),
       ),
     );
-  };
+  });
   /** The record of this run's start, as the record's steps take it (its key and session, if any). */
   const recordOf = (reference: string) => ({
     reference,
@@ -204,17 +219,19 @@ export async function sessionRedaction(args: RedactionArgs): Promise<RedactionRe
 
   if (sessionId === undefined) {
     doing(`due ${new Date(Date.now() + args.delayMs).toISOString()}: destroying the data key`);
-    const destroyed = await eraseWhenDue(Date.now() + args.delayMs, false, async () => {
-      const own =
-        dataKeyId === undefined
-          ? false
-          : settle(
-              'destroying the data key',
-              await boundedStep(redactionBounds.deleteStoredData, (calls) => calls.destroyDataKey(dataKeyId)),
-            )?.destroyed;
-      await destroyOtherKeys();
-      return own;
-    });
+    const destroyOwnKey = settledOnce(async () =>
+      dataKeyId === undefined
+        ? false
+        : settle(
+            'destroying the data key',
+            await boundedStep(redactionBounds.deleteStoredData, (calls) => calls.destroyDataKey(dataKeyId)),
+          )?.destroyed,
+    );
+    const destroyed = await eraseWhenDue(
+      Date.now() + args.delayMs,
+      false,
+      async () => (await Promise.all([destroyOwnKey(), destroyOtherKeys()]))[0],
+    );
     if (cancelled !== undefined) await cutShort();
     return await finish({
       redactedAt: new Date(Date.now()).toISOString(),
@@ -259,16 +276,17 @@ export async function sessionRedaction(args: RedactionArgs): Promise<RedactionRe
     return await finish({ sessionId, redactedAt: '', redactedAtService: false, attachmentsDeleted: 0 });
   }
   doing(`due ${new Date(dueAtMs).toISOString()}${ending.done ? '' : '; ending the session meanwhile'}`);
-  const local = await eraseWhenDue(dueAtMs, args.awaitDelivery === true, async () => {
-    doing('deleting the stored data and the data key, then redacting at the service');
-    const erased = settle(
+  const deleteStoredData = settledOnce(async () =>
+    settle(
       'deleting the stored data',
       await boundedStep(redactionBounds.deleteStoredData, (calls) =>
         calls.deleteLocalSessionData(sessionId, dataKeyId),
       ),
-    );
-    await destroyOtherKeys();
-    return erased;
+    ),
+  );
+  const local = await eraseWhenDue(dueAtMs, args.awaitDelivery === true, async () => {
+    doing('deleting the stored data and the data key, then redacting at the service');
+    return (await Promise.all([deleteStoredData(), destroyOtherKeys()]))[0];
   });
   // Cancelled: the steps at the service are cut short, the ending's with them.
   if (cancelled !== undefined) await cutShort();

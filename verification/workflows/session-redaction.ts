@@ -94,6 +94,14 @@ function settledOnce<T>(step: () => Promise<T>): () => Promise<T> {
   };
 }
 
+/** Both steps, each awaited to its end whatever the other does; the first failure, if any, then. */
+async function bothSettled<A, B>(a: Promise<A>, b: Promise<B>): Promise<[A, B]> {
+  const [first, second] = await Promise.allSettled([a, b]);
+  if (first.status === 'rejected') throw first.reason;
+  if (second.status === 'rejected') throw second.reason;
+  return [first.value, second.value];
+}
+
 /** How long results due "right after delivery" wait for the caller to receive them. */
 export const DELIVERY_GRACE_MS = HOUR;
 
@@ -230,7 +238,7 @@ export async function sessionRedaction(args: RedactionArgs): Promise<RedactionRe
     const destroyed = await eraseWhenDue(
       Date.now() + args.delayMs,
       false,
-      async () => (await Promise.all([destroyOwnKey(), destroyOtherKeys()]))[0],
+      async () => (await bothSettled(destroyOwnKey(), destroyOtherKeys()))[0],
     );
     if (cancelled !== undefined) await cutShort();
     return await finish({
@@ -286,7 +294,7 @@ export async function sessionRedaction(args: RedactionArgs): Promise<RedactionRe
   );
   const local = await eraseWhenDue(dueAtMs, args.awaitDelivery === true, async () => {
     doing('deleting the stored data and the data key, then redacting at the service');
-    return (await Promise.all([deleteStoredData(), destroyOtherKeys()]))[0];
+    return (await bothSettled(deleteStoredData(), destroyOtherKeys()))[0];
   });
   // Cancelled: the steps at the service are cut short, the ending's with them.
   if (cancelled !== undefined) await cutShort();

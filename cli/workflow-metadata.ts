@@ -7,6 +7,7 @@ import {
 } from '@temporalio/client';
 import { IdvSummary } from '../common/search-attributes';
 import { detailsAfterSummary } from '../common/user-metadata';
+import { grpcStatus } from '../common/grpc-status';
 
 /** The SDK's built-in query that answers a workflow's current details (Temporal's user metadata). */
 const METADATA_QUERY = '__temporal_workflow_metadata';
@@ -15,10 +16,6 @@ const METADATA_QUERY = '__temporal_workflow_metadata';
  * whose workers are gone keeps a query waiting for half a minute.
  */
 const QUERY_WAIT_MS = 5_000;
-
-/** gRPC's status codes (`@grpc/grpc-js` is not ours to import): a call ended by its client, a refusal under load. */
-const CANCELLED = 1;
-const RESOURCE_EXHAUSTED = 8;
 
 /** What a worker answered, or why there is no answer (said to the operator as is). */
 export type WorkerAnswer<T> = { value: T } | { missing: string };
@@ -54,8 +51,9 @@ export async function askWorker<T>(
     if (isGrpcServiceError(cause)) {
       const code: number = cause.code;
       // A call still waiting at its deadline may come back cancelled rather than timed out.
-      if (code === CANCELLED && Date.now() >= deadline) return late;
-      if (code === RESOURCE_EXHAUSTED) return { missing: `the server refused the query: ${cause.details}` };
+      if (code === grpcStatus.CANCELLED && Date.now() >= deadline) return late;
+      if (code === grpcStatus.RESOURCE_EXHAUSTED)
+        return { missing: `the server refused the query: ${cause.details}` };
       // The client's wrapper says only which call failed; the server's status says why.
       why = ` (gRPC status ${code}: ${cause.details})`;
     }

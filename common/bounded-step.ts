@@ -71,3 +71,11 @@ export function describeFailure(error: unknown): string {
   const message = cause instanceof Error ? cause.message : String(cause);
   return type ? `${type}: ${message}` : message;
 }
+
+/** Two independent steps, each awaited to its end whatever the other does; then the first failure, if any. */
+export async function bothSettled<A, B>(a: Promise<A>, b: Promise<B>): Promise<[A, B]> {
+  const [first, second] = await Promise.allSettled([a, b]);
+  if (first.status === 'rejected') throw first.reason;
+  if (second.status === 'rejected') throw second.reason;
+  return [first.value, second.value];
+}

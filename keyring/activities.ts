@@ -3,9 +3,7 @@ import { Context } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
 import { type DataKeys } from '../codec/data-keys';
 import { DEFAULT_KEY_ROTATION_MS } from './shared';
-
-/** The gRPC status codes Temporal answers with that matter here (google.rpc.Code). */
-const status = { INVALID_ARGUMENT: 3, NOT_FOUND: 5, PERMISSION_DENIED: 7, UNIMPLEMENTED: 12 } as const;
+import { grpcStatus } from '../common/grpc-status';
 
 /** How often the keyring rotates its key-encryption key. */
 export interface KeyringSettings {
@@ -93,7 +91,7 @@ export function keyringActivities(deps: KeyringDeps) {
             .deleteWorkflowExecution({ namespace, workflowExecution: { workflowId: args.workflowId, runId } })
             .catch((error: unknown) => {
               // Already gone (retention, or an earlier attempt).
-              if ((error as { code?: number }).code !== status.NOT_FOUND) throw error;
+              if ((error as { code?: number }).code !== grpcStatus.NOT_FOUND) throw error;
             });
       });
       return runIds.size;
@@ -113,9 +111,9 @@ async function refusedForGood(work: () => Promise<void>): Promise<void> {
   } catch (error) {
     const code = (error as { code?: number }).code;
     if (
-      code === status.PERMISSION_DENIED ||
-      code === status.INVALID_ARGUMENT ||
-      code === status.UNIMPLEMENTED
+      code === grpcStatus.PERMISSION_DENIED ||
+      code === grpcStatus.INVALID_ARGUMENT ||
+      code === grpcStatus.UNIMPLEMENTED
     )
       throw ApplicationFailure.create({
         type: 'TemporalRefused',

@@ -1,6 +1,7 @@
 import { type Client } from '@temporalio/client';
 import { temporal } from '@temporalio/proto';
 import { type WorkerDeployment } from './deployment-settings';
+import { grpcStatus } from '../common/grpc-status';
 
 const enums = temporal.api.enums.v1;
 
@@ -37,7 +38,7 @@ async function describe(client: Client, name: string) {
       deploymentName: name,
     });
   } catch (error) {
-    if ((error as { code?: number }).code === 5) return undefined;
+    if ((error as { code?: number }).code === grpcStatus.NOT_FOUND) return undefined;
     throw new DeploymentError(`cannot read deployment ${name}: ${(error as Error).message}`, {
       cause: error,
     });
@@ -101,7 +102,7 @@ export async function promoteBuild(
     } catch (error) {
       // Another process changed the routing meanwhile (its token no longer holds): look again.
       const code = (error as { code?: number }).code;
-      if ((code === 9 || code === 10) && attempt < 5) continue;
+      if ((code === grpcStatus.FAILED_PRECONDITION || code === grpcStatus.ABORTED) && attempt < 5) continue;
       throw new DeploymentError(
         `cannot make build ${deployment.buildId} of ${deployment.name} current: ${(error as Error).message}`,
         { cause: error },
@@ -140,7 +141,7 @@ export async function adoptPinnedWork(client: Client, deployment: WorkerDeployme
       moved += 1;
     } catch (error) {
       // It ended meanwhile: nothing to move.
-      if ((error as { code?: number }).code !== 5)
+      if ((error as { code?: number }).code !== grpcStatus.NOT_FOUND)
         throw new DeploymentError(
           `cannot move ${execution.workflowId} to build ${deployment.buildId}: ${(error as Error).message}`,
           { cause: error },

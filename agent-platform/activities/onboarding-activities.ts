@@ -16,15 +16,13 @@ import { verificationWorkflowId } from '../../verification/shared/ids';
 import { ONBOARDING_ALREADY_VERIFIED } from '../shared/failure-types';
 import { type AgentPlatformDeps } from './deps';
 import { classified } from '../../verification/activities/failures';
+import { grpcStatus, grpcStatusOf } from '../../common/grpc-status';
 
 /** The most runs of one onboarding's workflow ID read to find its last ended one. */
 const EARLIER_RUNS_READ = 1_000;
 
 /** Attempts at reading the last ended run before an onboarding goes on without its counts. */
 const EARLIER_RUN_TRIES = 3;
-
-/** gRPC's status for a call the server does not offer. */
-const GRPC_UNIMPLEMENTED = 12;
 
 /** `value` as a string of a visibility query. */
 function visibilityString(value: string): string {
@@ -81,8 +79,7 @@ async function lastEndedRunProgress(
 
 /** A server that does not list workflows (Temporal's test server): no retry changes that. */
 function refusedListing(error: unknown): boolean {
-  const code = (error as { code?: number }).code ?? (error as { cause?: { code?: number } }).cause?.code;
-  return code === GRPC_UNIMPLEMENTED;
+  return grpcStatusOf(error) === grpcStatus.UNIMPLEMENTED;
 }
 
 /** What {@link onboardingActivities}' `prepareOnboardingVerification` takes. */

@@ -17,7 +17,7 @@ import {
   CLOSE_WHILE_REDACTION_STARTS,
   creationCalls,
 } from './activity-proxies';
-import { describeFailure } from '../../common/bounded-step';
+import { bothSettled, describeFailure } from '../../common/bounded-step';
 import { endAtService } from './end-at-service';
 import {
   type CreationToClose,
@@ -120,16 +120,13 @@ function redactionPlan(
 
 /**
  * Tells the workflow named by `reportTo` how the verification ended; one that has gone is not
- * told, nor one no workflow ID can name (`input` may be one the workflow refused).
+ * told, nor one no workflow ID can name (`reportTo` may be of an input the workflow refused).
  */
-export async function reportEnding(
-  input: VerificationInput | undefined,
-  ending: Omit<VerificationEnding, 'reference'> & { reference: string | undefined },
-): Promise<void> {
-  if (!isReportableWorkflowId(input?.reportTo) || ending.reference === undefined) return;
+export async function reportEnding(reportTo: unknown, ending: VerificationEnding): Promise<void> {
+  if (!isReportableWorkflowId(reportTo)) return;
   const { reference, status, errorCode, sessionId } = ending;
   try {
-    await getExternalWorkflowHandle(input.reportTo).signal(verificationEndedSignal, {
+    await getExternalWorkflowHandle(reportTo).signal(verificationEndedSignal, {
       reference,
       status,
       ...(errorCode ? { errorCode } : {}),
@@ -142,7 +139,7 @@ export async function reportEnding(
 }
 
 /** The ending `reportTo` is told: the outcome without the person's data. */
-function reported(state: SessionState): Parameters<typeof reportEnding>[1] {
+function reported(state: SessionState): VerificationEnding {
   const { status, errorCode, sessionId } = state.outcome();
   return { reference: state.progress.reference, status, errorCode, sessionId };
 }
@@ -210,19 +207,17 @@ export async function cleanUp(
   // Told as soon as the redaction has started (a start that fails throws instead).
   const announce = () => state.redactionScheduled(redactionPlan(input, redaction, endedAtMs));
   if (patched(CLOSE_WHILE_REDACTION_STARTS)) {
-    // Independent steps, both awaited to their end whatever the other does; the redaction is due
-    // from the ending the record says.
-    const ended = await Promise.allSettled([
+    // Independent steps; the redaction is due from the ending the record says.
+    await bothSettled(
       (redaction ? startRedaction(redaction, endedAtMs) : Promise.resolve()).then(announce),
       closeCreation(input, state, endedAtMs),
-    ]);
-    for (const step of ended) if (step.status === 'rejected') throw step.reason;
+    );
   } else {
     if (redaction) await startRedaction(redaction);
     announce();
     await closeCreation(input, state, endedAtMs);
   }
-  await reportEnding(input, reported(state));
+  await reportEnding(input.reportTo, reported(state));
   await condition(allHandlersFinished);
   state.closed();
 }

@@ -8,7 +8,7 @@ import {
   sleep,
 } from '@temporalio/workflow';
 import { markdownLines } from '../../common/user-metadata';
-import { boundedSteps, type StepBound, type StepOutcome } from '../../common/bounded-step';
+import { bothSettled, boundedSteps, type StepBound, type StepOutcome } from '../../common/bounded-step';
 import type { VerificationActivities } from '../activities/index';
 import { verificationVersioning } from '../shared/workflows';
 import { setWorkflowOptions } from '@temporalio/workflow';
@@ -92,14 +92,6 @@ function settledOnce<T>(step: () => Promise<T>): () => Promise<T> {
     settled = { value };
     return value;
   };
-}
-
-/** Both steps, each awaited to its end whatever the other does; the first failure, if any, then. */
-async function bothSettled<A, B>(a: Promise<A>, b: Promise<B>): Promise<[A, B]> {
-  const [first, second] = await Promise.allSettled([a, b]);
-  if (first.status === 'rejected') throw first.reason;
-  if (second.status === 'rejected') throw second.reason;
-  return [first.value, second.value];
 }
 
 /** How long results due "right after delivery" wait for the caller to receive them. */

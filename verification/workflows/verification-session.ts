@@ -65,9 +65,13 @@ export async function verificationSession(
     const keyLeft = await destroyRefusedKey(input);
     // The workflow waiting for its report (an onboarding) learns it ended, as from a clean-up.
     // Not cancellable: a cancel meanwhile (its onboarding's) must not turn the refusal into one.
-    if (input?.reportTo !== undefined && patched(ENDING_REPORTED_ON_REFUSAL))
+    if (
+      input?.reportTo !== undefined &&
+      typeof input.reference === 'string' &&
+      patched(ENDING_REPORTED_ON_REFUSAL)
+    )
       await CancellationScope.nonCancellable(() =>
-        reportEnding(input, {
+        reportEnding(input.reportTo, {
           reference: input.reference,
           status: 'failed',
           errorCode: verificationFailureTypes.invalidInput,

@@ -1,3 +1,4 @@
+import { grpcStatus } from '../../common/grpc-status';
 import { connectionMetadata, onboardingMetadata } from '../../agent-platform/shared/metadata';
 import {
   type Client,
@@ -33,17 +34,14 @@ export interface TemporalHandOffOptions {
   onNotOnboarded?: (reason: 'ended' | 'invalid') => void;
 }
 
-// gRPC codes of a signal that can never be taken (the run's signal or history limits reached).
-const INVALID_ARGUMENT = 3;
-const FAILED_PRECONDITION = 9;
-
 /** The onboarding no longer takes signals: not running, or refusing them for good. */
 function takesNoMore(error: unknown): boolean {
   if (error instanceof WorkflowNotFoundError) return true;
   const cause = error instanceof ServiceError ? error.cause : error;
   if (!isGrpcServiceError(cause)) return false;
+  // A signal that can never be taken (the run's signal or history limits reached).
   const code = Number(cause.code);
-  return code === INVALID_ARGUMENT || code === FAILED_PRECONDITION;
+  return code === grpcStatus.INVALID_ARGUMENT || code === grpcStatus.FAILED_PRECONDITION;
 }
 
 /**

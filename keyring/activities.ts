@@ -3,7 +3,7 @@ import { Context } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
 import { type DataKeys } from '../codec/data-keys';
 import { DEFAULT_KEY_ROTATION_MS } from './shared';
-import { grpcStatus } from '../common/grpc-status';
+import { grpcStatus, grpcStatusOf } from '../common/grpc-status';
 
 /** How often the keyring rotates its key-encryption key. */
 export interface KeyringSettings {
@@ -91,7 +91,7 @@ export function keyringActivities(deps: KeyringDeps) {
             .deleteWorkflowExecution({ namespace, workflowExecution: { workflowId: args.workflowId, runId } })
             .catch((error: unknown) => {
               // Already gone (retention, or an earlier attempt).
-              if ((error as { code?: number }).code !== grpcStatus.NOT_FOUND) throw error;
+              if (grpcStatusOf(error) !== grpcStatus.NOT_FOUND) throw error;
             });
       });
       return runIds.size;
@@ -104,12 +104,16 @@ export function keyringActivities(deps: KeyringDeps) {
   };
 }
 
-/** Temporal refusing for good (no permission, a query it does not take): no retry changes that. */
-async function refusedForGood(work: () => Promise<void>): Promise<void> {
+/**
+ * Runs Temporal calls, failing for good (`TemporalRefused`, not retried) when Temporal refuses
+ * them for good (no permission, a query it does not take): no retry changes that. The status is
+ * read from a `workflowService` call's error and from the client's `ServiceError` alike.
+ */
+export async function refusedForGood(work: () => Promise<void>): Promise<void> {
   try {
     await work();
   } catch (error) {
-    const code = (error as { code?: number }).code;
+    const code = grpcStatusOf(error);
     if (
       code === grpcStatus.PERMISSION_DENIED ||
       code === grpcStatus.INVALID_ARGUMENT ||

@@ -1,10 +1,11 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { type Client } from '@temporalio/client';
+import { Client, Connection } from '@temporalio/client';
+import { harnessEnv, harnessValue } from '../harness/env';
 import { ApplicationFailure } from '@temporalio/common';
 import { type IdentityClient } from '../../api/identity/identity-client';
-import { keyringActivities } from '../../keyring/activities';
+import { keyringActivities, refusedForGood } from '../../keyring/activities';
 import { TemporalKeyring } from '../../keyring/client';
 import { DataKeys } from '../../codec/data-keys';
 import { type IdvStore } from '../../stores/idv-store';
@@ -115,6 +116,21 @@ describe('the keyring', () => {
       expect(description.searchAttributes.IdvStatus?.[0]).toBe('needs-attention');
     });
   }, 90_000);
+
+  it("takes a listing Temporal refuses for good as a refusal, though the client's error carries its status inside", async () => {
+    const connection = await Connection.connect({ address: harnessValue(harnessEnv.temporalAddress) });
+    try {
+      const client = new Client({ connection });
+      // A query the server does not take: the client throws its ServiceError, whose cause holds
+      // INVALID_ARGUMENT. Retrying would only fail the same way until the activity's bound.
+      const listed = refusedForGood(async () => {
+        for await (const run of client.workflow.list({ query: "WorkflowId = 'unclosed" })) void run;
+      });
+      await expect(listed).rejects.toMatchObject({ type: 'TemporalRefused', nonRetryable: true });
+    } finally {
+      await connection.close();
+    }
+  }, 60_000);
 
   it('asks for attention once a rotation has not re-wrapped the data keys within its period, long before its day is up', async () => {
     // A store of its own: the suite's holds data keys of other tests' keyrings.

@@ -100,15 +100,14 @@ export function migrationActivities(deps: AgentPlatformDeps) {
       nonRetryable: true,
     });
   };
+  const find = (request: CutOverWebhook, listing: WebhookListing) =>
+    listing.webhooks.find((w) => w.id === request.webhookId);
   // A webhook made outside the registry since its last comparison is not in its list yet.
-  const findView = async (request: CutOverWebhook): Promise<WebhookView> => {
-    const find = (listing: WebhookListing) => listing.webhooks.find((w) => w.id === request.webhookId);
-    return (
-      find(await registry().list(request.tenant)) ??
-      find(await registry().reconcile(request.tenant)) ??
-      gone(request)
-    );
-  };
+  const findView = async (request: CutOverWebhook): Promise<WebhookView> =>
+    find(request, await registry().list(request.tenant)) ?? (await comparedView(request));
+  /** The webhook as the platform has it now: the registry compares first (and repairs or adopts its drift). */
+  const comparedView = async (request: CutOverWebhook): Promise<WebhookView> =>
+    find(request, await registry().reconcile(request.tenant)) ?? gone(request);
 
   const inventoryOf = async (
     tenant: string,
@@ -238,6 +237,10 @@ export function migrationActivities(deps: AgentPlatformDeps) {
       const retried = Context.current().info.attempt > 1;
       return await throughRegistry(async (): Promise<'disabled' | 'already-disabled'> => {
         let view = await findView(request);
+        // The registry's memory is as old as its last comparison: a webhook enabled at the
+        // platform since (by hand, or by drift it adopts) would be left delivering. Disabled
+        // counts only as the platform has it now.
+        if (!view.enabled) view = await comparedView(request);
         if (!view.enabled) return retried ? 'disabled' : 'already-disabled';
         if (!view.managed) {
           const client = tenantAgentClient(deps, request.tenant);

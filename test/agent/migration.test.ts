@@ -148,6 +148,21 @@ describe('platformMigration: dry run, apply, compensation, re-run', () => {
     expect(await writes()).toEqual(after);
   });
 
+  it('disables an earlier webhook enabled at the platform since the registry last compared, rather than trust its memory', async () => {
+    const { off } = await setUp();
+    // The registry compares now and holds `off` as disabled (made outside it: external).
+    const compared = await stack().webhooks.reconcile(TENANT);
+    expect(compared.webhooks.find((w) => w.id === off)?.enabled).toBe(false);
+    // Someone enables it at the platform by hand; the registry's next comparison is minutes away.
+    const client = platform();
+    await client.enableWebhook(off);
+    await client.close();
+    const report = await migrations().run({ tenant: TENANT, apply: true, target: target() });
+    expect(report.outcome).toBe('applied');
+    expect(report.webhooks.find((w) => w.id === off)?.action).toBe('disabled');
+    expect((await platformWebhooks())[off]).toBe(false);
+  });
+
   it('honours a registered * wildcard: nothing to register', async () => {
     const migrationTarget = target();
     const wildcard = migrationTarget.redirectUri.replace('{policy}', '*');

@@ -24,6 +24,13 @@ const EARLIER_RUNS_READ = 1_000;
 /** Attempts at reading the last ended run before an onboarding goes on without its counts. */
 const EARLIER_RUN_TRIES = 3;
 
+/**
+ * How long one attempt waits for the last ended run (its listing and its query), well within the
+ * attempt's 10 s: a read that hangs (a query no worker answers, a slow visibility store) fails
+ * the attempt, rather than time it out with the connection's events read and lost.
+ */
+const EARLIER_RUN_WAIT_MS = 4_000;
+
 /** `value` as a string of a visibility query. */
 function visibilityString(value: string): string {
   return `'${value.replaceAll('\\', '\\\\').replaceAll("'", "\\'")}'`;
@@ -153,7 +160,9 @@ export function onboardingActivities(deps: AgentPlatformDeps) {
       const context = Context.current();
       let earlier: Awaited<ReturnType<typeof lastEndedRunProgress>>;
       try {
-        earlier = await lastEndedRunProgress(onboardingWorkflowId(run.tenant, run.connectionId), run.runId);
+        earlier = await context.client.connection.withDeadline(Date.now() + EARLIER_RUN_WAIT_MS, () =>
+          lastEndedRunProgress(onboardingWorkflowId(run.tenant, run.connectionId), run.runId),
+        );
       } catch (error) {
         const lastTry = refusedListing(error) || context.info.attempt >= EARLIER_RUN_TRIES;
         if (!lastTry) throw error;

@@ -37,7 +37,7 @@ import { type AgentEvent, agentEventSignal } from '../shared/messages';
 import { describeFailure } from '../../common/bounded-step';
 import { activityFailureType } from '../../common/failure-types';
 import { ONBOARDING_ALREADY_VERIFIED } from '../shared/failure-types';
-import { gaveUp } from '../../common/maintenance';
+import { countGiveUp, gaveUp } from '../../common/maintenance';
 import { type VerificationEnding, verificationEndedSignal } from '../../verification/shared/messages';
 import {
   type OnboardingProgress,
@@ -268,6 +268,8 @@ export async function onboarding(input: OnboardingInput): Promise<OnboardingSumm
         });
     } catch (error) {
       if (isCancellation(error)) throw error;
+      // An awaited event the connection took before is missed: counted, so it is seen.
+      countGiveUp({ kind: 'onboarding', step: "reading the connection's earlier events" });
       log.warn("the connection's earlier events could not be read: only those from now on count", {
         failureType: activityFailureType(error),
       });

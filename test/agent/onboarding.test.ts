@@ -16,6 +16,10 @@ import { type OnboardingProgress } from '../../agent-platform/shared/onboarding-
 import { eventually } from '../harness/eventually';
 import { useVerificationStack } from '../harness/verification-stack';
 import { expectSummaryAttributes } from '../harness/summaries';
+import { uniqueTaskQueue } from '../harness/worker';
+import { NativeConnection } from '@temporalio/worker';
+import { createVerificationWorker } from '../../workers/verification-worker';
+import { harnessEncryptionKeys, harnessEnv, harnessValue } from '../harness/env';
 
 const TENANT = 'tenant-o';
 /** A tenant the receiver does not onboard: its connections stay with agentConnection. */
@@ -75,13 +79,17 @@ describe('onboarding: a connection waited for, verified and reported', () => {
       return progress && ready(progress) ? progress : undefined;
     }, what);
   /** The session of the onboarding's verification, once created. */
-  const verificationSession = (connectionId: string) =>
-    eventually(async () => {
-      const child = stack().client.workflow.getHandle(`idv-${onboardingReference(TENANT, connectionId)}`);
-      const progress = (await child.query('progress').catch(() => undefined)) as
-        { sessionId?: string } | undefined;
-      return progress?.sessionId;
-    }, 'the verification’s session');
+  const verificationSession = (connectionId: string, timeoutMs?: number) =>
+    eventually(
+      async () => {
+        const child = stack().client.workflow.getHandle(`idv-${onboardingReference(TENANT, connectionId)}`);
+        const progress = (await child.query('progress').catch(() => undefined)) as
+          { sessionId?: string } | undefined;
+        return progress?.sessionId;
+      },
+      'the verification’s session',
+      timeoutMs,
+    );
   /** Both events through the receiver; resolves with the verification's session. */
   const driveToVerifying = async (connectionId: string) => {
     expect((await platformEvent(connectionId, `${connectionId}-hello`, 'new_connection')).deliveries).toEqual(
@@ -465,6 +473,61 @@ describe('onboarding: a connection waited for, verified and reported', () => {
     expect(await verificationSession(connectionId)).toBeDefined();
     await onboardings().cancel(TENANT, connectionId);
     await expect(stack().client.workflow.getHandle(again.workflowId).result()).rejects.toBeDefined();
+  }, 120_000);
+
+  it('keeps the connection’s earlier events when its earlier run cannot be read (a query no worker answers)', async () => {
+    const connectionId = newConnection();
+    const input: OnboardingInput = {
+      tenant: TENANT,
+      connectionId,
+      waitFor: ['credential_request'],
+      verification: mobile(stack().profileId),
+    };
+    // An earlier run served by a worker of another task queue, ended; that worker is gone since,
+    // so the ended run's `progress` query waits for a worker that never comes.
+    const elsewhere = uniqueTaskQueue('gone');
+    const connection = await NativeConnection.connect({ address: harnessValue(harnessEnv.temporalAddress) });
+    try {
+      const worker = await createVerificationWorker({
+        connection,
+        taskQueue: elsewhere,
+        identity: stack().identity,
+        store: stack().store,
+        encryptionKeys: harnessEncryptionKeys(),
+        workflowBundle: { codePath: harnessValue(harnessEnv.workflowBundle) },
+      });
+      const earlier = new OnboardingClient({ client: stack().client, taskQueue: elsewhere });
+      await worker.runUntil(async () => {
+        await earlier.start(input);
+        await eventually(
+          () =>
+            earlier
+              .progress(TENANT, connectionId)
+              .then((p) => p.stage === 'waiting' || undefined)
+              .catch(() => undefined),
+          'the earlier run waiting',
+        );
+        await earlier.cancel(TENANT, connectionId);
+        await expect(earlier.result(TENANT, connectionId)).rejects.toMatchObject({
+          code: 'OnboardingCancelled',
+        });
+      });
+    } finally {
+      await connection.close();
+    }
+    const workflowId = onboardingWorkflowId(TENANT, connectionId);
+    await eventually(async () => {
+      for await (const run of stack().client.workflow.list({ query: `WorkflowId = '${workflowId}'` }))
+        if (run.status.name === 'CANCELLED') return true;
+      return undefined;
+    }, 'the ended run listed');
+    // The awaited event comes before the onboarding is started again by hand.
+    await platformEvent(connectionId, `${connectionId}-request`, 'credential_request');
+    await onboardings().start(input);
+    // Taken from the connection, though the earlier run's counts could not be read: it verifies.
+    // (Three attempts, each waiting 4 s for the earlier run, come first.)
+    expect(await verificationSession(connectionId, 45_000)).toBeDefined();
+    await onboardings().cancel(TENANT, connectionId);
   }, 120_000);
 
   /** An onboarding that continues as new past 20 history events, and inbox events of its connection. */

@@ -47,6 +47,40 @@ describe('orphans of lost create answers, end to end', () => {
     expect(stack().emulator.store.sessions.get(kept)?.outcome).toMatchObject({ errorCode: 'Canceled' });
   }, 90_000);
 
+  it('keeps the profile’s sweep when the verification that started it is cancelled through Temporal', async () => {
+    await stack().control('PUT', '/script', { outcome: 'manual' });
+    await loseNextCreateAnswer();
+    const request = stack().request({ redactAfter: 'never' });
+    const sweepId = orphanSweepWorkflowId(stack().profileId);
+    let runId = '';
+    const { others } = await newSessions(stack().emulator.store.sessions, async () => {
+      const { handle, nextStep } = await stack().idv.startVerification(request);
+      // The sweep runs, the verification's child, serving every verification of the profile.
+      runId = await eventually(
+        () =>
+          stack()
+            .client.workflow.getHandle(sweepId)
+            .describe()
+            .then(
+              (d) => (d.status.name === 'RUNNING' ? d.runId : undefined),
+              () => undefined,
+            ),
+        'the sweep running',
+      );
+      // Cancelled as Temporal cancels: by an operator, or by a parent workflow closing.
+      await stack().client.workflow.getHandle(handle.workflowId).cancel();
+      await handle.result();
+      return nextStep.sessionId;
+    });
+    expect(others).toHaveLength(1);
+    // That run, not one started again after it ended.
+    const sweep = stack().client.workflow.getHandle(sweepId, runId);
+    expect(await sweep.result()).toMatchObject({ swept: 1 });
+    const { events } = await sweep.fetchHistory();
+    expect(events?.some((event) => event.workflowExecutionCancelRequestedEventAttributes)).toBe(false);
+    expect(others[0]?.outcome).toMatchObject({ done: true, errorCode: 'Canceled' });
+  }, 90_000);
+
   it('redacts an orphan that finished with identity data', async () => {
     await stack().control('PUT', '/script', { outcome: 'success', latencyMs: 0 });
     await loseNextCreateAnswer();

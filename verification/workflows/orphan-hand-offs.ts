@@ -1,8 +1,10 @@
 import {
+  ChildWorkflowCancellationType,
   getExternalWorkflowHandle,
   isCancellation,
   log,
   ParentClosePolicy,
+  patched,
   startChild,
   WorkflowIdReusePolicy,
 } from '@temporalio/workflow';
@@ -20,6 +22,24 @@ import {
 // Started by their types' names, not their code: the sweep hands closes to `creationClose`,
 // which asks the sweep, and neither module imports the other.
 
+/**
+ * The patch under which the sweep and the creation close are started as nobody's to cancel: each
+ * serves other verifications too, and a child is sent its starter's cancel whatever its parent
+ * close policy (runs of release 1.0.0 cancelled the profile's sweep with the verification that
+ * had started it, leaving the others' orphans live).
+ */
+const SHARED_CHILDREN_LEFT_ON_CANCEL = 'shared-children-left-on-cancel';
+
+/** How a shared child is started: it outlives its starter, and its starter's cancel. */
+function sharedChild() {
+  return {
+    parentClosePolicy: ParentClosePolicy.ABANDON,
+    ...(patched(SHARED_CHILDREN_LEFT_ON_CANCEL)
+      ? { cancellationType: ChildWorkflowCancellationType.ABANDON }
+      : {}),
+  };
+}
+
 /** Starts an abandoned child once; a second start of the same ID is fine. */
 export async function startOnce(start: () => Promise<unknown>): Promise<void> {
   try {
@@ -31,7 +51,7 @@ export async function startOnce(start: () => Promise<unknown>): Promise<void> {
 
 /**
  * Starts the workflow that closes a verification's creation once the store answers (abandoned:
- * it outlives its starter), and answers its ID.
+ * it outlives its starter and its cancel), and answers its ID.
  */
 export async function startCreationClose(
   verificationProfileId: string,
@@ -44,7 +64,7 @@ export async function startCreationClose(
       workflowId,
       args: [args],
       ...creationCloseMetadata(args),
-      parentClosePolicy: ParentClosePolicy.ABANDON,
+      ...sharedChild(),
     }),
   );
   return workflowId;
@@ -52,7 +72,7 @@ export async function startCreationClose(
 
 /**
  * Makes sure the profile's orphan sweep runs and looks soon: starts it (abandoned, so it
- * outlives the caller), or signals the one running; one that ended between the two is started
+ * outlives the caller and its cancel), or signals the one running; one that ended between the two is started
  * again. `close` hands it a creation to close (verifications of release 1.0.0 did, when the store
  * was away). False when it could not be asked (said and counted).
  */
@@ -67,7 +87,7 @@ export async function askForOrphanSweep(
         workflowId,
         args: [{ verificationProfileId, ...(close ? { toClose: [close] } : {}) }],
         ...orphanSweepMetadata({ verificationProfileId }),
-        parentClosePolicy: ParentClosePolicy.ABANDON,
+        ...sharedChild(),
         workflowIdReusePolicy: WorkflowIdReusePolicy.ALLOW_DUPLICATE,
       });
       return true;

@@ -71,8 +71,12 @@ export function resultActivities(deps: VerificationDeps) {
           });
           if (fetched) return fetched;
           if (waitedMs >= MISSING_IDENTITY_WAIT_MS)
-            throw new ResultsRefusedError('the succeeded session was answered without identity data');
-          throw new ResultsNotReadyError('the succeeded session was answered without identity data yet');
+            throw new ResultsRefusedError(
+              "the succeeded session's results were answered without identity data, or not found",
+            );
+          throw new ResultsNotReadyError(
+            "the succeeded session's results were answered without identity data, or not found, yet",
+          );
         });
       } finally {
         clearInterval(beat);
@@ -126,7 +130,10 @@ const ATTACHMENT_ASK_MAX_MS = 30_000;
 /** How often a results fetch heartbeats, whatever it waits on (a slow answer, a slow attachment). */
 const RESULTS_HEARTBEAT_EVERY_MS = 1_000;
 
-/** The results of a session, fetched and stored (see `fetchResults`); undefined when its answer had no identity data. */
+/**
+ * The results of a session, fetched and stored (see `fetchResults`); undefined when its answer
+ * had no identity data, or was a 404.
+ */
 function resultsFetcher(deps: VerificationDeps) {
   const limits = { ...defaultResultLimits, ...deps.resultLimits };
   return async (
@@ -146,11 +153,21 @@ function resultsFetcher(deps: VerificationDeps) {
     if (args.mode === 'none') return {};
     const { dataKeyId } = args;
     const resultsAccessKey = await keptAccessKey(deps, args.sessionId);
-    const { identityData } = await deps.identity.sessions.getResult(args.sessionId, resultsAccessKey, {
-      signal,
-      ...(call.priority ? { priority: call.priority } : {}),
-      maxBytes: limits.maxResultsAnswerBytes,
-    });
+    let answer: Awaited<ReturnType<typeof deps.identity.sessions.getResult>>;
+    try {
+      answer = await deps.identity.sessions.getResult(args.sessionId, resultsAccessKey, {
+        signal,
+        ...(call.priority ? { priority: call.priority } : {}),
+        maxBytes: limits.maxResultsAnswerBytes,
+      });
+    } catch (error) {
+      // For a session the service answered succeeded, a 404 proves nothing (a replica behind,
+      // results not served yet): asked again as results without identity data are. A 410 says
+      // they are gone.
+      if (error instanceof NotFoundError && error.status === 404) return undefined;
+      throw error;
+    }
+    const { identityData } = answer;
     if (!identityData) return undefined;
     const { attachments: infos, ...fields } = identityData;
     const identity = await deps.dataKeys.seal(dataKeyId, boundIdentity(fields, limits.maxIdentityFieldBytes));

@@ -25,13 +25,13 @@ export const defaultResultLimits: ResultLimits = {
 
 /**
  * How long, from the fetch's first attempt, a succeeded session answered without identity data
- * (`identityData: null`, which the interface allows: not assembled yet, or already erased), or an
- * attachment answered 404 (which it does not define), is asked again before its results count as
- * unavailable.
+ * (`identityData: null`, which the interface allows: not assembled yet, or already erased), its
+ * results or an attachment answered 404 (which it does not define), is asked again before its
+ * results count as unavailable.
  */
 export const MISSING_IDENTITY_WAIT_MS = 5 * 60_000;
 
-/** A succeeded session answered without identity data: retried (see {@link MISSING_IDENTITY_WAIT_MS}). */
+/** A succeeded session answered without identity data, or 404: retried (see {@link MISSING_IDENTITY_WAIT_MS}). */
 export class ResultsNotReadyError extends Error {
   override readonly name = 'ResultsNotReadyError';
 }

@@ -26,10 +26,13 @@ export const keyringCommand: Command = {
         throw error;
       });
       if (action === 'rotate') {
-        await connected.idv.rotateKeys();
+        const { requestedAt } = await connected.idv.rotateKeys();
         const { workflowId } = await connected.idv.keyringStatus();
-        if (values.json === true) printJson(io, { workflowId, rotationRequested: true });
-        else io.stdout.write(`${workflowId}: rotating (\`idv keyring\` shows when it is done)\n`);
+        if (values.json === true) printJson(io, { workflowId, rotationRequested: true, requestedAt });
+        else
+          io.stdout.write(
+            `${workflowId}: rotating. Keys erased before ${requestedAt} are gone from every copy of the store once \`idv keyring\` shows a last rotation started after that time and completed (one under way now does not count)\n`,
+          );
         return 0;
       }
       const status = await connected.idv.keyringStatus();

@@ -470,6 +470,18 @@ describe('idv commands on the embedded stack', () => {
     expect(session?.redacted?.by).toBe('request');
   });
 
+  it('keyring rotate says which rotation erases the keys erased before it: one started after it, completed', async () => {
+    await idv('verify', '--reference', 'cli-rotate-1', '--redact-after', 'never');
+    const before = Date.now();
+    const asked = await idv('keyring', 'rotate', '--json');
+    expect(asked.code).toBe(0);
+    expect(Date.parse(String(asked.json().requestedAt))).toBeGreaterThanOrEqual(before);
+    const plain = await idv('keyring', 'rotate');
+    expect(plain.out).toMatch(
+      /erased before \S+ are gone .* once `idv keyring` shows a last rotation started after that time and completed/,
+    );
+  });
+
   it('list finds verifications by status', async () => {
     const result = await idv('list', '--status', 'succeeded', '--json');
     expect(result.code).toBe(0);

@@ -124,14 +124,16 @@ async function redactAndRotate(stack: VerificationStack, sealing: Sealing): Prom
   const keyringHandle = stack.client.workflow.getHandle(keyringWorkflowId(stack.taskQueue));
   const { runId: before } = await keyringHandle.describe();
   await stack.idv.redactVerification(sealing.reference);
-  const redactedAt = Date.now();
-  await stack.idv.rotateKeys();
+  // Only a rotation that started after the erasure counts: one under way may have re-wrapped the
+  // key before its destruction, under the key-encryption key it keeps.
+  const { requestedAt } = await stack.idv.rotateKeys();
   await eventually(async () => {
     const status = await stack.idv.keyringStatus();
-    return Date.parse(status.lastRotation?.startedAt ?? '1970-01-01') >= redactedAt - 1_000
+    const last = status.lastRotation;
+    return last?.completedAt !== undefined && Date.parse(last.startedAt) >= Date.parse(requestedAt)
       ? status
       : undefined;
-  }, 'a rotation after the redaction');
+  }, 'a rotation started after the redaction');
   // The run that held the retired keys is gone from Temporal too.
   await eventually(
     () =>

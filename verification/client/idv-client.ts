@@ -383,11 +383,15 @@ export class IdvClient {
   }
 
   /**
-   * Asks the keyring to rotate now (after an erasure that must not wait for the schedule): once
-   * it has, the erased data keys are gone from every copy of the store.
+   * Asks the keyring to rotate now (after an erasure that must not wait for the schedule). The
+   * data keys erased before `requestedAt` are gone from every copy of the store once a rotation
+   * that started after it has completed (`keyringStatus().lastRotation`): one under way at the
+   * erasure may have re-wrapped the key under the key-encryption key it keeps.
    */
-  async rotateKeys(): Promise<void> {
+  async rotateKeys(): Promise<{ requestedAt: string }> {
+    const requestedAt = new Date().toISOString();
     await this.client.workflow.getHandle(keyringWorkflowId(this.taskQueue)).signal(rotateKeysSignal);
+    return { requestedAt };
   }
 
   /**

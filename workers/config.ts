@@ -54,7 +54,7 @@ export interface IdvConfig {
   deployment: WorkerDeployment;
   /** `IDV_RECORD_RETENTION`: how long `idv records purge` keeps the records of erased verifications; absent: as long as the business keeps them. */
   recordRetentionMs: number | undefined;
-  /** `IDV_KEY_ROTATION`: how often the keyring rotates (a destroyed data key is gone from every copy of the store by the next). */
+  /** `IDV_KEY_ROTATION`: how often the keyring rotates (a destroyed data key is gone from every copy of the store once a rotation started after its destruction has completed). */
   keyRotationMs: number;
 }
 

@@ -102,7 +102,9 @@ export interface SessionVault {
   creationBegun(workflowId: string): Promise<boolean>;
   /**
    * Forgets a verification's creation (its slot), long after it closed: its workflow ID may start
-   * a new verification (a reference whose record was purged). Idempotent.
+   * a new verification (a reference whose record was purged). Its sessions' tombstones stay (a
+   * late claim of one is refused), naming {@link PURGED} instead of the workflow ID, which names
+   * the reference the purge drops. Idempotent.
    */
   forgetCreation(workflowId: string): Promise<void>;
   /** The sessions of a profile marked orphans and not swept yet. */
@@ -168,3 +170,6 @@ export function canonicalProfileId(profileId: string): string {
 
 /** Written in the tombstone of a session a sweep found unclaimed (either store). */
 export const SWEPT = 'swept';
+
+/** Written in place of the claimant of a purged verification's sessions (either store). */
+export const PURGED = 'purged';

@@ -8,6 +8,7 @@ import {
   type ClaimOutcome,
   type CreateAttempt,
   type CreateAttemptEnding,
+  PURGED,
   secretMissing,
   type SessionClaim,
   type SessionVault,
@@ -158,6 +159,14 @@ export class FileSessionVault implements SessionVault {
   }
 
   async forgetCreation(workflowId: string): Promise<void> {
+    // Its claims are found by reading every session's (a purge is rare; no index is kept for it).
+    const folder = join(this.directory, 'sessions');
+    for (const name of await readdir(folder).catch(() => [] as string[])) {
+      if (!name.endsWith('.json')) continue;
+      const claim = claimSchema.safeParse(await readJsonFile(join(folder, name)));
+      if (claim.success && claim.data.workflowId === workflowId)
+        await writeFileAtomic(join(folder, name), JSON.stringify({ ...claim.data, workflowId: PURGED }));
+    }
     await removeFileDurably(this.#slotFile(workflowId));
   }
 
@@ -209,7 +218,7 @@ export class FileSessionVault implements SessionVault {
 
   async claimant(sessionId: string): Promise<string | undefined> {
     const workflowId = (await this.#claimOf(sessionId))?.workflowId;
-    return workflowId === SWEPT ? undefined : workflowId;
+    return workflowId === SWEPT || workflowId === PURGED ? undefined : workflowId;
   }
 
   async dataKeyOf(sessionId: string): Promise<string | undefined> {

@@ -7,6 +7,7 @@ import {
   type ClaimOutcome,
   type CreateAttempt,
   type CreateAttemptEnding,
+  PURGED,
   secretMissing,
   type SessionClaim,
   type SessionVault,
@@ -180,7 +181,12 @@ export class PgSessionVault implements SessionVault {
   }
 
   async forgetCreation(workflowId: string): Promise<void> {
-    await this.pool.query('DELETE FROM idv_creation_slots WHERE workflow_id = $1', [workflowId]);
+    await inTransaction(this.pool, async (client) => {
+      await client.query(`UPDATE idv_session_keys SET workflow_id = '${PURGED}' WHERE workflow_id = $1`, [
+        workflowId,
+      ]);
+      await client.query('DELETE FROM idv_creation_slots WHERE workflow_id = $1', [workflowId]);
+    });
   }
 
   async takeOrphan(sessionId: string, profileId: string): Promise<boolean> {
@@ -233,7 +239,7 @@ export class PgSessionVault implements SessionVault {
       [canonicalSessionId(sessionId)],
     );
     const workflowId = rows[0]?.workflow_id;
-    return workflowId === SWEPT ? undefined : workflowId;
+    return workflowId === SWEPT || workflowId === PURGED ? undefined : workflowId;
   }
 
   async accessKey(sessionId: string): Promise<string> {

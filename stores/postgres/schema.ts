@@ -57,6 +57,7 @@ ALTER TABLE idv_session_keys ADD COLUMN IF NOT EXISTS collection_method text;
 ALTER TABLE idv_session_keys ADD COLUMN IF NOT EXISTS next_step text;
 ALTER TABLE idv_session_keys ADD COLUMN IF NOT EXISTS orphan boolean NOT NULL DEFAULT false;
 CREATE INDEX IF NOT EXISTS idv_session_keys_orphans ON idv_session_keys (profile_id) WHERE orphan;
+CREATE INDEX IF NOT EXISTS idv_session_keys_workflow ON idv_session_keys (workflow_id);
 CREATE TABLE IF NOT EXISTS idv_blob_deletions (
   session_id uuid PRIMARY KEY,
   deleted_at timestamptz NOT NULL DEFAULT now()

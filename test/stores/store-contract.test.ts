@@ -206,6 +206,25 @@ describe.each(backends)('store contract: %s', (_name, make) => {
       expect(await store.vault.accountedFor([sessionId, unknown])).toEqual(new Set([sessionId]));
     });
 
+    it('forgets with a purged verification’s creation the workflow ID its sessions were claimed under, keeping their tombstones', async () => {
+      const profileId = randomUUID();
+      const workflowId = `idv-purged-${randomUUID()}`;
+      const kept = randomUUID();
+      const orphan = randomUUID();
+      await store.vault.claim(kept, claimOf(workflowId, profileId));
+      await store.vault.claim(orphan, claimOf(workflowId, profileId));
+      await store.vault.closeCreation(workflowId, kept);
+      for (const sessionId of [kept, orphan]) await store.vault.destroy(sessionId);
+      await other.vault.forgetCreation(workflowId);
+      await other.vault.forgetCreation(workflowId);
+      for (const sessionId of [kept, orphan]) {
+        expect(await store.vault.claimant(sessionId)).toBeUndefined();
+        expect(await store.vault.dataKeyOf(sessionId)).toBe('dk-1');
+      }
+      expect(await store.vault.accountedFor([kept, orphan])).toEqual(new Set([kept, orphan]));
+      expect(await store.vault.creationBegun(workflowId)).toBe(false);
+    });
+
     it('refuses what is not a session id', async () => {
       await expect(store.vault.accessKey('../../etc/passwd')).rejects.toThrow(/not a session id/);
       await expect(store.vault.createAttempts('../x')).rejects.toThrow(/not a verification profile id/);

@@ -87,6 +87,17 @@ const CARRIED_RUNS_UNCHECKED = 'carried-runs-unchecked';
  */
 const REPORTED_ENDING_KEPT = 'reported-ending-kept-on-cancel';
 
+/**
+ * The patch under which an onboarding whose deadline passed waits {@link LATE_DELIVERY_GRACE_MS}
+ * more for events the receiver accepted before the deadline and hands over late (spooled while
+ * Temporal was away, which also held back the deadline's timer): the person acted in time. Only
+ * those count then; one received after the deadline is ignored.
+ */
+const LATE_DELIVERIES_WAITED = 'late-deliveries-waited';
+
+/** How long past its deadline an onboarding waits for events accepted before it (see above). */
+const LATE_DELIVERY_GRACE_MS = 2 * 60_000;
+
 /** Reading the connection's earlier events: a minute, then the onboarding goes on without them. */
 const { connectionEventsSoFar, eventsBeforeOnboarding } = proxyActivities<AgentPlatformActivities>({
   startToCloseTimeout: '10 seconds',
@@ -170,6 +181,8 @@ export async function onboarding(input: OnboardingInput): Promise<OnboardingSumm
   const missing = () => waitFor.filter((type) => !events.byType[type]);
 
   // Handlers first: a signal-with-start's signal is delivered before the main flow runs.
+  // Set once the deadline passed: only events received by then count.
+  let pastDeadline = false;
   const record = (event: AgentEvent) => {
     // Not this connection's, or not an event (a signal sent by hand): counted, nothing else.
     const ours =
@@ -177,7 +190,7 @@ export async function onboarding(input: OnboardingInput): Promise<OnboardingSumm
       event.connectionId === connectionId &&
       agentMessageTypes.includes(event.messageType) &&
       (idsChecked ? isPlatformId(event.objectId) : typeof event.objectId === 'string');
-    if (!ours) {
+    if (!ours || (pastDeadline && !(Date.parse(event.receivedAt) <= deadline))) {
       events.ignored += 1;
       return;
     }
@@ -280,6 +293,22 @@ export async function onboarding(input: OnboardingInput): Promise<OnboardingSumm
   while (!verificationBegun && missing().length > 0) {
     const remaining = deadline - Date.now();
     if (remaining <= 0) {
+      if (!pastDeadline && patched(LATE_DELIVERIES_WAITED)) {
+        pastDeadline = true;
+        showDetails(
+          markdownLines([
+            `**past its deadline**, waiting ${LATE_DELIVERY_GRACE_MS / 60_000} minutes for ${missing().join(', ')} received before it`,
+            `Deadline: ${new Date(deadline).toISOString()}; ${events.total} events so far`,
+          ]),
+          () => onboardingMetadata(tenant, connectionId).staticSummary,
+        );
+        if (
+          await condition(() => missing().length === 0, LATE_DELIVERY_GRACE_MS, {
+            summary: 'for events received before the deadline',
+          })
+        )
+          break;
+      }
       waitedMs = Date.now() - startedAt;
       return await summary('timed-out');
     }

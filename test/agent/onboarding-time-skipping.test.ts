@@ -90,6 +90,34 @@ describe('onboarding timers on the time-skipping server', () => {
     expect(Date.now() - started).toBeLessThan(HOUR);
   });
 
+  /** Signals, past the deadline, an awaited event received at `receivedAt(deadline)`; resolves with the summary. */
+  const lateEvent = (connectionId: string, receivedAt: (deadlineMs: number) => number) =>
+    withTimeSkipping({ activities: createActivities(deps) }, async (context) => {
+      const handle = await startWithNewConnection(context, connectionId);
+      const { deadline } = await handle.query(onboardingProgressQuery);
+      const deadlineMs = Date.parse(deadline ?? '');
+      // The deadline's timer has fired (Temporal came back); the receiver's spool replays after.
+      await context.env.sleep(7 * DAY + 30_000);
+      await handle.signal(agentEventSignal, {
+        ...event(connectionId, 'credential_request', 'request'),
+        receivedAt: new Date(receivedAt(deadlineMs)).toISOString(),
+      });
+      return await handle.result();
+    });
+
+  it('verifies with an event received before its deadline and handed over after it', async () => {
+    const summary = await lateEvent('conn-spooled', (deadlineMs) => deadlineMs - 60_000);
+    expect(summary).toMatchObject({
+      endedBy: 'verified',
+      events: { total: 2, byType: { new_connection: 1, credential_request: 1 } },
+    });
+  });
+
+  it('counts no event received after its deadline', async () => {
+    const summary = await lateEvent('conn-too-late', (deadlineMs) => deadlineMs + 10_000);
+    expect(summary).toMatchObject({ endedBy: 'timed-out', events: { total: 1, ignored: 1 } });
+  });
+
   it('ends timed out after 7 days without the events it needs, and starts no verification', async () => {
     const sessionsBefore = emulator.store.sessions.size;
     const { summary, child } = await withTimeSkipping(

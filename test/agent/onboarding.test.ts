@@ -434,6 +434,15 @@ describe('onboarding: a connection waited for, verified and reported', () => {
     expect((error as Error).message).toContain("this connection's verification has run already");
   });
 
+  /** Resolves once Temporal's visibility lists the connection's cancelled onboarding run. */
+  const endedRunListed = (connectionId: string) =>
+    eventually(async () => {
+      const workflowId = onboardingWorkflowId(TENANT, connectionId);
+      for await (const run of stack().client.workflow.list({ query: `WorkflowId = '${workflowId}'` }))
+        if (run.status.name === 'CANCELLED') return true;
+      return undefined;
+    }, 'the ended run listed');
+
   it('counts, started again by hand after it ended, the events its earlier run took (the platform sends each once)', async () => {
     const connectionId = newConnection();
     // Before the onboarding (to agentConnection, counted by the first run), to it, after it.
@@ -444,13 +453,8 @@ describe('onboarding: a connection waited for, verified and reported', () => {
     await expect(onboardings().result(TENANT, connectionId)).rejects.toMatchObject({
       code: 'OnboardingCancelled',
     });
-    const workflowId = onboardingWorkflowId(TENANT, connectionId);
     // Started again by hand once its end is listed (a person would take longer than that).
-    await eventually(async () => {
-      for await (const run of stack().client.workflow.list({ query: `WorkflowId = '${workflowId}'` }))
-        if (run.status.name === 'CANCELLED') return true;
-      return undefined;
-    }, 'the ended run listed');
+    await endedRunListed(connectionId);
     await platformEvent(connectionId, `${connectionId}-inbox-2`, 'new_inbox_message');
     const again = await onboardings().start({
       tenant: TENANT,
@@ -515,12 +519,7 @@ describe('onboarding: a connection waited for, verified and reported', () => {
     } finally {
       await connection.close();
     }
-    const workflowId = onboardingWorkflowId(TENANT, connectionId);
-    await eventually(async () => {
-      for await (const run of stack().client.workflow.list({ query: `WorkflowId = '${workflowId}'` }))
-        if (run.status.name === 'CANCELLED') return true;
-      return undefined;
-    }, 'the ended run listed');
+    await endedRunListed(connectionId);
     // The awaited event comes before the onboarding is started again by hand.
     await platformEvent(connectionId, `${connectionId}-request`, 'credential_request');
     await onboardings().start(input);

@@ -360,39 +360,25 @@ describe('verification ending paths, end to end', () => {
     expect(await counted(sessionId, 'CancelSession')).toBe(2);
   }, 30_000);
 
-  it('asks again for results answered without identity data, and delivers them', async () => {
-    await stack().control('PUT', '/script', { outcome: 'success', latencyMs: 0 });
-    await stack().control('PUT', '/faults', {
-      operation: 'GetSessionResult',
-      mergeBody: { identityData: null },
-      // The first answer is the poll's fetch along (it leaves the results to their fetch), the
-      // second the results fetch's first attempt.
-      count: 2,
-    });
-    const { handle } = await stack().idv.startVerification(
-      stack().request({ results: 'data', redactAfter: 'never', ...fast }),
-    );
-    const outcome = await handle.result();
-    expect(outcome).toMatchObject({ status: 'succeeded' });
-    expect(outcome.identity).toBeDefined();
-  }, 30_000);
-
-  it('asks again for results answered 404 (a replica behind), and delivers them', async () => {
-    await stack().control('PUT', '/script', { outcome: 'success', latencyMs: 0 });
-    await stack().control('PUT', '/faults', {
-      operation: 'GetSessionResult',
-      errorRate: 1,
-      errorStatus: 404,
-      // The poll's fetch along, then the results fetch's first attempt.
-      count: 2,
-    });
-    const { handle } = await stack().idv.startVerification(
-      stack().request({ results: 'data', redactAfter: 'never', ...fast }),
-    );
-    const outcome = await handle.result();
-    expect(outcome).toMatchObject({ status: 'succeeded' });
-    expect(outcome.identity).toBeDefined();
-  }, 30_000);
+  // The first answer is the poll's fetch along (it leaves the results to their fetch), the
+  // second the results fetch's first attempt.
+  it.each([
+    ['without identity data', { mergeBody: { identityData: null } }],
+    ['404 (a replica behind)', { errorRate: 1, errorStatus: 404 }],
+  ])(
+    'asks again for results answered %s, and delivers them',
+    async (_answer, fault) => {
+      await stack().control('PUT', '/script', { outcome: 'success', latencyMs: 0 });
+      await stack().control('PUT', '/faults', { operation: 'GetSessionResult', ...fault, count: 2 });
+      const { handle } = await stack().idv.startVerification(
+        stack().request({ results: 'data', redactAfter: 'never', ...fast }),
+      );
+      const outcome = await handle.result();
+      expect(outcome).toMatchObject({ status: 'succeeded' });
+      expect(outcome.identity).toBeDefined();
+    },
+    30_000,
+  );
 
   it('answers a second cancel with VerificationEndedError while the first one’s clean-up runs', async () => {
     await stack().control('PUT', '/faults', { operation: 'GetSessionResult', latencyMs: 1_500, count: 1 });

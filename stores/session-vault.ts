@@ -87,7 +87,8 @@ export interface SessionVault {
    * Stores a created session's key and claims it for its verification, atomically: the first
    * session claimed for a verification is the one it keeps; any other (a retry's, a late
    * attempt's, or one claimed after the verification closed its creation) is marked an orphan.
-   * Claiming the kept session again answers it again.
+   * Claiming the kept session again answers it again. A session the sweep took, or one destroyed
+   * (its tombstone is final), is not claimed: `swept`.
    */
   claim(sessionId: string, claim: SessionClaim): Promise<ClaimOutcome>;
   /**

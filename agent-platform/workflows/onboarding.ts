@@ -89,13 +89,14 @@ const REPORTED_ENDING_KEPT = 'reported-ending-kept-on-cancel';
 
 /**
  * The patch under which an onboarding whose deadline passed waits {@link LATE_DELIVERY_GRACE_MS}
- * more for events the receiver accepted before the deadline and hands over late (spooled while
- * Temporal was away, which also held back the deadline's timer): the person acted in time. Only
- * those count then; one received after the deadline is ignored.
+ * more for the events it awaits: the receiver hands over late what it accepted before the
+ * deadline while Temporal was away (spooled), and Temporal, back, fires the deadline's timer
+ * first. Every event counts then (one it ignored would be lost: the receiver hands it to no one
+ * else while the onboarding runs).
  */
 const LATE_DELIVERIES_WAITED = 'late-deliveries-waited';
 
-/** How long past its deadline an onboarding waits for events accepted before it (see above). */
+/** How long past its deadline an onboarding waits for events handed over late (see above). */
 const LATE_DELIVERY_GRACE_MS = 2 * 60_000;
 
 /** Reading the connection's earlier events: a minute, then the onboarding goes on without them. */
@@ -145,6 +146,7 @@ export async function onboarding(input: OnboardingInput): Promise<OnboardingSumm
   const countsEarlierRuns = countsEarlierEvents && patched(EARLIER_RUNS_COUNTED);
   const continued = input?.carried !== undefined && patched(CARRIED_RUNS_UNCHECKED);
   const idsChecked = patched(EVENT_IDS_CHECKED);
+  const lateDeliveriesWaited = patched(LATE_DELIVERIES_WAITED);
   // Refused at once: bad settings would otherwise wait days before failing in the verification.
   // Histories of builds that checked in the workflow passed the check there (or ended at it).
   // Not cancellable: a cancel that comes meanwhile is seen once the onboarding runs.
@@ -181,8 +183,8 @@ export async function onboarding(input: OnboardingInput): Promise<OnboardingSumm
   const missing = () => waitFor.filter((type) => !events.byType[type]);
 
   // Handlers first: a signal-with-start's signal is delivered before the main flow runs.
-  // Set once the deadline passed: only events received by then count.
-  let pastDeadline = false;
+  // Set once the deadline passed and its grace began (it is taken once).
+  let graceTaken = false;
   const record = (event: AgentEvent) => {
     // Not this connection's, or not an event (a signal sent by hand): counted, nothing else.
     const ours =
@@ -190,7 +192,7 @@ export async function onboarding(input: OnboardingInput): Promise<OnboardingSumm
       event.connectionId === connectionId &&
       agentMessageTypes.includes(event.messageType) &&
       (idsChecked ? isPlatformId(event.objectId) : typeof event.objectId === 'string');
-    if (!ours || (pastDeadline && !(Date.parse(event.receivedAt) <= deadline))) {
+    if (!ours) {
       events.ignored += 1;
       return;
     }
@@ -293,18 +295,18 @@ export async function onboarding(input: OnboardingInput): Promise<OnboardingSumm
   while (!verificationBegun && missing().length > 0) {
     const remaining = deadline - Date.now();
     if (remaining <= 0) {
-      if (!pastDeadline && patched(LATE_DELIVERIES_WAITED)) {
-        pastDeadline = true;
+      if (!graceTaken && lateDeliveriesWaited) {
+        graceTaken = true;
         showDetails(
           markdownLines([
-            `**past its deadline**, waiting ${LATE_DELIVERY_GRACE_MS / 60_000} minutes for ${missing().join(', ')} received before it`,
+            `**past its deadline**, waiting ${LATE_DELIVERY_GRACE_MS / 60_000} minutes for ${missing().join(', ')} handed over late`,
             `Deadline: ${new Date(deadline).toISOString()}; ${events.total} events so far`,
           ]),
           () => onboardingMetadata(tenant, connectionId).staticSummary,
         );
         if (
           await condition(() => missing().length === 0, LATE_DELIVERY_GRACE_MS, {
-            summary: 'for events received before the deadline',
+            summary: 'for events handed over late',
           })
         )
           break;

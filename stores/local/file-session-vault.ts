@@ -107,10 +107,11 @@ export class FileSessionVault implements SessionVault {
   async claim(sessionId: string, claim: SessionClaim): Promise<ClaimOutcome> {
     const session = canonicalSessionId(sessionId);
     const profileId = canonicalProfileId(claim.profileId);
-    // Taken by the sweep first: it stays the sweep's. (Taking is exclusive, so a session file
-    // written by a claim races a take only within that claim's own attempt, which the sweep
-    // leaves alone while it is under way.)
-    if ((await this.#claimOf(session))?.workflowId === SWEPT) return { swept: true };
+    // Taken by the sweep first: it stays the sweep's; destroyed, it stays destroyed. (Taking is
+    // exclusive, so a session file written by a claim races a take only within that claim's own
+    // attempt, which the sweep leaves alone while it is under way.)
+    const existing = await this.#claimOf(session);
+    if (existing?.workflowId === SWEPT || existing?.destroyedAt !== undefined) return { swept: true };
     // The key first: an orphan marked below is swept with it.
     await writeFileAtomic(this.#sessionFile(session), JSON.stringify({ ...claim, profileId }));
     const slotFile = this.#slotFile(claim.workflowId);

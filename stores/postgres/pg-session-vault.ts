@@ -99,7 +99,8 @@ export class PgSessionVault implements SessionVault {
   async claim(sessionId: string, claim: SessionClaim): Promise<ClaimOutcome> {
     const session = canonicalSessionId(sessionId);
     return await inTransaction(this.pool, async (client) => {
-      // A session the sweep took first stays the sweep's: its tombstone is never overwritten.
+      // A session the sweep took first stays the sweep's, and a destroyed one stays destroyed:
+      // a tombstone is never overwritten.
       const { rowCount } = await client.query(
         `INSERT INTO idv_session_keys
            (session_id, workflow_id, results_access_key, data_key_id, profile_id, collection_method, next_step)
@@ -107,7 +108,7 @@ export class PgSessionVault implements SessionVault {
          ON CONFLICT (session_id) DO UPDATE
          SET workflow_id = $2, results_access_key = $3, data_key_id = $4, profile_id = $5,
            collection_method = $6, next_step = $7, destroyed_at = NULL
-         WHERE idv_session_keys.workflow_id <> '${SWEPT}'`,
+         WHERE idv_session_keys.workflow_id <> '${SWEPT}' AND idv_session_keys.destroyed_at IS NULL`,
         [
           session,
           claim.workflowId,

@@ -113,9 +113,10 @@ describe('onboarding timers on the time-skipping server', () => {
     });
   });
 
-  it('counts no event received after its deadline', async () => {
-    const summary = await lateEvent('conn-too-late', (deadlineMs) => deadlineMs + 10_000);
-    expect(summary).toMatchObject({ endedBy: 'timed-out', events: { total: 1, ignored: 1 } });
+  it('counts an event that comes just after its deadline, rather than lose it', async () => {
+    // The receiver hands it to the onboarding while it runs, and to no one else.
+    const summary = await lateEvent('conn-just-late', (deadlineMs) => deadlineMs + 10_000);
+    expect(summary).toMatchObject({ endedBy: 'verified', events: { total: 2, ignored: 0 } });
   });
 
   it('ends timed out after 7 days without the events it needs, and starts no verification', async () => {

@@ -225,6 +225,16 @@ describe.each(backends)('store contract: %s', (_name, make) => {
       expect(await store.vault.creationBegun(workflowId)).toBe(false);
     });
 
+    it('keeps a destroyed session destroyed: a later claim of it is refused', async () => {
+      const sessionId = randomUUID();
+      const profileId = randomUUID();
+      const workflowId = `idv-${randomUUID()}`;
+      await store.vault.claim(sessionId, claimOf(workflowId, profileId));
+      await other.vault.destroy(sessionId);
+      expect(await store.vault.claim(sessionId, claimOf(workflowId, profileId))).toEqual({ swept: true });
+      await expect(other.vault.accessKey(sessionId)).rejects.toBeInstanceOf(SessionSecretMissingError);
+    });
+
     it('refuses what is not a session id', async () => {
       await expect(store.vault.accessKey('../../etc/passwd')).rejects.toThrow(/not a session id/);
       await expect(store.vault.createAttempts('../x')).rejects.toThrow(/not a verification profile id/);

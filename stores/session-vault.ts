@@ -105,7 +105,8 @@ export interface SessionVault {
    * Forgets a verification's creation (its slot), long after it closed: its workflow ID may start
    * a new verification (a reference whose record was purged). Its sessions' tombstones stay (a
    * late claim of one is refused), naming {@link PURGED} instead of the workflow ID, which names
-   * the reference the purge drops. Idempotent.
+   * the reference the purge drops; a session not destroyed yet (an orphan still to sweep, its
+   * write racing none here) keeps it. Idempotent.
    */
   forgetCreation(workflowId: string): Promise<void>;
   /** The sessions of a profile marked orphans and not swept yet. */

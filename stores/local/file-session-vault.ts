@@ -160,13 +160,19 @@ export class FileSessionVault implements SessionVault {
   }
 
   async forgetCreation(workflowId: string): Promise<void> {
-    // Its claims are found by reading every session's (a purge is rare; no index is kept for it).
+    // Its tombstones are found by reading every session's file (a purge is rare; no index is
+    // kept for it). Only tombstones, rewritten field by field: a claim not destroyed yet (an
+    // orphan the sweep has still to end) is left to its destruction, so no write here can bring
+    // back a key a destruction meanwhile removed.
     const folder = join(this.directory, 'sessions');
     for (const name of await readdir(folder).catch(() => [] as string[])) {
       if (!name.endsWith('.json')) continue;
       const claim = claimSchema.safeParse(await readJsonFile(join(folder, name)));
-      if (claim.success && claim.data.workflowId === workflowId)
-        await writeFileAtomic(join(folder, name), JSON.stringify({ ...claim.data, workflowId: PURGED }));
+      if (!claim.success || claim.data.workflowId !== workflowId || claim.data.destroyedAt === undefined)
+        continue;
+      const { profileId, dataKeyId, destroyedAt } = claim.data;
+      const tombstone = { workflowId: PURGED, profileId, dataKeyId, destroyedAt };
+      await writeFileAtomic(join(folder, name), JSON.stringify(tombstone));
     }
     await removeFileDurably(this.#slotFile(workflowId));
   }

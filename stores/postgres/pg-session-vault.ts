@@ -183,9 +183,12 @@ export class PgSessionVault implements SessionVault {
 
   async forgetCreation(workflowId: string): Promise<void> {
     await inTransaction(this.pool, async (client) => {
-      await client.query(`UPDATE idv_session_keys SET workflow_id = '${PURGED}' WHERE workflow_id = $1`, [
-        workflowId,
-      ]);
+      // Tombstones only: a claim not destroyed yet (an orphan the sweep has still to end) keeps its
+      // claimant.
+      await client.query(
+        `UPDATE idv_session_keys SET workflow_id = '${PURGED}' WHERE workflow_id = $1 AND destroyed_at IS NOT NULL`,
+        [workflowId],
+      );
       await client.query('DELETE FROM idv_creation_slots WHERE workflow_id = $1', [workflowId]);
     });
   }

@@ -105,9 +105,29 @@ export function migrationActivities(deps: AgentPlatformDeps) {
   // A webhook made outside the registry since its last comparison is not in its list yet.
   const findView = async (request: CutOverWebhook): Promise<WebhookView> =>
     find(request, await registry().list(request.tenant)) ?? (await comparedView(request));
-  /** The webhook as the platform has it now: the registry compares first (and repairs or adopts its drift). */
-  const comparedView = async (request: CutOverWebhook): Promise<WebhookView> =>
-    find(request, await registry().reconcile(request.tenant)) ?? gone(request);
+  /**
+   * The webhook as the platform has it now: the registry compares first (and repairs or adopts
+   * its drift). A comparison that could not list the platform answers the registry's memory, and
+   * a repair of this webhook that failed leaves it as the platform has it, not as listed: both
+   * fail the attempt (retried).
+   */
+  const comparedView = async (request: CutOverWebhook): Promise<WebhookView> => {
+    const listing = await registry().reconcile(request.tenant);
+    const compared = listing.lastReconcile;
+    if (compared?.ok !== true)
+      throw new Error(
+        `the registry could not compare with the platform: ${compared?.error ?? 'no comparison'}`,
+      );
+    const repair = listing.drift.find(
+      (drift) =>
+        drift.webhookId === request.webhookId &&
+        drift.seenAt === compared.at &&
+        drift.outcome.startsWith('repair failed'),
+    );
+    if (repair)
+      throw new Error(`the registry could not bring the webhook back to its state: ${repair.outcome}`);
+    return find(request, listing) ?? gone(request);
+  };
 
   const inventoryOf = async (
     tenant: string,

@@ -163,6 +163,38 @@ describe('platformMigration: dry run, apply, compensation, re-run', () => {
     expect((await platformWebhooks())[off]).toBe(false);
   });
 
+  it('counts no webhook disabled on a comparison that could not list the platform', async () => {
+    const { off } = await setUp();
+    await stack().webhooks.reconcile(TENANT);
+    const client = platform();
+    await client.enableWebhook(off);
+    await client.close();
+    // The platform refuses its listing: the registry's comparison answers its memory (disabled).
+    await stack().control('PUT', '/faults', { operation: 'ListWebhooks', errorRate: 1, errorStatus: 403 });
+    const clients = new AgentClients({
+      keys: stack().emulator.agentKeys,
+      baseUrl: stack().emulator.agentBaseUrl,
+    });
+    const activities = migrationActivities({
+      identity: stack().identity,
+      vault: stack().store.vault,
+      records: stack().store.records,
+      dataKeys: stack().dataKeys,
+      agent: { clients },
+    });
+    const env = new MockActivityEnvironment({ taskQueue: stack().taskQueue }, { client: stack().client });
+    const attempt: unknown = await env
+      .run((webhook) => activities.disableEarlierWebhook(webhook), { tenant: TENANT, webhookId: off })
+      .catch((error: unknown) => error);
+    await clients.close();
+    // Failed, and tried again (not a refusal): the webhook is not taken for disabled.
+    expect(attempt).toBeInstanceOf(Error);
+    expect((attempt as Error).message).toMatch(/could not compare with the platform/);
+    expect(attempt).not.toMatchObject({ nonRetryable: true });
+    await stack().control('DELETE', '/faults');
+    expect((await platformWebhooks())[off]).toBe(true);
+  });
+
   it('honours a registered * wildcard: nothing to register', async () => {
     const migrationTarget = target();
     const wildcard = migrationTarget.redirectUri.replace('{policy}', '*');

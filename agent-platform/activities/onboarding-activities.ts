@@ -25,11 +25,12 @@ const EARLIER_RUNS_READ = 1_000;
 const EARLIER_RUN_TRIES = 3;
 
 /**
- * How long one attempt waits for the last ended run (its listing and its query), well within the
- * attempt's 10 s: a read that hangs (a query no worker answers, a slow visibility store) fails
- * the attempt, rather than time it out with the connection's events read and lost.
+ * How long one attempt waits for each of its two reads (the connection's events; the last ended
+ * run's listing and query), within the attempt's 10 s together: a read that hangs (a query no
+ * worker answers, a slow visibility store) fails the attempt, rather than time it out with the
+ * connection's events read and lost.
  */
-const EARLIER_RUN_WAIT_MS = 4_000;
+const READ_WAIT_MS = 4_000;
 
 /** `value` as a string of a visibility query. */
 function visibilityString(value: string): string {
@@ -149,18 +150,21 @@ export function onboardingActivities(deps: AgentPlatformDeps) {
      * by hand: the platform sends `new_connection` once, and that run took it). An ended run is
      * found through Temporal's visibility (a run ended in the last moment may not be listed yet)
      * and read by its `progress` query; none is found once Temporal no longer keeps it. Reading
-     * it is tried by {@link EARLIER_RUN_TRIES} attempts; then the events go on without it.
+     * it is tried by {@link EARLIER_RUN_TRIES} attempts; then the events go on without it,
+     * `earlierRunUnread` said. Each read waits {@link READ_WAIT_MS} at most.
      */
     async eventsBeforeOnboarding(run: {
       tenant: string;
       connectionId: string;
       runId: string;
-    }): Promise<{ events: SeenAgentEvent[]; earlierRun?: OnboardingEventCounts }> {
-      const events = await connectionEvents(run);
+    }): Promise<{ events: SeenAgentEvent[]; earlierRun?: OnboardingEventCounts; earlierRunUnread?: true }> {
       const context = Context.current();
+      const bounded = <T>(read: () => Promise<T>) =>
+        context.client.connection.withDeadline(Date.now() + READ_WAIT_MS, read);
+      const events = await bounded(() => connectionEvents(run));
       let earlier: Awaited<ReturnType<typeof lastEndedRunProgress>>;
       try {
-        earlier = await context.client.connection.withDeadline(Date.now() + EARLIER_RUN_WAIT_MS, () =>
+        earlier = await bounded(() =>
           lastEndedRunProgress(onboardingWorkflowId(run.tenant, run.connectionId), run.runId),
         );
       } catch (error) {
@@ -172,7 +176,7 @@ export function onboardingActivities(deps: AgentPlatformDeps) {
             reason: error instanceof Error ? error.message : String(error),
           },
         );
-        return { events };
+        return { events, earlierRunUnread: true };
       }
       if (earlier === undefined) return { events };
       // That run (its first run, if it continued as new) counted what the connection took before

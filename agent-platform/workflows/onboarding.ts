@@ -273,6 +273,9 @@ export async function onboarding(input: OnboardingInput): Promise<OnboardingSumm
         ? await eventsBeforeOnboarding({ tenant, connectionId, runId: workflowInfo().runId })
         : { events: await connectionEventsSoFar({ tenant, connectionId }) };
       addEventCounts(events, before.earlierRun);
+      // Its `new_connection` (sent once) may be what the onboarding now waits for: counted, so seen.
+      if ('earlierRunUnread' in before && before.earlierRunUnread)
+        countGiveUp({ kind: 'onboarding', step: "reading the connection's earlier onboarding run" });
       for (const seen of before.events)
         record({
           tenant,

@@ -17,6 +17,8 @@ import { eventually } from '../harness/eventually';
 import { useVerificationStack } from '../harness/verification-stack';
 import { expectSummaryAttributes } from '../harness/summaries';
 import { uniqueTaskQueue } from '../harness/worker';
+import { AesGcmPayloadCodec } from '../../codec/aes-gcm-codec';
+import { payloadsIn } from '../harness/history-payloads';
 import { NativeConnection } from '@temporalio/worker';
 import { createVerificationWorker } from '../../workers/verification-worker';
 import { harnessEncryptionKeys, harnessEnv, harnessValue } from '../harness/env';
@@ -526,6 +528,13 @@ describe('onboarding: a connection waited for, verified and reported', () => {
     // Taken from the connection, though the earlier run's counts could not be read: it verifies.
     // (Three attempts, each waiting 4 s for the earlier run, come first.)
     expect(await verificationSession(connectionId, 45_000)).toBeDefined();
+    // The earlier run left unread is said to the workflow (which counts it as a give-up).
+    const { events } = await stack()
+      .client.workflow.getHandle(onboardingWorkflowId(TENANT, connectionId))
+      .fetchHistory();
+    const decoded = await new AesGcmPayloadCodec(harnessEncryptionKeys()).decode(payloadsIn(events));
+    const answers = decoded.map((payload) => Buffer.from(payload.data ?? []).toString());
+    expect(answers.some((answer) => answer.includes('"earlierRunUnread":true'))).toBe(true);
     await onboardings().cancel(TENANT, connectionId);
   }, 120_000);
 

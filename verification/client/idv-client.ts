@@ -87,6 +87,11 @@ export interface KeyringStatus {
   keyIds: string[];
   lastRotation?: { startedAt: string; completedAt: string };
   nextRotationAt: string;
+  /**
+   * Why the keyring asks for attention, if it does: a rotation that could not re-wrap, or whose
+   * earlier runs (holding the retired keys) could not be deleted from Temporal.
+   */
+  attention?: string;
 }
 
 /** A verification found by {@link IdvClient.listVerifications}. */
@@ -379,14 +384,17 @@ export class IdvClient {
           }
         : {}),
       nextRotationAt: new Date(view.nextRotationAt).toISOString(),
+      ...(view.attention ? { attention: view.attention } : {}),
     };
   }
 
   /**
    * Asks the keyring to rotate now (after an erasure that must not wait for the schedule). The
-   * data keys erased before `requestedAt` are gone from every copy of the store once a rotation
-   * that started after it has completed (`keyringStatus().lastRotation`): one under way at the
-   * erasure may have re-wrapped the key under the key-encryption key it keeps.
+   * data keys erased before `requestedAt` (this process's clock) are gone from every copy of the
+   * store once a rotation that started after it has completed (`keyringStatus().lastRotation`)
+   * and the keyring asks for no attention (its earlier runs, which held the retired keys, are
+   * deleted from Temporal): one under way at the erasure may have re-wrapped the key under the
+   * key-encryption key it keeps.
    */
   async rotateKeys(): Promise<{ requestedAt: string }> {
     const requestedAt = new Date().toISOString();

@@ -18,6 +18,12 @@ export interface KeyringView {
   nextRotationAt: number;
   /** Why the keyring asks for attention (a step that gave up), if it does. */
   attention?: string;
+  /**
+   * Whether this run has had the runs before it, which held keys since retired, deleted
+   * (Temporal removes them shortly after): a rotation shreds only then (runs of earlier builds
+   * do not say).
+   */
+  earlierRunsDeleted?: boolean;
 }
 
 /** The keyring's workflow ID: one per task queue (its workers share one store). */

@@ -84,6 +84,8 @@ class KeyringState {
   readonly #publishedBefore: number;
   /** The last rotation tried, done or not: the next is due a period later. */
   #lastTriedAt: number;
+  /** This run has deleted the runs before it (which held keys since retired). */
+  #earlierRunsDeleted = false;
 
   constructor(input: KeyringInput) {
     this.keys = [...(input.keys ?? [])];
@@ -115,7 +117,13 @@ class KeyringState {
       ...(this.lastRotation ? { lastRotation: this.lastRotation } : {}),
       nextRotationAt: this.nextRotationAt,
       ...(this.attention ? { attention: this.attention } : {}),
+      earlierRunsDeleted: this.#earlierRunsDeleted,
     };
+  }
+
+  /** The runs before this one are deleted from Temporal. */
+  earlierRunsGone(): void {
+    this.#earlierRunsDeleted = true;
   }
 
   beginRotation(): number {
@@ -231,6 +239,7 @@ async function deleteRetiredRuns(state: KeyringState): Promise<void> {
       keepRunId: runId,
       ...(continuedFromExecutionRunId ? { previousRunId: continuedFromExecutionRunId } : {}),
     });
+    state.earlierRunsGone();
     state.attend('deleting earlier runs', undefined);
   } catch (error) {
     log.error('deleting the keyring’s earlier runs failed; the next run tries again', {

@@ -31,7 +31,7 @@ export const keyringCommand: Command = {
         if (values.json === true) printJson(io, { workflowId, rotationRequested: true, requestedAt });
         else
           io.stdout.write(
-            `${workflowId}: rotating. Keys erased before ${requestedAt} (this machine's clock) are gone from every copy of the store once \`idv keyring\` shows a last rotation started after that time and completed, and no attention asked (one under way now does not count)\n`,
+            `${workflowId}: rotating. Keys erased before ${requestedAt} (this machine's clock) are gone from every copy of the store once \`idv keyring\` shows a last rotation started after that time and completed, and its earlier runs deleted (one under way now does not count)\n`,
           );
         return 0;
       }
@@ -43,6 +43,11 @@ export const keyringCommand: Command = {
             `${status.workflowId}: ${status.keyIds.length} key(s), current ${status.keyIds.at(-1) ?? '-'}`,
             `  last rotation: ${status.lastRotation ? `${status.lastRotation.startedAt} to ${status.lastRotation.completedAt}` : 'none yet'}`,
             `  next rotation: ${status.nextRotationAt}`,
+            ...(status.earlierRunsDeleted === undefined
+              ? []
+              : [
+                  `  earlier runs (retired keys): ${status.earlierRunsDeleted ? 'deleted' : 'not deleted yet'}`,
+                ]),
             ...(status.attention ? [`  attention: ${status.attention}`] : []),
             '',
           ].join('\n'),

@@ -130,10 +130,12 @@ async function redactAndRotate(stack: VerificationStack, sealing: Sealing): Prom
   await eventually(async () => {
     const status = await stack.idv.keyringStatus();
     const last = status.lastRotation;
-    return last?.completedAt !== undefined && Date.parse(last.startedAt) >= Date.parse(requestedAt)
+    return last?.completedAt !== undefined &&
+      Date.parse(last.startedAt) >= Date.parse(requestedAt) &&
+      status.earlierRunsDeleted === true
       ? status
       : undefined;
-  }, 'a rotation started after the redaction');
+  }, 'a rotation started after the redaction, and its earlier runs deleted');
   // The run that held the retired keys is gone from Temporal too.
   await eventually(
     () =>

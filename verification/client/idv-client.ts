@@ -92,6 +92,12 @@ export interface KeyringStatus {
    * earlier runs (holding the retired keys) could not be deleted from Temporal.
    */
   attention?: string;
+  /**
+   * Whether the keyring's runs before the current one, holding the keys a rotation retired, are
+   * deleted from Temporal (asked and accepted: Temporal removes them shortly after; absent from
+   * workers that do not say).
+   */
+  earlierRunsDeleted?: boolean;
 }
 
 /** A verification found by {@link IdvClient.listVerifications}. */
@@ -385,6 +391,7 @@ export class IdvClient {
         : {}),
       nextRotationAt: new Date(view.nextRotationAt).toISOString(),
       ...(view.attention ? { attention: view.attention } : {}),
+      ...(view.earlierRunsDeleted === undefined ? {} : { earlierRunsDeleted: view.earlierRunsDeleted }),
     };
   }
 
@@ -392,8 +399,8 @@ export class IdvClient {
    * Asks the keyring to rotate now (after an erasure that must not wait for the schedule). The
    * data keys erased before `requestedAt` (this process's clock) are gone from every copy of the
    * store once a rotation that started after it has completed (`keyringStatus().lastRotation`)
-   * and the keyring asks for no attention (its earlier runs, which held the retired keys, are
-   * deleted from Temporal): one under way at the erasure may have re-wrapped the key under the
+   * and its earlier runs, which held the retired keys, are deleted from Temporal
+   * (`earlierRunsDeleted`): one under way at the erasure may have re-wrapped the key under the
    * key-encryption key it keeps.
    */
   async rotateKeys(): Promise<{ requestedAt: string }> {

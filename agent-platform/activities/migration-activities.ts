@@ -108,8 +108,8 @@ export function migrationActivities(deps: AgentPlatformDeps) {
   /**
    * The webhook as the platform has it now: the registry compares first (and repairs or adopts
    * its drift). A comparison that could not list the platform answers the registry's memory, and
-   * a repair of this webhook that failed leaves it as the platform has it, not as listed: both
-   * fail the attempt (retried).
+   * a failed repair of this webhook found enabled leaves it enabled, not disabled as listed: both
+   * fail the attempt (retried). Other repairs (a move, a re-creation) leave its state as listed.
    */
   const comparedView = async (request: CutOverWebhook): Promise<WebhookView> => {
     const listing = await registry().reconcile(request.tenant);
@@ -121,6 +121,7 @@ export function migrationActivities(deps: AgentPlatformDeps) {
     const repair = listing.drift.find(
       (drift) =>
         drift.webhookId === request.webhookId &&
+        drift.kind === 'enabled' &&
         drift.seenAt === compared.at &&
         drift.outcome.startsWith('repair failed'),
     );

@@ -163,14 +163,8 @@ describe('platformMigration: dry run, apply, compensation, re-run', () => {
     expect((await platformWebhooks())[off]).toBe(false);
   });
 
-  it('counts no webhook disabled on a comparison that could not list the platform', async () => {
-    const { off } = await setUp();
-    await stack().webhooks.reconcile(TENANT);
-    const client = platform();
-    await client.enableWebhook(off);
-    await client.close();
-    // The platform refuses its listing: the registry's comparison answers its memory (disabled).
-    await stack().control('PUT', '/faults', { operation: 'ListWebhooks', errorRate: 1, errorStatus: 403 });
+  /** The migration's disable of `webhookId` in one activity attempt, as a failure or an answer. */
+  const disableOnce = async (webhookId: string): Promise<unknown> => {
     const clients = new AgentClients({
       keys: stack().emulator.agentKeys,
       baseUrl: stack().emulator.agentBaseUrl,
@@ -183,16 +177,51 @@ describe('platformMigration: dry run, apply, compensation, re-run', () => {
       agent: { clients },
     });
     const env = new MockActivityEnvironment({ taskQueue: stack().taskQueue }, { client: stack().client });
-    const attempt: unknown = await env
-      .run((webhook) => activities.disableEarlierWebhook(webhook), { tenant: TENANT, webhookId: off })
-      .catch((error: unknown) => error);
-    await clients.close();
+    try {
+      return await env
+        .run((webhook) => activities.disableEarlierWebhook(webhook), { tenant: TENANT, webhookId })
+        .catch((error: unknown) => error);
+    } finally {
+      await clients.close();
+    }
+  };
+  /** Enables a webhook at the platform, outside the registry. */
+  const enableByHand = async (webhookId: string) => {
+    const client = platform();
+    await client.enableWebhook(webhookId);
+    await client.close();
+  };
+
+  it('counts no webhook disabled on a comparison that could not list the platform', async () => {
+    const { off } = await setUp();
+    await stack().webhooks.reconcile(TENANT);
+    await enableByHand(off);
+    // The platform refuses its listing: the registry's comparison answers its memory (disabled).
+    await stack().control('PUT', '/faults', { operation: 'ListWebhooks', errorRate: 1, errorStatus: 403 });
+    const attempt = await disableOnce(off);
     // Failed, and tried again (not a refusal): the webhook is not taken for disabled.
     expect(attempt).toBeInstanceOf(Error);
     expect((attempt as Error).message).toMatch(/could not compare with the platform/);
     expect(attempt).not.toMatchObject({ nonRetryable: true });
     await stack().control('DELETE', '/faults');
     expect((await platformWebhooks())[off]).toBe(true);
+  });
+
+  it('counts no webhook disabled that the registry found enabled and could not disable again', async () => {
+    const { external } = await setUp();
+    // Managed and disabled through the registry, then enabled at the platform by hand.
+    const managed = await stack().webhooks.register(TENANT, {
+      url: 'https://hooks.example/crm?key=secret-123',
+    });
+    await stack().webhooks.disable(TENANT, managed.id);
+    await enableByHand(managed.id);
+    await stack().control('PUT', '/faults', { operation: 'DisableWebhook', errorRate: 1, errorStatus: 403 });
+    const attempt = await disableOnce(managed.id);
+    expect(attempt).toBeInstanceOf(Error);
+    expect((attempt as Error).message).toMatch(/could not bring the webhook back/);
+    await stack().control('DELETE', '/faults');
+    expect(managed.id).toBe(external);
+    expect((await platformWebhooks())[external]).toBe(true);
   });
 
   it('honours a registered * wildcard: nothing to register', async () => {

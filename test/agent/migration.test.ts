@@ -163,8 +163,8 @@ describe('platformMigration: dry run, apply, compensation, re-run', () => {
     expect((await platformWebhooks())[off]).toBe(false);
   });
 
-  /** The migration's disable of `webhookId` in one activity attempt, as a failure or an answer. */
-  const disableOnce = async (webhookId: string): Promise<unknown> => {
+  /** One attempt of the migration's disable, run as a worker runs it: its answer, or its failure. */
+  const disableAttempt = (webhookId: string) => {
     const clients = new AgentClients({
       keys: stack().emulator.agentKeys,
       baseUrl: stack().emulator.agentBaseUrl,
@@ -177,14 +177,13 @@ describe('platformMigration: dry run, apply, compensation, re-run', () => {
       agent: { clients },
     });
     const env = new MockActivityEnvironment({ taskQueue: stack().taskQueue }, { client: stack().client });
-    try {
-      return await env
-        .run((webhook) => activities.disableEarlierWebhook(webhook), { tenant: TENANT, webhookId })
-        .catch((error: unknown) => error);
-    } finally {
-      await clients.close();
-    }
+    const outcome: Promise<unknown> = env
+      .run((webhook) => activities.disableEarlierWebhook(webhook), { tenant: TENANT, webhookId })
+      .catch((error: unknown) => error)
+      .finally(() => clients.close());
+    return { env, outcome };
   };
+  const disableOnce = (webhookId: string) => disableAttempt(webhookId).outcome;
   /** Enables a webhook at the platform, outside the registry. */
   const enableByHand = async (webhookId: string) => {
     const client = platform();
@@ -317,22 +316,8 @@ describe('platformMigration: dry run, apply, compensation, re-run', () => {
     const { external } = await setUp();
     // Every list of the platform is slow: the registry's take-over waits on one.
     await stack().control('PUT', '/faults', { operation: 'ListWebhooks', latencyMs: 1_500 });
-    const clients = new AgentClients({
-      keys: stack().emulator.agentKeys,
-      baseUrl: stack().emulator.agentBaseUrl,
-    });
-    const activities = migrationActivities({
-      identity: stack().identity,
-      vault: stack().store.vault,
-      records: stack().store.records,
-      dataKeys: stack().dataKeys,
-      agent: { clients },
-    });
-    const env = new MockActivityEnvironment({ taskQueue: stack().taskQueue }, { client: stack().client });
     const { ListWebhooks: before = 0, DisableWebhook: disables = 0 } = await counters();
-    const attempt = env
-      .run((webhook) => activities.disableEarlierWebhook(webhook), { tenant: TENANT, webhookId: external })
-      .catch((error: unknown) => error);
+    const { env, outcome: attempt } = disableAttempt(external);
     // The registry's comparison, this attempt's own list, then the take-over's list.
     await eventually(
       async () => (((await counters()).ListWebhooks ?? 0) - before >= 3 ? true : undefined),
@@ -342,7 +327,6 @@ describe('platformMigration: dry run, apply, compensation, re-run', () => {
     // Temporal's client calls made in an activity end with it (the worker ties them to its
     // cancellation): the take-over's update is abandoned, and no disable follows.
     expect(await attempt).toBeInstanceOf(Error);
-    await clients.close();
     expect((await counters()).DisableWebhook ?? 0).toBe(disables);
     expect((await platformWebhooks())[external]).toBe(true);
   });

@@ -11,6 +11,8 @@ import { queryValue } from '../../common/visibility-query';
 import { kindWorkflowId, referenceOfWorkflowId } from '../../common/workflow-ids';
 import { verificationWorkflowTypes } from '../../verification/shared/workflows';
 import { creationCloseWorkflowId, orphanSweepWorkflowId } from '../../verification/shared/ids';
+import { agentWebhooksWorkflowId } from '../domain/agent-tenants';
+import { migrationWorkflowId } from '../domain/migration/migration-input';
 
 /** A workflow of the task queue that failed, or whose step gave up: what happened and what to do. */
 export interface FailedWork {
@@ -19,10 +21,10 @@ export interface FailedWork {
   type: string;
   /**
    * `failed`: it ended failed; `needs-attention`: it runs on (or completed) with a step that gave
-   * up; `terminated`: a verification or a redaction was terminated from outside (none of its
-   * clean-up ran); `cancelled`: a redaction, an orphan sweep or a creation's close was cancelled
-   * from outside before it finished (a redaction still erases what it stores at its due time; what
-   * else it had left to do stays).
+   * up; `terminated`: a verification, a redaction, a tenant's webhook registry or a migration was
+   * terminated from outside (none of its clean-up ran); `cancelled`: a redaction, an orphan sweep,
+   * a creation's close or a registry was cancelled from outside before it finished (a redaction
+   * still erases what it stores at its due time; what else it had left to do stays).
    */
   state: 'failed' | 'needs-attention' | 'terminated' | 'cancelled';
   /** When it ended, or when it started for one still running (ISO). */
@@ -58,6 +60,20 @@ const CANCELLED_ERASING_TYPES: readonly string[] = ERASING_TYPES.filter(
   (type) => type !== verificationWorkflowTypes.session,
 );
 
+/**
+ * Workflows of the earlier platform that a stop from outside leaves halfway: a registry forgets
+ * which webhooks it managed or disabled (a move of the receiver's webhook cut short is never
+ * finished), a migration terminated in its cut-over leaves webhooks disabled without enabling
+ * them again (a cancelled one compensates, and reports when that failed).
+ */
+const STOPPED_PLATFORM_TYPES = {
+  terminated: [agentPlatformWorkflowTypes.registry, agentPlatformWorkflowTypes.migration],
+  cancelled: [agentPlatformWorkflowTypes.registry],
+} as const satisfies Record<'terminated' | 'cancelled', readonly string[]>;
+
+const TERMINATED_TYPES: readonly string[] = [...ERASING_TYPES, ...STOPPED_PLATFORM_TYPES.terminated];
+const CANCELLED_TYPES: readonly string[] = [...CANCELLED_ERASING_TYPES, ...STOPPED_PLATFORM_TYPES.cancelled];
+
 /** Visibility's condition on the workflow type: one of `types`. */
 const typeIn = (types: readonly string[]) =>
   `(${types.map((type) => `WorkflowType = ${queryValue(type)}`).join(' OR ')})`;
@@ -72,8 +88,8 @@ export async function listFailedWork(
   client: Client,
   options: { taskQueue: string; limit?: number },
 ): Promise<FailedWork[]> {
-  const terminated = `(ExecutionStatus = 'Terminated' AND ${typeIn(ERASING_TYPES)})`;
-  const cancelled = `(ExecutionStatus = 'Canceled' AND ${typeIn(CANCELLED_ERASING_TYPES)})`;
+  const terminated = `(ExecutionStatus = 'Terminated' AND ${typeIn(TERMINATED_TYPES)})`;
+  const cancelled = `(ExecutionStatus = 'Canceled' AND ${typeIn(CANCELLED_TYPES)})`;
   const query = `TaskQueue = ${queryValue(options.taskQueue)} AND (ExecutionStatus = 'Failed' OR IdvStatus = ${queryValue(NEEDS_ATTENTION)} OR ${terminated} OR ${cancelled})`;
   const found: FailedWork[] = [];
   /** A later run of the workflow ID exists (its latest run is another). */
@@ -93,10 +109,11 @@ export async function listFailedWork(
       const error: unknown = await handle.result().catch((failure: unknown) => failure);
       found.push({ ...base, state: 'failed', ...failureReason(error) });
     } else if (
-      (execution.status.name === 'TERMINATED' && ERASING_TYPES.includes(execution.type)) ||
-      (execution.status.name === 'CANCELLED' && CANCELLED_ERASING_TYPES.includes(execution.type))
+      (execution.status.name === 'TERMINATED' && TERMINATED_TYPES.includes(execution.type)) ||
+      (execution.status.name === 'CANCELLED' && CANCELLED_TYPES.includes(execution.type))
     ) {
-      // A redaction replaced by another of its session (`idv redact` runs one at once) is not lost.
+      // A redaction replaced by another of its session (`idv redact` runs one at once) is not
+      // lost; nor a registry or a migration started again since.
       if (await replaced(handle.workflowId, execution.runId)) continue;
       const state = execution.status.name === 'TERMINATED' ? 'terminated' : 'cancelled';
       found.push({ ...base, state, ...stoppedReason(execution.workflowId, execution.type, state) });
@@ -130,6 +147,22 @@ function stoppedReason(
   const reference = referenceOfWorkflowId(workflowId);
   const sweepPrefix = orphanSweepWorkflowId('');
   const closePrefix = creationCloseWorkflowId('');
+  const registryPrefix = agentWebhooksWorkflowId('');
+  if (type === agentPlatformWorkflowTypes.registry && workflowId.startsWith(registryPrefix)) {
+    const tenant = workflowId.slice(registryPrefix.length);
+    return {
+      reason: `${state}: the tenant's webhooks are no longer compared with the platform, and which of them it managed or disabled is forgotten (a new registry takes them for external; a move of the receiver's webhook it had begun is not finished)`,
+      next: `\`idv webhooks list --tenant ${tenant}\` starts it again; then \`idv webhooks add --tenant ${tenant}\` for the receiver's webhook, and \`idv webhooks add --url <url> --tenant ${tenant}\` for each one it should manage`,
+    };
+  }
+  const migrationPrefix = migrationWorkflowId('');
+  if (type === agentPlatformWorkflowTypes.migration && workflowId.startsWith(migrationPrefix)) {
+    const tenant = workflowId.slice(migrationPrefix.length);
+    return {
+      reason: `${state}: its cut-over may have left earlier webhooks disabled, without enabling them again or a report`,
+      next: `\`idv webhooks list --tenant ${tenant}\` shows which are disabled: enable those that should deliver (\`idv webhooks enable <id> --tenant ${tenant}\`), or run the migration again`,
+    };
+  }
   if (type === verificationWorkflowTypes.creationClose && workflowId.startsWith(closePrefix))
     return {
       reason: `${state}: a verification's creation may stay open, so a session created for it later is not swept`,

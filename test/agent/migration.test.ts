@@ -9,6 +9,7 @@ import { migrationWorkflowId } from '../../agent-platform/domain/migration/migra
 import { type MigrationTarget } from '../../agent-platform/domain/migration/migration-plan';
 import { eventually } from '../harness/eventually';
 import { useVerificationStack } from '../harness/verification-stack';
+import { listedAsFailed } from '../harness/failed-work';
 import { listFailedWork } from '../../agent-platform/client/failed-work';
 
 const TENANTS = { 'tenant-m': 'agent_key_tenant_m_0123456789' };
@@ -310,6 +311,18 @@ describe('platformMigration: dry run, apply, compensation, re-run', () => {
     const listed = failed.find((work) => work.workflowId === `idv-migration-${TENANT}`);
     expect(listed).toMatchObject({ type: 'platformMigration', state: 'needs-attention' });
     expect(listed?.next).toContain(`idv webhooks enable ${leftDisabled[0]?.id} --tenant ${TENANT}`);
+  });
+
+  it('is listed as failed work once terminated, with what to check', async () => {
+    await setUp();
+    // A slow platform: the migration is still reading when it is terminated.
+    await stack().control('PUT', '/faults', { operation: 'ListWebhooks', latencyMs: 3_000 });
+    const { handle } = await migrations().start({ tenant: TENANT, apply: true, target: target() });
+    await handle.terminate('by hand');
+    const stopped = await listedAsFailed(stack().client, stack().taskQueue, handle.workflowId);
+    expect(stopped).toMatchObject({ type: 'platformMigration', state: 'terminated' });
+    expect(stopped.reason).toMatch(/may have left earlier webhooks disabled/);
+    expect(stopped.next).toContain(`idv webhooks list --tenant ${TENANT}`);
   });
 
   it('a cut-over attempt cancelled (or timed out) while the registry takes a webhook over disables nothing after', async () => {

@@ -6,7 +6,9 @@ import {
 import { agentWebhooksWorkflowId } from '../../agent-platform/domain/agent-tenants';
 import { SWEEP_TRIES } from '../../agent-platform/workflows/webhook-registry-state';
 import { eventually } from '../harness/eventually';
+import { listFailedWork } from '../../agent-platform/client/failed-work';
 import { useVerificationStack } from '../harness/verification-stack';
+import { listedAsFailed } from '../harness/failed-work';
 
 const TENANTS = { 'tenant-a': 'agent_key_tenant_a_0123456789', 'tenant-b': 'agent_key_tenant_b_0123456789' };
 
@@ -48,6 +50,20 @@ describe('agentWebhooks: one registry workflow per tenant', () => {
     expect(registered?.id).toBe(view.id);
     const listing = await stack().webhooks.list('tenant-a');
     expect(JSON.stringify(listing)).not.toContain(stack().tokens.tenantToken('tenant-a'));
+  });
+
+  it('is listed as failed work once stopped from outside, with what it forgot, until started again', async () => {
+    await stack().webhooks.register('tenant-b');
+    const handle = stack().client.workflow.getHandle(agentWebhooksWorkflowId('tenant-b'));
+    await handle.terminate('by hand');
+    const stopped = await listedAsFailed(stack().client, stack().taskQueue, handle.workflowId);
+    expect(stopped).toMatchObject({ type: 'agentWebhooks', state: 'terminated' });
+    expect(stopped.reason).toMatch(/which of them it managed or disabled is forgotten/);
+    expect(stopped.next).toContain('idv webhooks list --tenant tenant-b');
+    // Started again (any change or listing does): no longer listed.
+    await stack().webhooks.list('tenant-b');
+    const failed = await listFailedWork(stack().client, { taskQueue: stack().taskQueue });
+    expect(failed.find((work) => work.workflowId === handle.workflowId)).toBeUndefined();
   });
 
   it('refuses a sixth Notification webhook before any call to the platform', async () => {

@@ -175,3 +175,8 @@ export const SWEPT = 'swept';
 
 /** Written in place of the claimant of a purged verification's sessions (either store). */
 export const PURGED = 'purged';
+
+/** The workflow a stored claimant names: none for the sweep's tombstones and purged ones. */
+export function claimantNamed(stored: string | undefined): string | undefined {
+  return stored === SWEPT || stored === PURGED ? undefined : stored;
+}

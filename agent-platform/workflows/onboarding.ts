@@ -269,12 +269,12 @@ export async function onboarding(input: OnboardingInput): Promise<OnboardingSumm
   // what its last ended run counted.
   if (countsEarlierEvents) {
     try {
-      const before = countsEarlierRuns
+      const before: Awaited<ReturnType<typeof eventsBeforeOnboarding>> = countsEarlierRuns
         ? await eventsBeforeOnboarding({ tenant, connectionId, runId: workflowInfo().runId })
         : { events: await connectionEventsSoFar({ tenant, connectionId }) };
       addEventCounts(events, before.earlierRun);
       // Its `new_connection` (sent once) may be what the onboarding now waits for: counted, so seen.
-      if ('earlierRunUnread' in before && before.earlierRunUnread)
+      if (before.earlierRunUnread)
         countGiveUp({ kind: 'onboarding', step: "reading the connection's earlier onboarding run" });
       for (const seen of before.events)
         record({
@@ -295,17 +295,21 @@ export async function onboarding(input: OnboardingInput): Promise<OnboardingSumm
   }
 
   // Waiting: one durable timer to the deadline, woken by every event; days cost nothing.
+  const showWaiting = (headline: string) =>
+    showDetails(
+      markdownLines([
+        headline,
+        `Deadline: ${new Date(deadline).toISOString()}; ${events.total} events so far`,
+      ]),
+      () => onboardingMetadata(tenant, connectionId).staticSummary,
+    );
   while (!verificationBegun && missing().length > 0) {
     const remaining = deadline - Date.now();
     if (remaining <= 0) {
       if (!graceTaken && lateDeliveriesWaited) {
         graceTaken = true;
-        showDetails(
-          markdownLines([
-            `**past its deadline**, waiting ${LATE_DELIVERY_GRACE_MS / 60_000} minutes for ${missing().join(', ')} handed over late`,
-            `Deadline: ${new Date(deadline).toISOString()}; ${events.total} events so far`,
-          ]),
-          () => onboardingMetadata(tenant, connectionId).staticSummary,
+        showWaiting(
+          `**past its deadline**, waiting ${LATE_DELIVERY_GRACE_MS / 60_000} minutes for ${missing().join(', ')} handed over late`,
         );
         if (
           await condition(() => missing().length === 0, LATE_DELIVERY_GRACE_MS, {
@@ -317,13 +321,7 @@ export async function onboarding(input: OnboardingInput): Promise<OnboardingSumm
       waitedMs = Date.now() - startedAt;
       return await summary('timed-out');
     }
-    showDetails(
-      markdownLines([
-        `**waiting** for ${missing().join(', ')}`,
-        `Deadline: ${new Date(deadline).toISOString()}; ${events.total} events so far`,
-      ]),
-      () => onboardingMetadata(tenant, connectionId).staticSummary,
-    );
+    showWaiting(`**waiting** for ${missing().join(', ')}`);
     await condition(() => missing().length === 0 || historyLarge(), remaining, {
       summary: 'until the deadline',
     });

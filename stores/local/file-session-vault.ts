@@ -8,6 +8,7 @@ import {
   type ClaimOutcome,
   type CreateAttempt,
   type CreateAttemptEnding,
+  claimantNamed,
   PURGED,
   secretMissing,
   type SessionClaim,
@@ -225,7 +226,7 @@ export class FileSessionVault implements SessionVault {
 
   async claimant(sessionId: string): Promise<string | undefined> {
     const workflowId = (await this.#claimOf(sessionId))?.workflowId;
-    return workflowId === SWEPT || workflowId === PURGED ? undefined : workflowId;
+    return claimantNamed(workflowId);
   }
 
   async dataKeyOf(sessionId: string): Promise<string | undefined> {

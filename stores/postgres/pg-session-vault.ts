@@ -7,6 +7,7 @@ import {
   type ClaimOutcome,
   type CreateAttempt,
   type CreateAttemptEnding,
+  claimantNamed,
   PURGED,
   secretMissing,
   type SessionClaim,
@@ -243,7 +244,7 @@ export class PgSessionVault implements SessionVault {
       [canonicalSessionId(sessionId)],
     );
     const workflowId = rows[0]?.workflow_id;
-    return workflowId === SWEPT || workflowId === PURGED ? undefined : workflowId;
+    return claimantNamed(workflowId);
   }
 
   async accessKey(sessionId: string): Promise<string> {

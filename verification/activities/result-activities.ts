@@ -131,6 +131,14 @@ const ATTACHMENT_ASK_MAX_MS = 30_000;
 const RESULTS_HEARTBEAT_EVERY_MS = 1_000;
 
 /**
+ * A 404 for a succeeded session's results or attachment: it proves nothing (a replica behind,
+ * not served yet), so it is asked again; a 410 says they are gone.
+ */
+function notServedYet(error: unknown): boolean {
+  return error instanceof NotFoundError && error.status === 404;
+}
+
+/**
  * The results of a session, fetched and stored (see `fetchResults`); undefined when its answer
  * had no identity data, or was a 404.
  */
@@ -161,10 +169,8 @@ function resultsFetcher(deps: VerificationDeps) {
         maxBytes: limits.maxResultsAnswerBytes,
       });
     } catch (error) {
-      // For a session the service answered succeeded, a 404 proves nothing (a replica behind,
-      // results not served yet): asked again as results without identity data are. A 410 says
-      // they are gone.
-      if (error instanceof NotFoundError && error.status === 404) return undefined;
+      // Asked again, as results without identity data are.
+      if (notServedYet(error)) return undefined;
       throw error;
     }
     const { identityData } = answer;
@@ -203,8 +209,8 @@ function resultsFetcher(deps: VerificationDeps) {
         try {
           answer = await download();
         } catch (error) {
-          // A 404 (not a 410, gone for good) is asked again until `missingUntilMs`.
-          if (!(error instanceof NotFoundError && error.status === 404)) throw error;
+          // Asked again until `missingUntilMs`.
+          if (!notServedYet(error)) throw error;
           if (call.missingUntilMs === undefined || Date.now() + waitMs > call.missingUntilMs)
             throw new ResultsRefusedError(
               `the attachment ${info.id} was answered 404 until the fetch gave up`,

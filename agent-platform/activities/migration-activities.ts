@@ -55,6 +55,10 @@ async function heartbeating<T>(body: () => Promise<T>): Promise<T> {
   }
 }
 
+/** Two earlier webhooks of one URL: the registry, which tells webhooks apart by URL, could take the wrong one over. */
+const sameUrlProblem = (webhookId: string, otherId: string) =>
+  `webhooks ${webhookId} and ${otherId} have the same URL: delete one (idv webhooks delete) before migrating`;
+
 function tooMany(what: string, limit: number): never {
   throw ApplicationFailure.create({
     type: 'MigrationTooLarge',
@@ -153,10 +157,7 @@ export function migrationActivities(deps: AgentPlatformDeps) {
       webhooks
         .slice(index + 1)
         .filter((other) => sameWebhookUrl(other.url, webhook.url))
-        .map(
-          (other) =>
-            `webhooks ${webhook.id} and ${other.id} have the same URL: delete one (idv webhooks delete) before migrating`,
-        ),
+        .map((other) => sameUrlProblem(webhook.id, other.id)),
     );
     // The cut-over disables every enabled webhook through the registry, taking over those made
     // outside it: one the registry would refuse would fail the cut-over after others were
@@ -265,11 +266,27 @@ export function migrationActivities(deps: AgentPlatformDeps) {
         if (!view.enabled) return retried ? 'disabled' : 'already-disabled';
         if (!view.managed) {
           const client = tenantAgentClient(deps, request.tenant);
-          const webhook = (await classified(() => client.listWebhooks({ signal: signal() }))).find(
-            (w) => w.id === request.webhookId,
-          );
+          const listed = await classified(() => client.listWebhooks({ signal: signal() }));
+          const webhook = listed.find((w) => w.id === request.webhookId);
           if (!webhook) return gone(request);
-          view = await registry().register(request.tenant, { url: webhook.url, type: webhook.type });
+          // One made at the same URL since the plan: the take-over, by URL, could register the
+          // other one and leave this one delivering.
+          const other = listed.find((w) => w.id !== webhook.id && sameWebhookUrl(w.url, webhook.url));
+          if (other)
+            throw ApplicationFailure.create({
+              type: 'WebhookAmbiguous',
+              message: sameUrlProblem(webhook.id, other.id),
+              nonRetryable: true,
+            });
+          // An attempt that ended (timed out, its worker gone) may have left its take-over queued
+          // in the registry: every attempt asks under one update ID, so a retry joins it.
+          const { workflowExecution: run, activityId } = Context.current().info;
+          const updateId = `take-over/${run?.workflowId ?? ''}/${run?.runId ?? ''}/${activityId}`;
+          view = await registry().register(
+            request.tenant,
+            { url: webhook.url, type: webhook.type },
+            { updateId },
+          );
         }
         // An attempt that timed out (a busy registry) or was cancelled is told so by its next
         // heartbeat, and Temporal's client calls made in it (the registry's) end then: no write

@@ -71,9 +71,18 @@ export class WebhookRegistryClient {
     return running ? await handle.query(listWebhooksQuery) : await this.reconcile(tenant);
   }
 
-  /** Registers a webhook: a URL of yours, or (without `url`) this deployment's receiver. */
-  async register(tenant: string, request: RegisterWebhookRequest = {}): Promise<WebhookView> {
-    return await this.#update(tenant, registerWebhookUpdate, [request]);
+  /**
+   * Registers a webhook: a URL of yours, or (without `url`) this deployment's receiver. A caller
+   * that may ask again without knowing whether its first request arrived (an activity's retry)
+   * passes the same `updateId` both times: the second waits for the first and answers its
+   * outcome, where a registration of its own would be refused as a duplicate of it.
+   */
+  async register(
+    tenant: string,
+    request: RegisterWebhookRequest = {},
+    options: { updateId?: string } = {},
+  ): Promise<WebhookView> {
+    return await this.#update(tenant, registerWebhookUpdate, [request], options.updateId);
   }
 
   /** Enables a managed webhook. */
@@ -106,6 +115,7 @@ export class WebhookRegistryClient {
     tenant: string,
     update: UpdateDefinition<Ret, Args>,
     args: Args,
+    updateId?: string,
   ): Promise<Ret> {
     const startWorkflowOperation = new WithStartWorkflowOperation<AgentWebhooksWorkflow>(
       agentPlatformWorkflowTypes.registry,
@@ -118,7 +128,11 @@ export class WebhookRegistryClient {
       },
     );
     try {
-      return await this.#client.workflow.executeUpdateWithStart(update, { args, startWorkflowOperation });
+      return await this.#client.workflow.executeUpdateWithStart(update, {
+        args,
+        startWorkflowOperation,
+        ...(updateId ? { updateId } : {}),
+      });
     } catch (error) {
       if (error instanceof WorkflowUpdateFailedError)
         throw new WebhookRegistryError(innermostMessage(error), { cause: error });

@@ -165,7 +165,7 @@ describe('platformMigration: dry run, apply, compensation, re-run', () => {
   });
 
   /** One attempt of the migration's disable, run as a worker runs it: its answer, or its failure. */
-  const disableAttempt = (webhookId: string) => {
+  const disableAttempt = (webhookId: string, attempt = 1) => {
     const clients = new AgentClients({
       keys: stack().emulator.agentKeys,
       baseUrl: stack().emulator.agentBaseUrl,
@@ -177,14 +177,17 @@ describe('platformMigration: dry run, apply, compensation, re-run', () => {
       dataKeys: stack().dataKeys,
       agent: { clients },
     });
-    const env = new MockActivityEnvironment({ taskQueue: stack().taskQueue }, { client: stack().client });
+    const env = new MockActivityEnvironment(
+      { taskQueue: stack().taskQueue, attempt },
+      { client: stack().client },
+    );
     const outcome: Promise<unknown> = env
       .run((webhook) => activities.disableEarlierWebhook(webhook), { tenant: TENANT, webhookId })
       .catch((error: unknown) => error)
       .finally(() => clients.close());
     return { env, outcome };
   };
-  const disableOnce = (webhookId: string) => disableAttempt(webhookId).outcome;
+  const disableOnce = (webhookId: string, attempt = 1) => disableAttempt(webhookId, attempt).outcome;
   /** Enables a webhook at the platform, outside the registry. */
   const enableByHand = async (webhookId: string) => {
     const client = platform();
@@ -342,6 +345,40 @@ describe('platformMigration: dry run, apply, compensation, re-run', () => {
     expect(await attempt).toBeInstanceOf(Error);
     expect((await counters()).DisableWebhook ?? 0).toBe(disables);
     expect((await platformWebhooks())[external]).toBe(true);
+  });
+
+  it('resumes, on its next attempt, the take-over an attempt cancelled (or timed out) left to the registry', async () => {
+    const { external } = await setUp();
+    await stack().control('PUT', '/faults', { operation: 'ListWebhooks', latencyMs: 1_500 });
+    const { ListWebhooks: before = 0 } = await counters();
+    const first = disableAttempt(external);
+    await eventually(
+      async () => (((await counters()).ListWebhooks ?? 0) - before >= 3 ? true : undefined),
+      'the take-over under way',
+    );
+    first.env.cancel();
+    expect(await first.outcome).toBeInstanceOf(Error);
+    // The registry carries the take-over on; the retry finds the webhook not managed yet, and
+    // its own take-over is the first one's, not a second registration refused as a duplicate.
+    expect(await disableOnce(external, 2)).toBe('disabled');
+    await stack().control('DELETE', '/faults');
+    expect((await platformWebhooks())[external]).toBe(false);
+    const listing = await stack().webhooks.list(TENANT);
+    expect(listing.webhooks.find((w) => w.id === external)).toMatchObject({ managed: true, enabled: false });
+  });
+
+  it('takes over no other webhook than the planned one when one of the same URL was made since the plan', async () => {
+    const { external } = await setUp();
+    const client = platform();
+    const since = await client.createWebhook({
+      url: 'https://hooks.example/crm?key=secret-123',
+      type: 'Notification',
+    });
+    await client.close();
+    const attempt = await disableOnce(since.id);
+    expect(attempt).toMatchObject({ nonRetryable: true, type: 'WebhookAmbiguous' });
+    expect((attempt as Error).message).toMatch(/have the same URL/);
+    expect(await platformWebhooks()).toMatchObject({ [external]: true, [since.id]: true });
   });
 
   it('says what blocks an apply in the dry run, and an apply with a blocker changes nothing', async () => {

@@ -36,6 +36,13 @@ export interface CreateAttemptEnding {
   sessionId?: string;
 }
 
+/** A verification's creation, as its slot holds it. */
+export interface Creation {
+  /** The session it keeps (the first claimed for it), kept after the session's key was destroyed. */
+  keptSessionId?: string;
+  closed: boolean;
+}
+
 /** The session a verification keeps, as its create answered it (no results access key). */
 export interface KeptSession {
   sessionId: string;
@@ -97,10 +104,12 @@ export interface SessionVault {
    * resolves to the sessions it marked.
    */
   closeCreation(workflowId: string, keptSessionId?: string): Promise<string[]>;
-  /** True once the verification's creation was closed: a new attempt is not to be sent. */
-  creationClosed(workflowId: string): Promise<boolean>;
-  /** True once the verification claimed a session or closed its creation: it ran. */
-  creationBegun(workflowId: string): Promise<boolean>;
+  /**
+   * The verification's creation, once it claimed a session or closed its creation (it ran):
+   * the session it keeps, and whether it is closed (a new attempt is not to be sent). Undefined
+   * before, and once forgotten.
+   */
+  creation(workflowId: string): Promise<Creation | undefined>;
   /**
    * Forgets a verification's creation (its slot), long after it closed: its workflow ID may start
    * a new verification (a reference whose record was purged). Its sessions' tombstones stay (a

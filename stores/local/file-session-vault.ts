@@ -7,6 +7,7 @@ import {
   canonicalSessionId,
   type ClaimOutcome,
   type CreateAttempt,
+  type Creation,
   type CreateAttemptEnding,
   claimantNamed,
   PURGED,
@@ -151,13 +152,11 @@ export class FileSessionVault implements SessionVault {
     return marked;
   }
 
-  async creationClosed(workflowId: string): Promise<boolean> {
-    const parsed = slotSchema.safeParse(await readJsonFile(this.#slotFile(workflowId)));
-    return parsed.success && parsed.data.closed === true;
-  }
-
-  async creationBegun(workflowId: string): Promise<boolean> {
-    return slotSchema.safeParse(await readJsonFile(this.#slotFile(workflowId))).success;
+  async creation(workflowId: string): Promise<Creation | undefined> {
+    const slot = slotSchema.safeParse(await readJsonFile(this.#slotFile(workflowId)));
+    if (!slot.success) return undefined;
+    const { sessionId, closed = false } = slot.data;
+    return { closed, ...(sessionId === undefined ? {} : { keptSessionId: sessionId }) };
   }
 
   async forgetCreation(workflowId: string): Promise<void> {

@@ -1,11 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import { type Pool, type PoolClient } from 'pg';
-import { type NextStep } from '../session-vault';
 import {
+  type NextStep,
   canonicalProfileId,
   canonicalSessionId,
   type ClaimOutcome,
   type CreateAttempt,
+  type Creation,
   type CreateAttemptEnding,
   claimantNamed,
   PURGED,
@@ -167,19 +168,14 @@ export class PgSessionVault implements SessionVault {
     });
   }
 
-  async creationClosed(workflowId: string): Promise<boolean> {
-    const { rows } = await this.pool.query<{ closed: boolean }>(
-      'SELECT closed FROM idv_creation_slots WHERE workflow_id = $1',
+  async creation(workflowId: string): Promise<Creation | undefined> {
+    const { rows } = await this.pool.query<{ session_id: string | null; closed: boolean }>(
+      'SELECT session_id, closed FROM idv_creation_slots WHERE workflow_id = $1',
       [workflowId],
     );
-    return rows[0]?.closed === true;
-  }
-
-  async creationBegun(workflowId: string): Promise<boolean> {
-    const { rowCount } = await this.pool.query('SELECT 1 FROM idv_creation_slots WHERE workflow_id = $1', [
-      workflowId,
-    ]);
-    return (rowCount ?? 0) > 0;
+    const slot = rows[0];
+    if (!slot) return undefined;
+    return { closed: slot.closed, ...(slot.session_id === null ? {} : { keptSessionId: slot.session_id }) };
   }
 
   async forgetCreation(workflowId: string): Promise<void> {

@@ -184,9 +184,9 @@ describe.each(backends)('store contract: %s', (_name, make) => {
 
     it('refuses a new create attempt of a verification whose creation is closed', async () => {
       const workflowId = `idv-${randomUUID()}`;
-      expect(await store.vault.creationClosed(workflowId)).toBe(false);
+      expect(await store.vault.creation(workflowId)).toBeUndefined();
       await other.vault.closeCreation(workflowId);
-      expect(await store.vault.creationClosed(workflowId)).toBe(true);
+      expect(await store.vault.creation(workflowId)).toEqual({ closed: true });
     });
 
     it('keeps a session key until destroyed, then only the claim (whatever the id case)', async () => {
@@ -213,8 +213,10 @@ describe.each(backends)('store contract: %s', (_name, make) => {
       const orphan = randomUUID();
       await store.vault.claim(kept, claimOf(workflowId, profileId));
       await store.vault.claim(orphan, claimOf(workflowId, profileId));
+      expect(await other.vault.creation(workflowId)).toEqual({ keptSessionId: kept, closed: false });
       await store.vault.closeCreation(workflowId, kept);
       for (const sessionId of [kept, orphan]) await store.vault.destroy(sessionId);
+      expect(await other.vault.creation(workflowId)).toEqual({ keptSessionId: kept, closed: true });
       await other.vault.forgetCreation(workflowId);
       await other.vault.forgetCreation(workflowId);
       for (const sessionId of [kept, orphan]) {
@@ -222,7 +224,7 @@ describe.each(backends)('store contract: %s', (_name, make) => {
         expect(await store.vault.dataKeyOf(sessionId)).toBe('dk-1');
       }
       expect(await store.vault.accountedFor([kept, orphan])).toEqual(new Set([kept, orphan]));
-      expect(await store.vault.creationBegun(workflowId)).toBe(false);
+      expect(await store.vault.creation(workflowId)).toBeUndefined();
     });
 
     it('keeps a destroyed session destroyed: a later claim of it is refused', async () => {

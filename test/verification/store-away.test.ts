@@ -66,14 +66,14 @@ describe('a clean-up whose store is away', () => {
       expect(closer).toBe(`idv-orphans-close:${handle.workflowId}`);
       expect(
         await stack()
-          .store.vault.creationClosed(handle.workflowId)
+          .store.vault.creation(handle.workflowId)
           .catch(() => 'away'),
       ).toBe('away');
     } finally {
       await pool.query('ALTER TABLE idv_creation_slots_away RENAME TO idv_creation_slots');
     }
     await eventually(
-      async () => ((await stack().store.vault.creationClosed(handle.workflowId)) ? true : undefined),
+      async () => ((await stack().store.vault.creation(handle.workflowId))?.closed ? true : undefined),
       'the creation closed',
       90_000,
     );

@@ -1,6 +1,7 @@
 import { listFailedWork } from '../../agent-platform/client/failed-work';
 import { NoSessionError } from '../../verification/client/idv-client';
 import { eventually } from '../harness/eventually';
+import { deleteAsRetentionWould } from '../harness/retention';
 import { useVerificationStack } from '../harness/verification-stack';
 
 // A workflow terminated from outside (the web UI, `temporal workflow terminate`) runs none of its
@@ -54,6 +55,31 @@ describe('a verification terminated from outside its code', () => {
     });
     expect((await stack().store.dataKeys.get(dataKeyId))?.state).toBe('destroyed');
   }, 30_000);
+
+  it('idv redact reaches the session of one terminated once Temporal no longer keeps it', async () => {
+    const { handle, nextStep } = await stack().idv.startVerification(
+      stack().request({ redactAfter: 0, polling: { initialMs: 200, maxMs: 500 } }),
+    );
+    const { dataKeyId } = await handle.progress();
+    await handle.workflow.terminate('an operator thought it stuck');
+    // Its record names no session: only an ending writes one, and a terminated run has none.
+    await deleteAsRetentionWould(stack().client, handle.workflowId);
+    expect((await stack().store.records.get(handle.reference))?.sessionId).toBeUndefined();
+
+    const report = await stack().idv.redactVerification(handle.reference);
+    expect(report).toMatchObject({
+      sessionId: nextStep.sessionId,
+      redactedAtService: true,
+      dataKeyDestroyed: true,
+    });
+    const view = await stack().control('GET', `/sessions/${nextStep.sessionId}`);
+    expect(view).toMatchObject({
+      outcome: { done: true, errorCode: 'Canceled' },
+      redacted: { by: 'request' },
+    });
+    expect((await stack().store.dataKeys.get(dataKeyId))?.state).toBe('destroyed');
+    expect((await stack().store.records.get(handle.reference))?.redactedAt).toBeDefined();
+  }, 240_000);
 
   it("is listed when it is a verification's redaction that was terminated", async () => {
     const { nextStep } = await waitingRedaction();

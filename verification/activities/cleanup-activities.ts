@@ -323,7 +323,7 @@ export function cleanupActivities(deps: VerificationDeps) {
         throw error;
       });
       if (record?.dataKeyId !== dataKeyId || record.status !== 'started') return notOwned;
-      if (await deps.vault.creationBegun(verificationWorkflowId(reference))) return notOwned;
+      if (await deps.vault.creation(verificationWorkflowId(reference))) return notOwned;
       return { destroyed: await deps.dataKeys.destroy(dataKeyId) };
     },
 

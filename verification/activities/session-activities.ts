@@ -74,7 +74,7 @@ export function sessionActivities(deps: VerificationDeps) {
     });
     // Checked once recorded: a close that comes after sees this attempt (under way) and asks for
     // the sweep; one that came before refuses it here, unsent.
-    if (await deps.vault.creationClosed(workflowId)) {
+    if ((await deps.vault.creation(workflowId))?.closed) {
       await deps.vault.endCreateAttempt(profileId, attemptId, { endedAtMs: Date.now(), settled: true });
       throw creationClosed('the verification has closed its creation: no create is sent');
     }

@@ -318,7 +318,29 @@ export class IdvClient {
         `no verification has the reference ${reference} (no workflow, no record)`,
       );
     if (record.sessionId) return await this.redactNow(record.sessionId, record.dataKeyId, reference);
+    if (record.status !== 'started') {
+      await recordErasure(this.#store, this.#dataKeys, reference, new Date().toISOString(), record);
+      throw new NoSessionError(
+        `verification ${reference} has no session to redact (its data key is destroyed)`,
+      );
+    }
+    // No ending recorded: terminated (or its ending never written), so it ran none of its clean-up.
+    // Only an ending names the session in the record; the vault holds the one it kept. Its
+    // creation is closed after, so a session the service creates for it later is swept.
+    const workflowId = verificationWorkflowId(reference);
+    const keptSessionId = (await this.#store.vault.creation(workflowId))?.keptSessionId;
+    const closeCreation = () =>
+      this.#closeCreation(record.verificationProfileId, {
+        workflowId,
+        ...(keptSessionId ? { keptSessionId } : {}),
+      });
+    if (keptSessionId) {
+      const report = await this.redactNow(keptSessionId, record.dataKeyId, reference);
+      await closeCreation();
+      return report;
+    }
     await recordErasure(this.#store, this.#dataKeys, reference, new Date().toISOString(), record);
+    await closeCreation();
     throw new NoSessionError(
       `verification ${reference} has no session to redact (its data key is destroyed)`,
     );

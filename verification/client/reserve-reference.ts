@@ -51,7 +51,7 @@ export async function reserveReference(
 
 type ReservationStore = {
   records: Pick<VerificationRecords, 'reserve' | 'get' | 'restarted'>;
-  vault: Pick<SessionVault, 'creationBegun'>;
+  vault: Pick<SessionVault, 'creation'>;
   /** Destroys the start's key when the reservation fails. */
   dataKeys: Pick<DataKeys, 'destroy'>;
 };
@@ -81,7 +81,7 @@ async function reserveOnce(
     );
   if (exists) return { kind: 'existing' };
   // Gone from Temporal with no ending recorded: it ran if it claimed a session or closed creation.
-  if (await store.vault.creationBegun(options.workflowId)) return { kind: 'used', record };
+  if (await store.vault.creation(options.workflowId)) return { kind: 'used', record };
   const takenOver = await store.records.restarted(start.reference, {
     dataKeyId: start.dataKeyId,
     startedAt: start.startedAt,

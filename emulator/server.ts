@@ -119,7 +119,8 @@ export class EmulatorHttpServer {
         await this.#run(route, context);
         return void response.socket?.destroy();
       }
-      if (fault.kind === 'error')
+      if (fault.kind === 'error-after') await this.#run(route, context);
+      if (fault.kind === 'error' || fault.kind === 'error-after')
         return send(
           response,
           problemReply(problem(fault.status, fault.detail === undefined ? {} : { detail: fault.detail })),

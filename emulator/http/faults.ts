@@ -23,6 +23,11 @@ export interface FaultSpec {
   /** Share of requests that are carried out but whose answer is lost (connection destroyed). */
   dropResponseRate?: number;
   /**
+   * Share of requests carried out, then answered `errorStatus` all the same (a gateway that gave
+   * up on the service's answer, a service answering a conflict for work it did).
+   */
+  errorAfterRate?: number;
+  /**
    * Share of requests carried out late: `lateMs` after they arrived, whatever became of their
    * client meanwhile (a create that lands after the client's answer timeout, or after it gave
    * up), then answered if the connection is still open.
@@ -57,6 +62,7 @@ export type FaultDecision =
   | { kind: 'none'; latencyMs: number; slowBodyMs: number; mergeBody?: Record<string, unknown> }
   | { kind: 'drop'; latencyMs: number }
   | { kind: 'drop-response'; latencyMs: number }
+  | { kind: 'error-after'; latencyMs: number; status: number; detail?: string }
   | { kind: 'late'; latencyMs: number; lateMs: number }
   | { kind: 'error'; latencyMs: number; status: number; detail?: string }
   | { kind: 'rate-limit'; latencyMs: number; retryAfterSeconds: number };
@@ -124,18 +130,19 @@ export class FaultInjector {
     const drop = spec.dropRate ?? 0;
     const dropResponse = drop + (spec.dropResponseRate ?? 0);
     const late = dropResponse + (spec.lateRate ?? 0);
-    const error = late + (spec.errorRate ?? 0);
+    const errorAfter = late + (spec.errorAfterRate ?? 0);
+    const error = errorAfter + (spec.errorRate ?? 0);
     const limited = error + (spec.rateLimitRate ?? 0);
     if (roll < drop) return { kind: 'drop', latencyMs };
     if (roll < dropResponse) return { kind: 'drop-response', latencyMs };
     if (roll < late) return { kind: 'late', latencyMs, lateMs: spec.lateMs ?? 10_000 };
-    if (roll < error)
-      return {
-        kind: 'error',
-        latencyMs,
-        status: spec.errorStatus ?? 500,
-        ...(spec.errorDetail === undefined ? {} : { detail: spec.errorDetail }),
-      };
+    const errorAnswer = {
+      latencyMs,
+      status: spec.errorStatus ?? 500,
+      ...(spec.errorDetail === undefined ? {} : { detail: spec.errorDetail }),
+    };
+    if (roll < errorAfter) return { kind: 'error-after', ...errorAnswer };
+    if (roll < error) return { kind: 'error', ...errorAnswer };
     if (roll < limited)
       return { kind: 'rate-limit', latencyMs, retryAfterSeconds: spec.retryAfterSeconds ?? 1 };
     const answer = { kind: 'none' as const, latencyMs, slowBodyMs: spec.slowBodyMs ?? 0 };

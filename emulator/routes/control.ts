@@ -107,7 +107,14 @@ function parseFault(body: Record<string, unknown>): { operation: string; spec: F
       errors[name] = [`${name} must be at most ${MAX_FAULT_DELAY_MS} (about 24.8 days).`];
     if (value !== undefined) spec[name] = value;
   }
-  for (const name of ['errorRate', 'rateLimitRate', 'dropRate', 'dropResponseRate', 'lateRate'] as const) {
+  for (const name of [
+    'errorRate',
+    'errorAfterRate',
+    'rateLimitRate',
+    'dropRate',
+    'dropResponseRate',
+    'lateRate',
+  ] as const) {
     const value = nonNegative(body, name, errors);
     if (value !== undefined && value > 1) errors[name] = [`${name} must be between 0 and 1.`];
     if (value !== undefined) spec[name] = value;

@@ -1,3 +1,4 @@
+import { errorFromResponse } from '../../api/http/error-mapping';
 import { OverBudgetError, ServerError } from '../../api/http/errors';
 import {
   attemptSettled,
@@ -8,6 +9,9 @@ import {
 import { type CreateAttempt } from '../../stores/session-vault';
 
 const HOUR = 3_600_000;
+
+const apiErrorOf = (status: number, operation: string) =>
+  errorFromResponse({ operation, status, bodyText: '', contentType: undefined, retryAfter: undefined });
 
 // A profile's create attempts during an outage of the service's creates: every verification in
 // creation retries every few seconds for up to its deadline, each attempt recorded unsettled.
@@ -46,6 +50,11 @@ describe("the orphan sweep's plan", () => {
 
   it('settles an attempt the call budget never sent, and not one the service failed', () => {
     expect(attemptSettled(new OverBudgetError({ operation: 'CreateDirectProviderSession' }))).toBe(true);
+    const operation = 'CreateDirectProviderSession';
+    // The refusals the interface defines settle it; the statuses it leaves open do not.
+    for (const status of [400, 401, 403]) expect(attemptSettled(apiErrorOf(status, operation))).toBe(true);
+    for (const status of [404, 409, 410, 429, 418])
+      expect(attemptSettled(apiErrorOf(status, operation))).toBe(false);
     expect(attemptSettled(new ServerError({ operation: 'CreateDirectProviderSession', status: 503 }))).toBe(
       false,
     );

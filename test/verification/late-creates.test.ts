@@ -94,3 +94,33 @@ describe('a session created after the answer timeout while the retry succeeded',
     expect(stack().emulator.store.sessions.get(nextStep.sessionId)?.outcome.done).toBe(true);
   }, 120_000);
 });
+
+describe('a create carried out and answered with a status the interface leaves open', () => {
+  const { stack, nothingLeft } = lateCreates({});
+
+  // The interface defines 400, 401, 403 and 500: any other answer (a gateway's, a conflict) does
+  // not prove the service created nothing, so the session it may have made is swept.
+  it.each([404, 409, 429])(
+    'sweeps the session of a create answered %i after it was carried out',
+    async (status) => {
+      await stack().control('PUT', '/script', { outcome: 'manual' });
+      await stack().control('PUT', '/faults', {
+        operation: 'CreateDirectProviderSession',
+        errorAfterRate: 1,
+        errorStatus: status,
+        count: 1,
+      });
+      const before = new Set(stack().emulator.store.sessions.keys());
+      const request = stack().request({ redactAfter: 0 });
+      const started = await stack()
+        .idv.startVerification(request)
+        .catch(() => undefined);
+      // Retried (a second session, kept, ended and redacted with the verification) or failed:
+      // either way the first one is nobody's.
+      if (started) await started.handle.cancel('done with the test');
+      await stack().idv.getVerification(request.reference).result();
+      await nothingLeft(before, started ? 2 : 1);
+    },
+    120_000,
+  );
+});

@@ -1,4 +1,4 @@
-import { ApiError, OverBudgetError, ValidationError } from '../../api/http/errors';
+import { ForbiddenError, OverBudgetError, UnauthorizedError, ValidationError } from '../../api/http/errors';
 import { type CreateAttempt } from '../../stores/session-vault';
 
 /**
@@ -21,18 +21,18 @@ export const RELOOK_MS = 60_000;
 
 /**
  * True when a create's failure is a definitive answer: the service created nothing unclaimed (a
- * 4xx refusal other than a timeout, or never sent: refused before sending, or no turn under the
- * call budget). A success answer that could not be read (malformed, too large) did create a
- * session.
+ * refusal the interface defines, 400 for the request or 401/403 for the credentials, or never
+ * sent: refused before sending, or no turn under the call budget). Any other answer (a 404, 409
+ * or 429 the interface leaves open, a gateway's, a timeout) does not prove the service did not
+ * carry the create out: its attempt is swept like a lost answer. A success answer that could not
+ * be read (malformed, too large) did create a session.
  */
 export function attemptSettled(error: unknown): boolean {
-  if (error instanceof ValidationError || error instanceof OverBudgetError) return true;
   return (
-    error instanceof ApiError &&
-    error.status !== undefined &&
-    error.status >= 400 &&
-    error.status < 500 &&
-    error.status !== 408
+    error instanceof ValidationError ||
+    error instanceof OverBudgetError ||
+    error instanceof UnauthorizedError ||
+    error instanceof ForbiddenError
   );
 }
 

@@ -41,6 +41,24 @@ describe('verification input bounds', () => {
     expect((error as Error).message).toMatch(/at (least|most)/);
   });
 
+  it.each([
+    [
+      'providerInput',
+      { 'kenya-nid-match-biometric-2': { livenessImages: ['x'.repeat(1_100_000)] } },
+      /at most 1 MiB/,
+    ],
+    ['browserLanguages', Array.from({ length: 33 }, () => 'en'), /at most 32/],
+    ['browserLanguages', ['en-GB', 'x'.repeat(36)], /language tag/],
+  ])('refuses %s beyond its bounds before anything is created', async (field, value, message) => {
+    const refused = await stack()
+      .idv.startVerification({ ...stack().request(), [field]: value })
+      .catch((e: unknown) => e);
+    expect(refused).toBeInstanceOf(InvalidVerificationRequestError);
+    for (const named of Object.keys((refused as InvalidVerificationRequestError).errors))
+      expect(named.split('.')[0]).toBe(field);
+    expect((refused as Error).message).toMatch(message);
+  });
+
   /** Runs a verification workflow with `input` straight through Temporal; what it failed with. */
   const executeRefused = (input: VerificationInput): Promise<unknown> =>
     stack()

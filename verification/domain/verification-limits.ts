@@ -14,4 +14,12 @@ export const verificationLimits = {
   /** Poll intervals. */
   pollingMs: { minMs: 100, maxMs: 300_000 },
   pollingInitialMaxMs: 60_000,
+  /**
+   * The person's `providerInput`, as JSON: it travels sealed (a third larger) in the workflow's
+   * input and the create's, Temporal payloads of at most 2 MB each.
+   */
+  providerInputBytes: 1_048_576,
+  /** Browser language preferences: entries, and characters per BCP 47 tag. */
+  browserLanguages: 32,
+  languageTagLength: 35,
 } as const;

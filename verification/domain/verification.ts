@@ -136,8 +136,29 @@ export const verificationRequestSchema = z.strictObject({
    * verification the user is back (point `redirectUrl` at the receiver to use it).
    */
   finalUrl: httpUrl.optional(),
-  browserLanguages: z.array(z.string()).optional(),
-  providerInput: z.record(z.string(), z.unknown()).optional(),
+  browserLanguages: z
+    .array(
+      z
+        .string()
+        .max(verificationLimits.languageTagLength, {
+          message: `must be language tags of at most ${verificationLimits.languageTagLength} characters`,
+        })
+        .regex(/^[A-Za-z]{1,8}(-[A-Za-z0-9]{1,8})*$/, { message: 'must be language tags (en-GB)' }),
+    )
+    .max(verificationLimits.browserLanguages, {
+      message: `must have at most ${verificationLimits.browserLanguages} languages`,
+    })
+    .optional(),
+  providerInput: z
+    .record(z.string(), z.unknown())
+    .refine(
+      (input) =>
+        new TextEncoder().encode(JSON.stringify(input)).length <= verificationLimits.providerInputBytes,
+      {
+        message: 'must be at most 1 MiB as JSON (it travels in Temporal payloads of at most 2 MB)',
+      },
+    )
+    .optional(),
   /** Auto-cancel when the user has not finished by then. @default '1 hour' */
   timeout: duration(verificationLimits.timeout).default(3_600_000),
   /** @default 'data' */

@@ -39,6 +39,51 @@ describe('verification messages, end to end', () => {
     await handle.cancel('done');
   });
 
+  it('keeps the newer step when an automatic refresh answers after the caller’s', async () => {
+    await stack().control('PUT', '/script', { outcome: 'manual', stepTtlSeconds: 20 });
+    // The automatic refresh is carried out first, its answer slow to come.
+    await stack().control('PUT', '/faults', { operation: 'RefreshStepContent', slowBodyMs: 5_000, count: 1 });
+    const refreshes = async () =>
+      ((await stack().control('GET', '/counters')).byOperation as Record<string, number>)
+        .RefreshStepContent ?? 0;
+    const before = await refreshes();
+    const { handle, nextStep } = await stack().idv.startVerification(mobile());
+    await eventually(
+      async () => ((await refreshes()) > before ? true : undefined),
+      'the automatic refresh sent',
+      30_000,
+    );
+    const step = await handle.refreshStep();
+    const completedRefreshes = async () => {
+      const { events } = await handle.workflow.fetchHistory();
+      const completed = temporal.api.enums.v1.EventType.EVENT_TYPE_ACTIVITY_TASK_COMPLETED;
+      const scheduled = new Map<number, string>();
+      let count = 0;
+      for (const event of events ?? []) {
+        const type = event.activityTaskScheduledEventAttributes?.activityType?.name;
+        if (type) scheduled.set(Number(event.eventId), type);
+        const done = event.activityTaskCompletedEventAttributes;
+        if (
+          event.eventType === completed &&
+          done &&
+          scheduled.get(Number(done.scheduledEventId)) === 'refreshStep'
+        )
+          count += 1;
+      }
+      return count;
+    };
+    await eventually(
+      async () => ((await completedRefreshes()) >= 2 ? true : undefined),
+      'both refreshes answered',
+    );
+    const current = (await stack().control('GET', `/sessions/${nextStep.sessionId}`)) as {
+      step: { content: string };
+    };
+    expect(current.step.content).toBe(step.content);
+    expect((await handle.progress()).nextStep).toEqual(step);
+    await handle.cancel('done');
+  }, 60_000);
+
   it('refreshes on the caller’s request', async () => {
     const { handle, nextStep } = await stack().idv.startVerification(mobile());
     const step = await handle.refreshStep();

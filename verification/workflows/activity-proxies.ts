@@ -72,6 +72,14 @@ export const WAITS_GIVE_WAY_TO_OUTCOME = 'waits-give-way-to-outcome';
 export const REFRESH_TRIED_AGAIN = 'refresh-tried-again-after-refusal';
 
 /**
+ * The patch under which a refresh's answer replaces the step only when it expires later than the
+ * step shown: the caller's refresh and an automatic one may answer in either order, and the
+ * older answer, coming last, showed content the service had replaced. Asked only when an answer
+ * is older than the step shown, so other histories record no marker.
+ */
+export const KEEP_NEWER_STEP = 'keep-newer-step';
+
+/**
  * The patch under which a clean-up that could not close the verification's creation (the store
  * away for a minute) hands the close to a workflow of its own, not to the profile's orphan
  * sweep, whose list of closes is bounded and shared by every verification of the profile.

@@ -7,6 +7,7 @@ import { verificationErrorCodes } from '../domain/outcome';
 import {
   WAITS_GIVE_WAY,
   WAITS_GIVE_WAY_TO_OUTCOME,
+  KEEP_NEWER_STEP,
   REFRESH_GAP_FROM_STEP_LIFETIME,
   REFRESH_TRIED_AGAIN,
   SESSION_CALLS_BOUND_MS,
@@ -173,7 +174,7 @@ async function refreshNow(
   const answer = await givingWay(state, () => sessionCalls.refreshStep(sessionId), { polled });
   if (answer === undefined) return;
   if ('value' in answer) {
-    state.step(answer.value, Date.now());
+    state.step(answer.value, Date.now(), () => patched(KEEP_NEWER_STEP));
     return;
   }
   const { error } = answer;

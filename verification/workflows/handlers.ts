@@ -1,6 +1,6 @@
-import { ApplicationFailure, condition, setHandler } from '@temporalio/workflow';
+import { ApplicationFailure, condition, patched, setHandler } from '@temporalio/workflow';
 import { isSealed } from '../../codec/sealed';
-import { sessionCalls } from './activity-proxies';
+import { KEEP_NEWER_STEP, sessionCalls } from './activity-proxies';
 import { verificationFailureTypes } from '../shared/failure-types';
 import {
   cancelUpdate,
@@ -86,6 +86,7 @@ export function registerHandlers(state: SessionState): void {
       state.step(
         await sessionCalls.refreshStep(state.sessionId as string, { userWaiting: true }),
         Date.now(),
+        () => patched(KEEP_NEWER_STEP),
       );
       return state.progress.nextStep as NonNullable<typeof state.progress.nextStep>;
     },

@@ -380,12 +380,21 @@ export class SessionState {
     this.touch(now);
   }
 
-  /** Replaces the step (after a refresh). */
-  step(step: NextStep, now: number): void {
-    this.#progress.nextStep = step;
+  /**
+   * Replaces the step after a refresh, unless the step shown expires later: the caller's refresh
+   * and an automatic one may run at once and answer in either order, and the content the service
+   * made last (the one it serves) expires last. `keepNewer` is asked only when it would keep the
+   * step shown (a patch, in workflows).
+   */
+  step(step: NextStep, now: number, keepNewer: () => boolean = () => false): void {
     this.#refreshRetryAtMs = undefined;
     this.#refreshRefusals = 0;
-    this.#lastRefreshAtMs = now;
+    const shownExpiresMs = Date.parse(this.#progress.nextStep?.refresh?.expiresAt ?? '');
+    const newExpiresMs = Date.parse(step.refresh?.expiresAt ?? '');
+    if (!(shownExpiresMs > newExpiresMs && keepNewer())) {
+      this.#progress.nextStep = step;
+      this.#lastRefreshAtMs = now;
+    }
     this.touch(now);
   }
 

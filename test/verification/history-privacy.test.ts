@@ -128,8 +128,12 @@ describe('privacy of Temporal history and the data dir, end to end', () => {
       },
     ];
     // One is kept until redacted on request, the other is redacted right after delivery.
+    // The person's browser languages are theirs too (a rare tag tells them apart).
     const first = await idv.startVerification(
-      request(runs[0]!.reference, runs[0]!.person, { redactAfter: 'never' }),
+      request(runs[0]!.reference, runs[0]!.person, {
+        redactAfter: 'never',
+        browserLanguages: ['zz-Lvlc9271'],
+      }),
     );
     const second = await idv.startVerification(
       request(runs[1]!.reference, runs[1]!.person, { redactAfter: 0 }),
@@ -159,7 +163,7 @@ describe('privacy of Temporal history and the data dir, end to end', () => {
       for (const value of leaves([identity.person, identity.document, identity.match]))
         if (value.length >= 6) secrets.push(value);
     }
-    secrets.push('981273', '734519', 'Augusta');
+    secrets.push('981273', '734519', 'Augusta', 'Lvlc9271');
     expect(secrets.every((secret) => secret.length >= 6 && !secret.startsWith('undefined'))).toBe(true);
 
     // 1. Raw history, as `temporal workflow show --output json` sees it: encrypted, nothing readable.

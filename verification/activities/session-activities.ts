@@ -67,6 +67,9 @@ export function sessionActivities(deps: VerificationDeps) {
       input.providerInput === undefined
         ? undefined
         : ((await deps.dataKeys.open(input.providerInput)) as Record<string, unknown>);
+    const browserLanguages = isSealed(input.browserLanguages)
+      ? ((await deps.dataKeys.open(input.browserLanguages)) as string[])
+      : input.browserLanguages;
     const attemptId = await deps.vault.recordCreateAttempt({
       workflowId,
       profileId,
@@ -87,7 +90,7 @@ export function sessionActivities(deps: VerificationDeps) {
           capabilities: input.capabilities,
           fallbackToHostedUI: input.fallbackToHostedUI,
           redirectUrl: input.redirectUrl,
-          browserLanguages: input.browserLanguages,
+          browserLanguages,
           providerInput,
         },
         { signal: signal() },

@@ -4,7 +4,8 @@ import { parseVerificationRequest } from './parse-request';
 
 /**
  * Validates a request and turns it into the workflow's input: creates the verification's data
- * key and seals the person's `providerInput` under it, so no history holds it readable. Used by
+ * key and seals the person's `providerInput` and `browserLanguages` under it, so no history
+ * holds them readable. Used by
  * `IdvClient`; a parent workflow running `runVerification` calls it from an activity.
  * Throws `InvalidVerificationRequestError` (nothing created) for invalid input.
  */
@@ -12,11 +13,14 @@ export async function prepareVerificationInput(
   request: VerificationRequest,
   dataKeys: DataKeys,
 ): Promise<VerificationInput> {
-  const { providerInput, ...parsed } = parseVerificationRequest(request);
+  const { providerInput, browserLanguages, ...parsed } = parseVerificationRequest(request);
   const dataKeyId = await dataKeys.create();
   return {
     ...parsed,
     dataKeyId,
     ...(providerInput === undefined ? {} : { providerInput: await dataKeys.seal(dataKeyId, providerInput) }),
+    ...(browserLanguages === undefined
+      ? {}
+      : { browserLanguages: await dataKeys.seal(dataKeyId, browserLanguages) }),
   };
 }

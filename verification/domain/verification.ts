@@ -198,7 +198,7 @@ const milliseconds = (bounds: { minMs: number; maxMs: number }) =>
 
 /**
  * The workflow's input (plain JSON): the parsed request, durations in ms, with the person's
- * `providerInput` sealed under the verification's data key `dataKeyId` (created by the client
+ * `providerInput` and `browserLanguages` sealed under the verification's data key `dataKeyId` (created by the client
  * before the start). The client parses the request, the workflow its input, with the same rules
  * (unknown fields are refused from callers and dropped by the workflow).
  */
@@ -210,6 +210,10 @@ export const verificationInputSchema = verificationRequestSchema
     redactAfter: z.union([z.literal('never'), milliseconds(verificationLimits.redactAfter)]),
     providerInput: z
       .custom<Sealed>(isSealed, { message: 'must be sealed under the data key (IdvClient seals it)' })
+      .optional(),
+    /** Sealed like `providerInput`; plain from clients of release 1.0.0. */
+    browserLanguages: z
+      .union([z.custom<Sealed>(isSealed), verificationRequestSchema.shape.browserLanguages.unwrap()])
       .optional(),
     dataKeyId: z
       .string({
@@ -228,6 +232,10 @@ export const verificationInputSchema = verificationRequestSchema
   .refine((input) => !isSealed(input.providerInput) || input.providerInput.keyId === input.dataKeyId, {
     message: "must be sealed under the verification's data key",
     path: ['providerInput'],
+  })
+  .refine((input) => !isSealed(input.browserLanguages) || input.browserLanguages.keyId === input.dataKeyId, {
+    message: "must be sealed under the verification's data key",
+    path: ['browserLanguages'],
   });
 
 /** The workflow's input; see {@link verificationInputSchema}. */

@@ -7,7 +7,11 @@ import {
   VerificationEndedError,
   type VerificationHandle,
 } from '../../verification/client/verification-handle';
-import { type RedactionReport } from '../../verification/shared/workflows';
+import {
+  type RedactionArgs,
+  type RedactionReport,
+  type SessionRedactionWorkflow as RedactionWorkflow,
+} from '../../verification/shared/workflows';
 import { type VerificationRequest } from '../../verification/domain/verification';
 import { eventually } from '../harness/eventually';
 import { mobileRequest, nativeChallengeRequest } from '../harness/requests';
@@ -255,6 +259,42 @@ describe('verification ending paths, end to end', () => {
     expect(view).toMatchObject({ outcome: { done: true, errorCode: 'Canceled' } });
     expect(await counted(sessionId, 'CancelSession')).toBe(1);
   }, 30_000);
+
+  it('looks again an hour later at a session the service answered 404 for a while, and ends and redacts it', async () => {
+    const started = await stack().idv.startVerification(
+      stack().request({ redactAfter: 0, results: 'none', ...fast }),
+    );
+    const { sessionId } = started.nextStep;
+    // A gateway answers 404 for every call naming the session, for a while.
+    await stack().control('PUT', '/faults', { operation: '*', errorRate: 1, errorStatus: 404, sessionId });
+    await expect(started.handle.result()).resolves.toMatchObject({
+      status: 'failed',
+      errorCode: 'SessionNotFound',
+    });
+    const redaction = stack().client.workflow.getHandle<RedactionWorkflow>(`idv-redact-${sessionId}`);
+    await expect(redaction.result()).resolves.toMatchObject({
+      redactedAtService: false,
+      dataKeyDestroyed: true,
+    });
+    // The look again waits an hour for its start.
+    const again = stack().client.workflow.getHandle<RedactionWorkflow>(`idv-redact-again-${sessionId}`);
+    expect((await again.describe()).status.name).toBe('RUNNING');
+    // The 404s end and the user finishes the session everything took for gone; the hour passes
+    // (the same run started now, as Temporal would then).
+    const args: RedactionArgs = { sessionId, delayMs: 0, recheck: true };
+    await stack().control('DELETE', '/faults');
+    await stack().control('POST', `/sessions/${sessionId}/complete`);
+    await again.terminate('started at once in its place');
+    await expect(
+      stack().client.workflow.execute<RedactionWorkflow>('sessionRedaction', {
+        taskQueue: stack().taskQueue,
+        workflowId: again.workflowId,
+        args: [args],
+      }),
+    ).resolves.toMatchObject({ sessionId, redactedAtService: true });
+    const view = await stack().control('GET', `/sessions/${sessionId}`);
+    expect(view).toMatchObject({ outcome: { done: true }, redacted: { by: 'request' } });
+  }, 60_000);
 
   /** The current details the Temporal UI shows for a verification. */
   const currentDetails = async (handle: VerificationHandle) =>

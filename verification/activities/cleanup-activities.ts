@@ -208,8 +208,12 @@ export function cleanupActivities(deps: VerificationDeps) {
   };
   return {
     /** CancelSession unless the session has finished (or is unknown); `cancelled` false when there was nothing to end. */
-    async endSessionIfLive(sessionId: string): Promise<{ cancelled: boolean }> {
-      return await classified(async () => ({ cancelled: (await endIfLive(sessionId)) === 'cancelled' }));
+    /** Ends the session if live: `cancelled` when this ended it, `gone` when the service said it does not know it. */
+    async endSessionIfLive(sessionId: string): Promise<{ cancelled: boolean; gone?: true }> {
+      return await classified(async () => {
+        const ended = await endIfLive(sessionId);
+        return { cancelled: ended === 'cancelled', ...(ended === 'gone' ? { gone: true as const } : {}) };
+      });
     },
 
     /** RedactSession; a session the service no longer knows counts as redacted. */

@@ -39,7 +39,9 @@ export function redactionMetadata(args: RedactionArgs, dueAt?: string): StartMet
   return startMetadata([what, of, `· ${target}`].filter(Boolean).join(' '), [
     args.redact === false
       ? `**Ends** ${target} at the service; it erases nothing (${endingOnlyWhy(args)})`
-      : `**Erases** the person's data of ${target}: at the service, in the stores, and the data key`,
+      : args.recheck
+        ? `**Looks again** at ${target}, which the service said it did not know: ends and redacts it if it is there`
+        : `**Erases** the person's data of ${target}: at the service, in the stores, and the data key`,
     args.redact === false
       ? ''
       : `Due: ${dueAt ?? (args.delayMs > 0 ? `${formatDuration(args.delayMs)} after its start` : 'at its start')}`,

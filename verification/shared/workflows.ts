@@ -53,6 +53,13 @@ export interface RedactionArgs {
    * starts it early erases only at this time.
    */
   dueAt?: string;
+  /**
+   * This run looks again, `delayMs` after a redaction to which the service answered that it does
+   * not know the session (a 404, which the interface does not define: a gateway's may last a
+   * while): it ends the session if the service serves it again, then redacts it. It erases nothing
+   * of ours (that run did) and looks no more after (`idv-redact-again-<session>`).
+   */
+  recheck?: boolean;
 }
 
 /** What `sessionRedaction` reports. */

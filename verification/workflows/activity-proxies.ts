@@ -72,6 +72,14 @@ export const WAITS_GIVE_WAY_TO_OUTCOME = 'waits-give-way-to-outcome';
 export const REFRESH_TRIED_AGAIN = 'refresh-tried-again-after-refusal';
 
 /**
+ * The patch under which the redaction of a verification that took its session for gone (every
+ * read, and the cancel, answered 404 over seconds) still ends the session first: a gateway's 404s
+ * prove nothing, and a session redacted while live may gather data after. Asked only for such a
+ * verification, so other histories record no marker.
+ */
+export const GONE_SESSION_ENDED_BY_REDACTION = 'gone-session-ended-by-redaction';
+
+/**
  * The patch under which a refresh's answer replaces the step only when it expires later than the
  * step shown: the caller's refresh and an automatic one may answer in either order, and the
  * older answer, coming last, showed content the service had replaced. Asked only when an answer

@@ -16,6 +16,7 @@ import {
   CLOSE_BY_A_WORKFLOW_OF_ITS_OWN,
   CLOSE_WHILE_REDACTION_STARTS,
   creationCalls,
+  GONE_SESSION_ENDED_BY_REDACTION,
 } from './activity-proxies';
 import { bothSettled, describeFailure } from '../../common/bounded-step';
 import { endAtService } from './end-at-service';
@@ -231,7 +232,11 @@ export async function cleanUp(
 function redactionArgs(input: VerificationInput, state: SessionState): RedactionArgs | undefined {
   const sessionId = state.sessionId;
   const redact = input.redactAfter !== 'never';
-  if (redact || (sessionId && !state.sessionDone)) {
+  // A session taken for gone on 404s is still asked to end by the redaction: a gateway's 404s
+  // prove nothing, and a live session redacted without an ending may gather data after.
+  const sessionDone =
+    state.sessionDone && !(state.sessionTakenForGone && patched(GONE_SESSION_ENDED_BY_REDACTION));
+  if (redact || (sessionId && !sessionDone)) {
     return {
       reference: input.reference,
       ...(sessionId ? { sessionId } : {}),
@@ -239,7 +244,7 @@ function redactionArgs(input: VerificationInput, state: SessionState): Redaction
       delayMs: redact ? (input.redactAfter as number) : 0,
       ...(input.redactAfter === 0 && (state.identity || state.attachments) ? { awaitDelivery: true } : {}),
       ...(redact ? {} : { redact: false }),
-      ...(state.sessionDone ? { sessionDone: true } : {}),
+      ...(sessionDone ? { sessionDone: true } : {}),
     };
   }
   return undefined;

@@ -94,6 +94,18 @@ function settledOnce<T>(step: () => Promise<T>): () => Promise<T> {
   };
 }
 
+/**
+ * The patch under which a redaction to which the service said it does not know the session (its
+ * ending or its redaction answered 404, and GetSession too) starts a run that looks again an hour
+ * later ({@link RECHECK_AFTER_MS}): the interface does not define a 404, and a gateway's 404s may
+ * last longer than the seconds those answers are read again over, while the session stays live.
+ * Asked only then, so other redactions record no marker.
+ */
+export const RECHECK_UNKNOWN_SESSION = 'recheck-session-the-service-did-not-know';
+
+/** How long after a redaction the service answered "unknown" its session is looked at again. */
+export const RECHECK_AFTER_MS = HOUR;
+
 /** How long results due "right after delivery" wait for the caller to receive them. */
 export const DELIVERY_GRACE_MS = HOUR;
 
@@ -217,6 +229,28 @@ export async function sessionRedaction(args: RedactionArgs): Promise<RedactionRe
     throw problems.length > 0 ? givenUp() : cancelled;
   };
 
+  if (args.recheck === true && sessionId !== undefined) {
+    doing(
+      `looking again at ${new Date(Date.now() + args.delayMs).toISOString()}: the service said it did not know the session`,
+    );
+    if (args.delayMs > 0) await sleep(args.delayMs, { summary: 'until the session is looked at again' });
+    doing('ending the session if it is there, then redacting it');
+    settle(
+      'ending the session',
+      await boundedStep(redactionBounds.endSession, (calls) => calls.endSessionIfLive(sessionId)),
+    );
+    const redacted = settle(
+      'redacting at the service',
+      await boundedStep(redactionBounds.redactAtService, (calls) => calls.redactAtService(sessionId)),
+    )?.redacted;
+    return await finish({
+      sessionId,
+      redactedAt: new Date(Date.now()).toISOString(),
+      redactedAtService: redacted ?? false,
+      attachmentsDeleted: 0,
+    });
+  }
+
   if (sessionId === undefined) {
     doing(`due ${new Date(Date.now() + args.delayMs).toISOString()}: destroying the data key`);
     const destroyOwnKey = settledOnce(async () =>
@@ -247,6 +281,8 @@ export async function sessionRedaction(args: RedactionArgs): Promise<RedactionRe
   const ending = {
     done: args.sessionDone === true,
     endedLive: false,
+    /** The service said it does not know the session. */
+    gone: false,
     /** It ended (or found ended) the session, rather than giving up. */
     settled: false,
     cancelled: undefined as unknown,
@@ -257,6 +293,7 @@ export async function sessionRedaction(args: RedactionArgs): Promise<RedactionRe
         (outcome) => {
           const ended = settle('ending the session', outcome);
           ending.endedLive = ended?.cancelled ?? false;
+          ending.gone = ended?.gone === true;
           ending.settled = ended !== undefined;
           ending.done = true;
         },
@@ -309,6 +346,22 @@ export async function sessionRedaction(args: RedactionArgs): Promise<RedactionRe
         'redacting at the service',
         await boundedStep(redactionBounds.redactAtService, (calls) => calls.redactAtService(sessionId)),
       )?.redacted ?? redacted;
+  if ((redacted === false || ending.gone) && patched(RECHECK_UNKNOWN_SESSION)) {
+    // Started with a start delay (nothing of this run waits for it, and the build current then
+    // runs it); one started already stays.
+    const again: RedactionArgs = {
+      sessionId,
+      ...(dataKeyId === undefined ? {} : { dataKeyId }),
+      delayMs: 0,
+      recheck: true,
+    };
+    settle(
+      'scheduling a look again at the session',
+      await boundedStep(redactionBounds.deleteStoredData, (calls) =>
+        calls.scheduleRedaction({ args: again, delayMs: RECHECK_AFTER_MS }),
+      ),
+    );
+  }
   return await finish({
     sessionId,
     redactedAt: new Date(Date.now()).toISOString(),

@@ -62,6 +62,8 @@ export class SessionState {
   #closing = false;
   #movingOn = false;
   #sessionDone = false;
+  // Not carried: the verification ends in the run that takes the session for gone.
+  #sessionTakenForGone = false;
   #cancelTried = false;
   #refreshStopped = false;
   #refreshRefusals = 0;
@@ -152,6 +154,11 @@ export class SessionState {
    */
   get sessionDone(): boolean {
     return this.#sessionDone;
+  }
+
+  /** The session counts as done only because the service answered that it does not know it. */
+  get sessionTakenForGone(): boolean {
+    return this.#sessionTakenForGone;
   }
 
   /** Sealed identity data, once fetched. */
@@ -438,9 +445,13 @@ export class SessionState {
     this.touch(now);
   }
 
-  /** The service no longer knows the session: nothing is left to end there. */
+  /**
+   * The service no longer knows the session: nothing is left to end there, as far as its answers
+   * tell (404s, which the interface does not define; see {@link sessionTakenForGone}).
+   */
   sessionUnknown(now: number): void {
     this.#sessionDone = true;
+    this.#sessionTakenForGone = true;
     this.end({ status: 'failed', errorCode: verificationErrorCodes.sessionNotFound }, now);
   }
 

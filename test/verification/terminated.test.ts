@@ -27,6 +27,17 @@ describe('a verification terminated from outside its code', () => {
     await started.handle.result();
     return started;
   };
+  /** `idv redact` of a terminated verification: its session ended and redacted, its key destroyed. */
+  const redactedByIdv = async (reference: string, sessionId: string, dataKeyId: string | undefined) => {
+    const report = await stack().idv.redactVerification(reference);
+    expect(report).toMatchObject({ sessionId, redactedAtService: true, dataKeyDestroyed: true });
+    const view = await stack().control('GET', `/sessions/${sessionId}`);
+    expect(view).toMatchObject({
+      outcome: { done: true, errorCode: 'Canceled' },
+      redacted: { by: 'request' },
+    });
+    expect((await stack().store.dataKeys.get(dataKeyId ?? ''))?.state).toBe('destroyed');
+  };
   afterEach(async () => {
     await stack().control('DELETE', '/faults');
     await stack().control('PUT', '/script', { outcome: 'by-input', stepTtlSeconds: 300 });
@@ -42,18 +53,7 @@ describe('a verification terminated from outside its code', () => {
     expect(listed).toMatchObject({ state: 'terminated', type: 'verificationSession' });
     expect(listed?.next).toContain(`idv redact ${handle.reference}`);
 
-    const report = await stack().idv.redactVerification(handle.reference);
-    expect(report).toMatchObject({
-      sessionId: nextStep.sessionId,
-      redactedAtService: true,
-      dataKeyDestroyed: true,
-    });
-    const view = await stack().control('GET', `/sessions/${nextStep.sessionId}`);
-    expect(view).toMatchObject({
-      outcome: { done: true, errorCode: 'Canceled' },
-      redacted: { by: 'request' },
-    });
-    expect((await stack().store.dataKeys.get(dataKeyId))?.state).toBe('destroyed');
+    await redactedByIdv(handle.reference, nextStep.sessionId, dataKeyId);
   }, 30_000);
 
   it('idv redact reaches the session of one terminated once Temporal no longer keeps it', async () => {
@@ -66,18 +66,7 @@ describe('a verification terminated from outside its code', () => {
     await deleteAsRetentionWould(stack().client, handle.workflowId);
     expect((await stack().store.records.get(handle.reference))?.sessionId).toBeUndefined();
 
-    const report = await stack().idv.redactVerification(handle.reference);
-    expect(report).toMatchObject({
-      sessionId: nextStep.sessionId,
-      redactedAtService: true,
-      dataKeyDestroyed: true,
-    });
-    const view = await stack().control('GET', `/sessions/${nextStep.sessionId}`);
-    expect(view).toMatchObject({
-      outcome: { done: true, errorCode: 'Canceled' },
-      redacted: { by: 'request' },
-    });
-    expect((await stack().store.dataKeys.get(dataKeyId))?.state).toBe('destroyed');
+    await redactedByIdv(handle.reference, nextStep.sessionId, dataKeyId);
     expect((await stack().store.records.get(handle.reference))?.redactedAt).toBeDefined();
   }, 240_000);
 

@@ -179,6 +179,11 @@ function stoppedReason(
         'terminated: its clean-up did not run, so its session may be live at the service and its data key is not destroyed',
       next: `\`idv redact ${reference}\` ends and redacts its session and destroys its data key`,
     };
+  if (workflowId.startsWith(kindWorkflowId('redaction', 'again-')))
+    return {
+      reason: `${state}: the look again at a session the service had said it did not know did not finish, so the session may be live or hold the person’s data there (its stores were erased before)`,
+      next: '`idv redact <reference>` for its verification (`idv list` shows the verification of its session) ends and redacts it',
+    };
   if (state === 'cancelled') return cancelledRedaction(workflowId);
   return {
     reason: `${state}: the redaction did not finish, so the person’s data may be left at the service and in the stores`,

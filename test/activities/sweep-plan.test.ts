@@ -53,7 +53,7 @@ describe("the orphan sweep's plan", () => {
     const operation = 'CreateDirectProviderSession';
     // The refusals the interface defines settle it; the statuses it leaves open do not.
     for (const status of [400, 401, 403]) expect(attemptSettled(apiErrorOf(status, operation))).toBe(true);
-    for (const status of [404, 409, 410, 429, 418])
+    for (const status of [404, 409, 410, 422, 429, 418])
       expect(attemptSettled(apiErrorOf(status, operation))).toBe(false);
     expect(attemptSettled(new ServerError({ operation: 'CreateDirectProviderSession', status: 503 }))).toBe(
       false,

@@ -276,6 +276,8 @@ describe('verification ending paths, end to end', () => {
       redactedAtService: false,
       dataKeyDestroyed: true,
     });
+    // The verification's cancel, then the redaction's own: the session counts as gone to neither.
+    expect(await counted(sessionId, 'CancelSession')).toBeGreaterThanOrEqual(2);
     // The look again waits an hour for its start.
     const again = stack().client.workflow.getHandle<RedactionWorkflow>(`idv-redact-again-${sessionId}`);
     expect((await again.describe()).status.name).toBe('RUNNING');

@@ -84,7 +84,7 @@ describe('privacy of Temporal history and the data dir, end to end', () => {
     store = await openLocalStore(dataDir);
     connection = await Connection.connect({ address: stack.info.temporalAddress });
     const client = new Client({ connection, dataConverter: encryptingDataConverter(keys) });
-    idv = new IdvClient({ client, store, taskQueue: 'privacy' });
+    idv = new IdvClient({ client, store, taskQueue: 'privacy', sealBrowserLanguages: true });
   }, 60_000);
   afterAll(async () => {
     await connection?.close();

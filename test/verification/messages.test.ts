@@ -40,7 +40,7 @@ describe('verification messages, end to end', () => {
   });
 
   it('keeps the newer step when an automatic refresh answers after the caller’s', async () => {
-    await stack().control('PUT', '/script', { outcome: 'manual', stepTtlSeconds: 20 });
+    await stack().control('PUT', '/script', { outcome: 'manual', stepTtlSeconds: 30 });
     // The automatic refresh is carried out first, its answer slow to come.
     await stack().control('PUT', '/faults', { operation: 'RefreshStepContent', slowBodyMs: 5_000, count: 1 });
     const refreshes = async () =>
@@ -51,7 +51,7 @@ describe('verification messages, end to end', () => {
     await eventually(
       async () => ((await refreshes()) > before ? true : undefined),
       'the automatic refresh sent',
-      30_000,
+      45_000,
     );
     const step = await handle.refreshStep();
     const completedRefreshes = async () => {
@@ -82,7 +82,7 @@ describe('verification messages, end to end', () => {
     expect(current.step.content).toBe(step.content);
     expect((await handle.progress()).nextStep).toEqual(step);
     await handle.cancel('done');
-  }, 60_000);
+  }, 90_000);
 
   it('refreshes on the caller’s request', async () => {
     const { handle, nextStep } = await stack().idv.startVerification(mobile());

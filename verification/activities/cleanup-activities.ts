@@ -207,8 +207,10 @@ export function cleanupActivities(deps: VerificationDeps) {
     }
   };
   return {
-    /** CancelSession unless the session has finished (or is unknown); `cancelled` false when there was nothing to end. */
-    /** Ends the session if live: `cancelled` when this ended it, `gone` when the service said it does not know it. */
+    /**
+     * CancelSession unless the session has finished: `cancelled` when this ended it, `gone` when
+     * the service said it does not know the session (nothing ended).
+     */
     async endSessionIfLive(sessionId: string): Promise<{ cancelled: boolean; gone?: true }> {
       return await classified(async () => {
         const ended = await endIfLive(sessionId);

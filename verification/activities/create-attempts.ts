@@ -29,7 +29,7 @@ export const RELOOK_MS = 60_000;
  */
 export function attemptSettled(error: unknown): boolean {
   return (
-    error instanceof ValidationError ||
+    (error instanceof ValidationError && (error.status === 400 || !error.sent)) ||
     error instanceof OverBudgetError ||
     error instanceof UnauthorizedError ||
     error instanceof ForbiddenError

@@ -69,6 +69,12 @@ export interface IdvClientOptions {
   store: IdvStore;
   /** @default 'identity-verification' */
   taskQueue?: string;
+  /**
+   * Seal the person's `browserLanguages` under the verification's data key, as `providerInput`
+   * is, so no history keeps them readable. Workers of release 1.0.0 refuse them sealed: turn it
+   * on once every worker of the task queue runs a later release. @default false
+   */
+  sealBrowserLanguages?: boolean;
 }
 
 /** Filter of {@link IdvClient.listVerifications}; all on search attributes, none personal. */
@@ -117,11 +123,13 @@ export class IdvClient {
   readonly taskQueue: string;
   readonly #store: IdvStore;
   readonly #dataKeys: DataKeys;
+  readonly #prepareOptions: { sealBrowserLanguages: boolean };
 
   constructor(options: IdvClientOptions) {
     this.client = options.client;
     this.taskQueue = options.taskQueue ?? 'identity-verification';
     this.#store = options.store;
+    this.#prepareOptions = { sealBrowserLanguages: options.sealBrowserLanguages === true };
     this.#dataKeys = new DataKeys(
       options.store.dataKeys,
       new TemporalKeyring({ client: options.client, taskQueue: this.taskQueue }),
@@ -133,7 +141,7 @@ export class IdvClient {
    * sealed): for a business workflow that runs the verification as a child (`runVerification`).
    */
   async prepareInput(request: VerificationRequest): Promise<VerificationInput> {
-    const input = await prepareVerificationInput(request, this.#dataKeys);
+    const input = await prepareVerificationInput(request, this.#dataKeys, this.#prepareOptions);
     // The key of an earlier prepare taken over stays: its input may be started yet (a handler
     // retried after its answer was lost) and run. The record keeps it, and the redaction of the
     // verification that runs destroys it.
@@ -156,7 +164,7 @@ export class IdvClient {
     request: VerificationRequest,
   ): Promise<{ handle: VerificationHandle; nextStep: NextStepAnswer }> {
     // Validated before anything is created; then its data key is made and providerInput sealed.
-    const input = await prepareVerificationInput(request, this.#dataKeys);
+    const input = await prepareVerificationInput(request, this.#dataKeys, this.#prepareOptions);
     // The key of an earlier start taken over goes once this start's run is the one that runs: that
     // start may be under way still (two starts of one reference at once), and win.
     const previousDataKeyId = await this.#reserve(input, { keepPrevious: true });
@@ -326,7 +334,7 @@ export class IdvClient {
     }
     // No ending recorded: terminated (or its ending never written), so it ran none of its clean-up.
     // Only an ending names the session in the record; the vault holds the one it kept. Its
-    // creation is closed after, so a session the service creates for it later is swept.
+    // creation is closed, so a session the service creates for it later is swept.
     const workflowId = verificationWorkflowId(reference);
     const keptSessionId = (await this.#store.vault.creation(workflowId))?.keptSessionId;
     const closeCreation = () =>
@@ -334,13 +342,10 @@ export class IdvClient {
         workflowId,
         ...(keptSessionId ? { keptSessionId } : {}),
       });
-    if (keptSessionId) {
-      const report = await this.redactNow(keptSessionId, record.dataKeyId, reference);
-      await closeCreation();
-      return report;
-    }
-    await recordErasure(this.#store, this.#dataKeys, reference, new Date().toISOString(), record);
+    // Closed first: a redaction that gives up (and throws) still leaves later sessions swept.
     await closeCreation();
+    if (keptSessionId) return await this.redactNow(keptSessionId, record.dataKeyId, reference);
+    await recordErasure(this.#store, this.#dataKeys, reference, new Date().toISOString(), record);
     throw new NoSessionError(
       `verification ${reference} has no session to redact (its data key is destroyed)`,
     );

@@ -2,6 +2,7 @@ import {
   CancellationScope,
   condition,
   isCancellation,
+  log,
   patched,
   setCurrentDetails,
   setHandler,
@@ -14,7 +15,7 @@ import { verificationVersioning } from '../shared/workflows';
 import { setWorkflowOptions } from '@temporalio/workflow';
 
 const boundedStep = boundedSteps<VerificationActivities>();
-import { gaveUp } from '../../common/maintenance';
+import { countGiveUp, gaveUp } from '../../common/maintenance';
 import { resultsDeliveredSignal } from '../shared/messages';
 import { type RedactionArgs, type RedactionReport } from '../shared/workflows';
 import { endingOnlyWhy } from '../shared/metadata';
@@ -355,12 +356,15 @@ export async function sessionRedaction(args: RedactionArgs): Promise<RedactionRe
       delayMs: 0,
       recheck: true,
     };
-    settle(
-      'scheduling a look again at the session',
-      await boundedStep(redactionBounds.deleteStoredData, (calls) =>
-        calls.scheduleRedaction({ args: again, delayMs: RECHECK_AFTER_MS }),
-      ),
+    // Its give-up is said and counted, not this run's failure: the erasure it did stands.
+    const scheduled = await boundedStep(redactionBounds.deleteStoredData, (calls) =>
+      calls.scheduleRedaction({ args: again, delayMs: RECHECK_AFTER_MS }),
     );
+    if (!('value' in scheduled)) {
+      const step = 'scheduling a look again at the session';
+      log.error(`gave up ${step}`, { sessionId, reason: scheduled.gaveUp });
+      countGiveUp({ kind: 'redaction', step });
+    }
   }
   return await finish({
     sessionId,

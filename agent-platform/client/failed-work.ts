@@ -179,7 +179,10 @@ function stoppedReason(
         'terminated: its clean-up did not run, so its session may be live at the service and its data key is not destroyed',
       next: `\`idv redact ${reference}\` ends and redacts its session and destroys its data key`,
     };
-  if (workflowId.startsWith(kindWorkflowId('redaction', 'again-')))
+  if (
+    workflowId.startsWith(kindWorkflowId('redaction', 'again-')) ||
+    workflowId.startsWith(kindWorkflowId('ending', 'again-'))
+  )
     return {
       reason: `${state}: the look again at a session the service had said it did not know did not finish, so the session may be live or hold the person’s data there (its stores were erased before)`,
       next: '`idv redact <reference>` for its verification (`idv list` shows the verification of its session) ends and redacts it',

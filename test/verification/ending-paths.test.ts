@@ -298,6 +298,30 @@ describe('verification ending paths, end to end', () => {
     expect(view).toMatchObject({ outcome: { done: true }, redacted: { by: 'request' } });
   }, 60_000);
 
+  it('looks again an hour later at a session it keeps data of that the service answered 404 for a while, and ends it', async () => {
+    const started = await stack().idv.startVerification(
+      stack().request({ redactAfter: 'never', results: 'none', ...fast }),
+    );
+    const { sessionId } = started.nextStep;
+    await stack().control('PUT', '/faults', { operation: '*', errorRate: 1, errorStatus: 404, sessionId });
+    await expect(started.handle.result()).resolves.toMatchObject({ errorCode: 'SessionNotFound' });
+    // Kept data: the session is only ended, by a run of its own, which the 404s leave unsure.
+    await stack().client.workflow.getHandle<RedactionWorkflow>(`idv-end-${sessionId}`).result();
+    const again = stack().client.workflow.getHandle<RedactionWorkflow>(`idv-end-again-${sessionId}`);
+    expect((await again.describe()).status.name).toBe('RUNNING');
+    await stack().control('DELETE', '/faults');
+    await again.terminate('started at once in its place');
+    const args: RedactionArgs = { sessionId, delayMs: 0, recheck: true, redact: false };
+    await stack().client.workflow.execute<RedactionWorkflow>('sessionRedaction', {
+      taskQueue: stack().taskQueue,
+      workflowId: again.workflowId,
+      args: [args],
+    });
+    const view = await stack().control('GET', `/sessions/${sessionId}`);
+    expect(view).toMatchObject({ outcome: { done: true, errorCode: 'Canceled' } });
+    expect((view as { redacted?: unknown }).redacted ?? undefined).toBeUndefined();
+  }, 60_000);
+
   /** The current details the Temporal UI shows for a verification. */
   const currentDetails = async (handle: VerificationHandle) =>
     (await handle.workflow.query<{ currentDetails: string }>('__temporal_workflow_metadata')).currentDetails;

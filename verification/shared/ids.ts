@@ -7,7 +7,7 @@ export function verificationWorkflowId(reference: string): string {
 
 /**
  * The ID of a redaction: by session (`idv-redact-<session>`, or `idv-end-<session>` when it only
- * ends the session, `idv-redact-again-<session>` when it looks again), or by data key for a verification without a session (`idv-redact-key-<key>`).
+ * ends the session, `idv-redact-again-<session>` or `idv-end-again-<session>` when it looks again), or by data key for a verification without a session (`idv-redact-key-<key>`).
  */
 export function redactionWorkflowId(args: {
   sessionId?: string;
@@ -15,7 +15,8 @@ export function redactionWorkflowId(args: {
   redact?: boolean;
   recheck?: boolean;
 }): string {
-  if (args.sessionId && args.recheck) return kindWorkflowId('redaction', `again-${args.sessionId}`);
+  if (args.sessionId && args.recheck)
+    return kindWorkflowId(args.redact === false ? 'ending' : 'redaction', `again-${args.sessionId}`);
   if (args.sessionId) return kindWorkflowId(args.redact === false ? 'ending' : 'redaction', args.sessionId);
   return kindWorkflowId('redaction', `key-${args.dataKeyId ?? 'none'}`);
 }

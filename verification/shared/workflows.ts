@@ -56,8 +56,9 @@ export interface RedactionArgs {
   /**
    * This run looks again, `delayMs` after a redaction to which the service answered that it does
    * not know the session (a 404, which the interface does not define: a gateway's may last a
-   * while): it ends the session if the service serves it again, then redacts it. It erases nothing
-   * of ours (that run did) and looks no more after (`idv-redact-again-<session>`).
+   * while): it ends the session if the service serves it again, then redacts it (not with
+   * `redact: false`). It erases nothing of ours (that run did) and looks no more after
+   * (`idv-redact-again-<session>`, `idv-end-again-<session>`).
    */
   recheck?: boolean;
 }

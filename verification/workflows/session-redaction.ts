@@ -235,11 +235,16 @@ export async function sessionRedaction(args: RedactionArgs): Promise<RedactionRe
       `looking again at ${new Date(Date.now() + args.delayMs).toISOString()}: the service said it did not know the session`,
     );
     if (args.delayMs > 0) await sleep(args.delayMs, { summary: 'until the session is looked at again' });
-    doing('ending the session if it is there, then redacting it');
+    const redact = args.redact !== false;
+    doing(
+      redact ? 'ending the session if it is there, then redacting it' : 'ending the session if it is there',
+    );
     settle(
       'ending the session',
       await boundedStep(redactionBounds.endSession, (calls) => calls.endSessionIfLive(sessionId)),
     );
+    if (!redact)
+      return await finish({ sessionId, redactedAt: '', redactedAtService: false, attachmentsDeleted: 0 });
     const redacted = settle(
       'redacting at the service',
       await boundedStep(redactionBounds.redactAtService, (calls) => calls.redactAtService(sessionId)),
@@ -251,6 +256,28 @@ export async function sessionRedaction(args: RedactionArgs): Promise<RedactionRe
       attachmentsDeleted: 0,
     });
   }
+  /**
+   * Starts the run that looks at the session again {@link RECHECK_AFTER_MS} from now, with a start
+   * delay (nothing of this run waits for it, and the build current then runs it); one started
+   * already stays. Its give-up is said and counted, not this run's failure: what this run did stands.
+   */
+  const lookAgainLater = async (session: string, redact: boolean): Promise<void> => {
+    const again: RedactionArgs = {
+      sessionId: session,
+      ...(dataKeyId === undefined ? {} : { dataKeyId }),
+      delayMs: 0,
+      recheck: true,
+      ...(redact ? {} : { redact: false }),
+    };
+    const scheduled = await boundedStep(redactionBounds.deleteStoredData, (calls) =>
+      calls.scheduleRedaction({ args: again, delayMs: RECHECK_AFTER_MS }),
+    );
+    if (!('value' in scheduled)) {
+      const step = 'scheduling a look again at the session';
+      log.error(`gave up ${step}`, { sessionId: session, reason: scheduled.gaveUp });
+      countGiveUp({ kind: 'redaction', step });
+    }
+  };
 
   if (sessionId === undefined) {
     doing(`due ${new Date(Date.now() + args.delayMs).toISOString()}: destroying the data key`);
@@ -311,6 +338,7 @@ export async function sessionRedaction(args: RedactionArgs): Promise<RedactionRe
   if (args.redact === false) {
     doing('ending the session');
     await endingSettled();
+    if (ending.gone && patched(RECHECK_UNKNOWN_SESSION)) await lookAgainLater(sessionId, false);
     return await finish({ sessionId, redactedAt: '', redactedAtService: false, attachmentsDeleted: 0 });
   }
   doing(`due ${new Date(dueAtMs).toISOString()}${ending.done ? '' : '; ending the session meanwhile'}`);
@@ -347,25 +375,8 @@ export async function sessionRedaction(args: RedactionArgs): Promise<RedactionRe
         'redacting at the service',
         await boundedStep(redactionBounds.redactAtService, (calls) => calls.redactAtService(sessionId)),
       )?.redacted ?? redacted;
-  if ((redacted === false || ending.gone) && patched(RECHECK_UNKNOWN_SESSION)) {
-    // Started with a start delay (nothing of this run waits for it, and the build current then
-    // runs it); one started already stays.
-    const again: RedactionArgs = {
-      sessionId,
-      ...(dataKeyId === undefined ? {} : { dataKeyId }),
-      delayMs: 0,
-      recheck: true,
-    };
-    // Its give-up is said and counted, not this run's failure: the erasure it did stands.
-    const scheduled = await boundedStep(redactionBounds.deleteStoredData, (calls) =>
-      calls.scheduleRedaction({ args: again, delayMs: RECHECK_AFTER_MS }),
-    );
-    if (!('value' in scheduled)) {
-      const step = 'scheduling a look again at the session';
-      log.error(`gave up ${step}`, { sessionId, reason: scheduled.gaveUp });
-      countGiveUp({ kind: 'redaction', step });
-    }
-  }
+  if ((redacted === false || ending.gone) && patched(RECHECK_UNKNOWN_SESSION))
+    await lookAgainLater(sessionId, true);
   return await finish({
     sessionId,
     redactedAt: new Date(Date.now()).toISOString(),

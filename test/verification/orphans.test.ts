@@ -1,5 +1,6 @@
 import { type SessionRecord } from '../../emulator/state/model';
-import { orphanSweepWorkflowId } from '../../verification/shared/ids';
+import { orphanSweepWorkflowId, redactionWorkflowId } from '../../verification/shared/ids';
+import { type RedactionArgs, type SessionRedactionWorkflow } from '../../verification/shared/workflows';
 import { eventually } from '../harness/eventually';
 import { useVerificationStack } from '../harness/verification-stack';
 
@@ -95,6 +96,52 @@ describe('orphans of lost create answers, end to end', () => {
     expect(others[0]?.identity).toBeUndefined();
     expect(others[0]?.redacted?.by).toBe('request');
   }, 90_000);
+
+  it('looks again an hour later at an orphan the service answered 404 for a while, and ends and redacts it', async () => {
+    await stack().control('PUT', '/script', { outcome: 'manual' });
+    await loseNextCreateAnswer();
+    const request = stack().request({ redactAfter: 'never' });
+    const { kept, others } = await newSessions(stack().emulator.store.sessions, async () => {
+      const { nextStep } = await stack().idv.startVerification(request);
+      return nextStep.sessionId;
+    });
+    expect(others).toHaveLength(1);
+    const orphan = others[0] as SessionRecord;
+    // A gateway answers 404 for every call naming the orphan, for a while: the sweep's cancel
+    // takes it for gone.
+    await stack().control('PUT', '/faults', {
+      operation: '*',
+      errorRate: 1,
+      errorStatus: 404,
+      sessionId: orphan.id,
+    });
+    const args: RedactionArgs = { sessionId: orphan.id, delayMs: 0, recheck: true };
+    const again = stack().client.workflow.getHandle<SessionRedactionWorkflow>(redactionWorkflowId(args));
+    await eventually(
+      () =>
+        again.describe().then(
+          (described) => (described.status.name === 'RUNNING' ? true : undefined),
+          () => undefined,
+        ),
+      'the look again at the orphan scheduled',
+      60_000,
+    );
+    expect(orphan.outcome.done).toBe(false);
+    // The 404s end; the hour passes (the same run started now, as Temporal would then).
+    await stack().control('DELETE', '/faults');
+    await again.terminate('started at once in its place');
+    await expect(
+      stack().client.workflow.execute<SessionRedactionWorkflow>('sessionRedaction', {
+        taskQueue: stack().taskQueue,
+        workflowId: again.workflowId,
+        args: [args],
+      }),
+    ).resolves.toMatchObject({ sessionId: orphan.id, redactedAtService: true });
+    expect(orphan.outcome).toMatchObject({ done: true, errorCode: 'Canceled' });
+    expect(orphan.redacted?.by).toBe('request');
+    await stack().idv.getVerification(request.reference).cancel('done with the test');
+    expect(stack().emulator.store.sessions.get(kept)?.redacted).toBeUndefined();
+  }, 120_000);
 
   it('redacts a live orphan while CancelSession keeps failing, and ends it once the service lets it', async () => {
     await stack().control('PUT', '/script', { outcome: 'manual' });

@@ -8,6 +8,8 @@ import { destroyRecordKeys, recordErasure } from '../client/records';
 import { redactionWorkflowId, verificationWorkflowId } from '../shared/ids';
 import { redactionMetadata } from '../shared/metadata';
 import {
+  lookAgainArgs,
+  RECHECK_AFTER_MS,
   type RedactionArgs,
   type SessionRedactionWorkflow,
   verificationWorkflowTypes,
@@ -111,10 +113,13 @@ export function cleanupActivities(deps: VerificationDeps) {
     }
     return marked;
   };
-  /** Ends an orphan if live and redacts it, whatever the ending does; its mark goes once both are done. */
+  /**
+   * Ends an orphan if live and redacts it, whatever the ending does; its mark goes once both are
+   * done. One the service said it does not know gets a look again later, as a redaction's does.
+   */
   const sweepOne = async (sessionId: string, result: OrphanLook, done: boolean): Promise<void> => {
     let failure: unknown;
-    // Found gone by the cancel (its 404s confirmed apart): no redaction to ask, nor to confirm again.
+    // Found gone by the cancel (its 404s confirmed apart): no redaction to ask now.
     let gone = false;
     try {
       const ended = done ? 'done' : await endIfLive(sessionId);
@@ -125,7 +130,8 @@ export function cleanupActivities(deps: VerificationDeps) {
       failure = error;
     }
     try {
-      if (!gone) await redactIfKnown(sessionId);
+      const redacted = gone ? false : await redactIfKnown(sessionId);
+      if (!redacted) await startRedactionRun(lookAgainArgs(sessionId, true), RECHECK_AFTER_MS);
       await deps.vault.destroy(sessionId);
       result.redacted.push(sessionId);
     } catch (error) {
@@ -137,6 +143,18 @@ export function cleanupActivities(deps: VerificationDeps) {
       result.failures += 1;
       result.failure ??= failure instanceof Error ? failure.message : 'the service refused';
     }
+  };
+  /** Starts a redaction run `delayMs` from now (a Temporal start delay); one started already stays. */
+  const startRedactionRun = async (args: RedactionArgs, delayMs: number): Promise<void> => {
+    const { client, info } = Context.current();
+    await client.workflow.start<SessionRedactionWorkflow>(verificationWorkflowTypes.redaction, {
+      workflowId: redactionWorkflowId(args),
+      taskQueue: info.taskQueue,
+      args: [args],
+      ...redactionMetadata(args, new Date(Date.now() + delayMs).toISOString()),
+      startDelay: delayMs,
+      workflowIdConflictPolicy: 'USE_EXISTING',
+    });
   };
   const look = async (args: {
     verificationProfileId: string;
@@ -255,17 +273,9 @@ export function cleanupActivities(deps: VerificationDeps) {
       delayMs: number;
       dueAt?: string;
     }): Promise<void> {
-      const { client, info } = Context.current();
       const delayMs =
         request.dueAt === undefined ? request.delayMs : Math.max(0, Date.parse(request.dueAt) - Date.now());
-      await client.workflow.start<SessionRedactionWorkflow>(verificationWorkflowTypes.redaction, {
-        workflowId: redactionWorkflowId(request.args),
-        taskQueue: info.taskQueue,
-        args: [request.args],
-        ...redactionMetadata(request.args, new Date(Date.now() + delayMs).toISOString()),
-        startDelay: delayMs,
-        workflowIdConflictPolicy: 'USE_EXISTING',
-      });
+      await startRedactionRun(request.args, delayMs);
     },
 
     /**

@@ -63,6 +63,22 @@ export interface RedactionArgs {
   recheck?: boolean;
 }
 
+/**
+ * How long after the service answered that it does not know a session (404 to its ending or its
+ * redaction, and to GetSession) that session is looked at again: a gateway's 404s may last
+ * longer than the seconds those answers are read again over, while the session stays live.
+ */
+export const RECHECK_AFTER_MS = 60 * 60_000;
+
+/**
+ * The run that looks again at a session the service said it did not know, started with a start
+ * delay of {@link RECHECK_AFTER_MS}: it ends the session if it is served again, and redacts it
+ * unless `redact` is false.
+ */
+export function lookAgainArgs(sessionId: string, redact: boolean): RedactionArgs {
+  return { sessionId, delayMs: 0, recheck: true, ...(redact ? {} : { redact: false }) };
+}
+
 /** What `sessionRedaction` reports. */
 export interface RedactionReport {
   /** Absent when the verification had no session (only its data key was destroyed). */

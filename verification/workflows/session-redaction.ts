@@ -17,7 +17,12 @@ import { setWorkflowOptions } from '@temporalio/workflow';
 const boundedStep = boundedSteps<VerificationActivities>();
 import { countGiveUp, gaveUp } from '../../common/maintenance';
 import { resultsDeliveredSignal } from '../shared/messages';
-import { type RedactionArgs, type RedactionReport } from '../shared/workflows';
+import {
+  lookAgainArgs,
+  RECHECK_AFTER_MS,
+  type RedactionArgs,
+  type RedactionReport,
+} from '../shared/workflows';
 import { endingOnlyWhy } from '../shared/metadata';
 
 const MINUTE = 60_000;
@@ -98,14 +103,25 @@ function settledOnce<T>(step: () => Promise<T>): () => Promise<T> {
 /**
  * The patch under which a redaction to which the service said it does not know the session (its
  * ending or its redaction answered 404, and GetSession too) starts a run that looks again an hour
- * later ({@link RECHECK_AFTER_MS}): the interface does not define a 404, and a gateway's 404s may
- * last longer than the seconds those answers are read again over, while the session stays live.
- * Asked only then, so other redactions record no marker.
+ * later ({@link RECHECK_AFTER_MS}). Asked only then, so other redactions record no marker.
  */
 export const RECHECK_UNKNOWN_SESSION = 'recheck-session-the-service-did-not-know';
 
-/** How long after a redaction the service answered "unknown" its session is looked at again. */
-export const RECHECK_AFTER_MS = HOUR;
+/**
+ * Starts the run that looks at the session again {@link RECHECK_AFTER_MS} from now, with a start
+ * delay (nothing of this run waits for it, and the build current then runs it); one started
+ * already stays. Its give-up is said and counted, not the caller's failure: what it did stands.
+ */
+async function lookAgainLater(sessionId: string, redact: boolean): Promise<void> {
+  const scheduled = await boundedStep(redactionBounds.deleteStoredData, (calls) =>
+    calls.scheduleRedaction({ args: lookAgainArgs(sessionId, redact), delayMs: RECHECK_AFTER_MS }),
+  );
+  if (!('value' in scheduled)) {
+    const step = 'scheduling a look again at the session';
+    log.error(`gave up ${step}`, { sessionId, reason: scheduled.gaveUp });
+    countGiveUp({ kind: 'redaction', step });
+  }
+}
 
 /** How long results due "right after delivery" wait for the caller to receive them. */
 export const DELIVERY_GRACE_MS = HOUR;
@@ -256,29 +272,6 @@ export async function sessionRedaction(args: RedactionArgs): Promise<RedactionRe
       attachmentsDeleted: 0,
     });
   }
-  /**
-   * Starts the run that looks at the session again {@link RECHECK_AFTER_MS} from now, with a start
-   * delay (nothing of this run waits for it, and the build current then runs it); one started
-   * already stays. Its give-up is said and counted, not this run's failure: what this run did stands.
-   */
-  const lookAgainLater = async (session: string, redact: boolean): Promise<void> => {
-    const again: RedactionArgs = {
-      sessionId: session,
-      ...(dataKeyId === undefined ? {} : { dataKeyId }),
-      delayMs: 0,
-      recheck: true,
-      ...(redact ? {} : { redact: false }),
-    };
-    const scheduled = await boundedStep(redactionBounds.deleteStoredData, (calls) =>
-      calls.scheduleRedaction({ args: again, delayMs: RECHECK_AFTER_MS }),
-    );
-    if (!('value' in scheduled)) {
-      const step = 'scheduling a look again at the session';
-      log.error(`gave up ${step}`, { sessionId: session, reason: scheduled.gaveUp });
-      countGiveUp({ kind: 'redaction', step });
-    }
-  };
-
   if (sessionId === undefined) {
     doing(`due ${new Date(Date.now() + args.delayMs).toISOString()}: destroying the data key`);
     const destroyOwnKey = settledOnce(async () =>

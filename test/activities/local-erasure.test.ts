@@ -10,7 +10,8 @@ import { localActivityDeps } from '../harness/activity-deps';
 
 // The erasure of a session's local data: its attachments are sealed under the data key, so the
 // key's destruction (which makes every sealed copy unreadable) is not held back by a removal of
-// the attachments that fails; that failure still fails the step, to be tried again.
+// the attachments or of the vault's entry that fails; that failure still fails the step, to be
+// tried again.
 const SESSION = randomUUID();
 
 describe('deleteLocalSessionData', () => {
@@ -54,5 +55,31 @@ describe('deleteLocalSessionData', () => {
       dataKeyDestroyed: true,
     });
     expect(await deps.blobs.read(SESSION, 'att-1')).toBeUndefined();
+  });
+
+  it('destroys the data key when the vault fails to destroy the session, then fails to be tried again', async () => {
+    const sessionId = randomUUID();
+    const keyId = await deps.dataKeys.create();
+    let destroys = 0;
+    // The real vault, but its first destroy fails as a store that is down would.
+    const failingOnce = new Proxy(deps.vault, {
+      get(target, property, receiver) {
+        if (property === 'destroy')
+          return async (id: string) => {
+            destroys += 1;
+            if (destroys === 1) throw new Error('connection terminated unexpectedly');
+            await target.destroy(id);
+          };
+        const value: unknown = Reflect.get(target, property, receiver);
+        return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(target) : value;
+      },
+    });
+    const activities = createActivities({ ...deps, vault: failingOnce });
+    const environment = new MockActivityEnvironment();
+    const erase = (id: string, dataKeyId: string) => activities.deleteLocalSessionData(id, dataKeyId);
+    await expect(environment.run(erase, sessionId, keyId)).rejects.toThrow(/connection terminated/);
+    await expect(deps.dataKeys.seal(keyId, 'x')).rejects.toMatchObject({ name: 'DataKeyDestroyedError' });
+    await expect(environment.run(erase, sessionId, keyId)).resolves.toMatchObject({ dataKeyDestroyed: true });
+    expect(destroys).toBe(2);
   });
 });

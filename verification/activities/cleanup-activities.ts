@@ -253,12 +253,13 @@ export function cleanupActivities(deps: VerificationDeps) {
       // the caller named (none, or another start's: a record written by a start that lost a
       // race). The named key goes too: the caller asked for its erasure.
       const keyIds = new Set([await deps.vault.dataKeyOf(sessionId), dataKeyId]);
-      await deps.vault.destroy(sessionId);
       let dataKeyDestroyed = false;
       for (const keyId of keyIds)
         if (keyId !== undefined && (await deps.dataKeys.destroy(keyId))) dataKeyDestroyed = true;
-      // After the keys: the attachments are sealed under them, so a removal that fails (its
-      // folder's sync) holds back nothing that could be read; it fails the step, tried again.
+      // After the keys, which make every sealed copy unreadable (in histories too): a removal
+      // that fails (the store down, a folder's sync) holds none of them back; it fails the step,
+      // tried again (the claim keeps naming the key until its entry goes).
+      await deps.vault.destroy(sessionId);
       const attachmentsDeleted = await deps.blobs.deleteSession(sessionId);
       return { attachmentsDeleted, dataKeyDestroyed };
     },

@@ -10,11 +10,13 @@ export interface OptionSpec {
   valueName?: string;
 }
 
-/** Where a command writes; injected so tests can capture it. */
+/** Where a command reads and writes; injected so tests can capture it. */
 export interface CommandIo {
   stdout: { write(text: string): unknown; isTTY?: boolean };
   stderr: { write(text: string): unknown };
   env: NodeJS.ProcessEnv;
+  /** What a command reads as its input (`idv verify --input-file -`). @default process.stdin */
+  stdin?: AsyncIterable<Uint8Array | string>;
   /** `--output`: `table` (text for people), `json` (one document), `jsonl` (a list as one object per line). @default table */
   output?: 'table' | 'json' | 'jsonl';
   /** Resolves when the user asks a long-running command to stop (SIGINT/SIGTERM). */

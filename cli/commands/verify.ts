@@ -18,20 +18,10 @@ import { commandConfig, connectTemporal } from '../connect';
 import { outcomeLines, printJson } from '../output';
 import { durationOption, stringListOption, stringOption } from '../parse-values';
 import { followProgress } from '../follow';
+import { inputEntries, inputFile, inputFileOption } from './provider-input';
 
 const TEST_PROVIDER = 'trinsic-test-database-lookup';
 const TEST_INPUT = { givenName: 'Ada', familyName: 'Lovelace', identityCode: '123456' };
-
-function providerInput(entries: string[]): Record<string, string> | undefined {
-  if (entries.length === 0) return undefined;
-  const input: Record<string, string> = {};
-  for (const entry of entries) {
-    const at = entry.indexOf('=');
-    if (at <= 0) throw new UsageError(`--input takes key=value, got '${entry}'`);
-    input[entry.slice(0, at)] = entry.slice(at + 1);
-  }
-  return input;
-}
 
 /**
  * The capabilities of `--capability`, each one the service knows. Required unless the provider is
@@ -131,7 +121,7 @@ export const verifyCommand: Command = {
   name: 'verify',
   summary: 'Start a verification and print the step to hand to the user (--wait follows it to the outcome)',
   usage:
-    'verify [--profile ID] [--provider P] [--capability C]... [--fallback] [--redirect-url U | --return-via-receiver] [--final-url U] [--input key=value]... [--reference R] [--timeout 30m] [--redact-after 1h|never] [--results none|data|data+attachments] [--wait] [--json]',
+    'verify [--profile ID] [--provider P] [--capability C]... [--fallback] [--redirect-url U | --return-via-receiver] [--final-url U] [--input-file PATH|-] [--input key=value]... [--reference R] [--timeout 30m] [--redact-after 1h|never] [--results none|data|data+attachments] [--wait] [--json]',
   options: {
     profile: {
       type: 'string',
@@ -165,11 +155,13 @@ export const verifyCommand: Command = {
       valueName: 'U',
       description: "where the receiver's return sends the browser next",
     },
+    'input-file': inputFileOption,
     input: {
       type: 'string',
       multiple: true,
       valueName: 'key=value',
-      description: 'provider input field (e.g. identityCode=123456)',
+      description:
+        "provider input field (e.g. identityCode=123456), overriding --input-file's; visible to the machine's other users (ps) and kept in shell history: prefer --input-file for a person's data",
     },
     reference: {
       type: 'string',
@@ -199,20 +191,24 @@ export const verifyCommand: Command = {
   },
   async run({ values }, io) {
     const options = requestOptions(values);
-    const inputEntries = providerInput(stringListOption(values, 'input'));
+    const entries = inputEntries(stringListOption(values, 'input'));
     const viaReceiver = values['return-via-receiver'] === true;
     if (viaReceiver && options.redirectUrl !== undefined)
       throw new UsageError('give --redirect-url or --return-via-receiver, not both');
     const givenProvider = stringOption(values, 'provider');
     const capabilityValues = capabilities(stringListOption(values, 'capability'), givenProvider);
+    // Read once the command line holds no other mistake (standard input is read only once).
+    const inputPath = stringOption(values, 'input-file');
+    const fileInput = inputPath === undefined ? undefined : await inputFile(inputPath, io);
+    const givenInput = fileInput || entries ? { ...fileInput, ...entries } : undefined;
     const connected = await connectTemporal(io.env);
     try {
       const profile = stringOption(values, 'profile') ?? connected.stack?.emulator?.verificationProfileId;
       if (!profile) throw new UsageError('--profile is required outside the embedded stack');
       const provider = givenProvider ?? (connected.stack?.emulator ? TEST_PROVIDER : undefined);
       if (!provider) throw new UsageError('--provider is required outside the embedded stack');
-      // The test provider's default input, with what --input changes (the help's own example).
-      const input = provider === TEST_PROVIDER ? { ...TEST_INPUT, ...(inputEntries ?? {}) } : inputEntries;
+      // The test provider's default input, with what --input-file and --input change (the help's own example).
+      const input = provider === TEST_PROVIDER ? { ...TEST_INPUT, ...givenInput } : givenInput;
       const returnUrl = viaReceiver
         ? await returnUrlOf(options.reference, { env: io.env, stack: connected.stack })
         : undefined;

@@ -4,6 +4,7 @@ import { emulatorControl } from '../../emulator/control-client';
 import { randomUUID } from 'node:crypto';
 import { execFile } from 'node:child_process';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { Readable } from 'node:stream';
 import { promisify } from 'node:util';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -20,6 +21,7 @@ import { askWorker } from '../../cli/workflow-metadata';
 import { startMetadata } from '../../common/user-metadata';
 import { captureIo } from './capture-io';
 import { eventually } from '../harness/eventually';
+import { verificationLimits } from '../../verification/domain/verification-limits';
 
 const execFileAsync = promisify(execFile);
 
@@ -137,6 +139,145 @@ describe('idv commands on the embedded stack', () => {
     expect(result.err).toBe('');
     expect(result.code).toBe(1);
     expect(result.out).toContain('outcome: failed (Other)');
+  });
+
+  describe('verify --input-file', () => {
+    let dir: string;
+    beforeAll(async () => {
+      dir = await mkdtemp(join(tmpdir(), 'idv-input-'));
+    });
+    afterAll(async () => {
+      await rm(dir, { recursive: true, force: true });
+    });
+
+    /** A provider input file holding `content`. */
+    async function inputFile(name: string, content: string): Promise<string> {
+      const path = join(dir, name);
+      await writeFile(path, content);
+      return path;
+    }
+
+    /** What the test provider says of the person: the names of its input. */
+    function person(out: string): unknown {
+      return (JSON.parse(out) as { outcome: { identity?: { person?: unknown } } }).outcome.identity?.person;
+    }
+
+    it("sends the file's fields as the provider input", async () => {
+      const path = await inputFile(
+        'grace.json',
+        JSON.stringify({ identityCode: '123456', givenName: 'Grace', familyName: 'Hopper' }),
+      );
+      const result = await idv(
+        'verify',
+        '--reference',
+        'cli-input-file-1',
+        '--input-file',
+        path,
+        '--wait',
+        '--json',
+      );
+      expect(result.err).toBe('');
+      expect(result.code).toBe(0);
+      expect(person(result.out)).toMatchObject({ givenName: 'Grace', familyName: 'Hopper' });
+    });
+
+    it("takes --input over the file's field, the file over the test provider's defaults", async () => {
+      // 000000 fails at the test provider: success says --input's identityCode was sent.
+      const path = await inputFile(
+        'failing.json',
+        JSON.stringify({ identityCode: '000000', givenName: 'Grace' }),
+      );
+      const result = await idv(
+        'verify',
+        '--reference',
+        'cli-input-file-2',
+        '--input-file',
+        path,
+        '--input',
+        'identityCode=123456',
+        '--wait',
+        '--json',
+      );
+      expect(result.err).toBe('');
+      expect(result.code).toBe(0);
+      expect(person(result.out)).toMatchObject({ givenName: 'Grace', familyName: 'Lovelace' });
+    });
+
+    it('reads standard input for -', async () => {
+      const stdin = Readable.from([
+        Buffer.from('{"identityCode": "123456", '),
+        Buffer.from('"givenName": "Grace"}'),
+      ]);
+      const io = { ...captureIo(env), stdin };
+      const args = ['verify', '--reference', 'cli-input-file-3', '--input-file', '-', '--wait', '--json'];
+      await expect(runCli(args, commands, io)).resolves.toBe(0);
+      expect(io.err()).toBe('');
+      expect(person(io.out())).toMatchObject({ givenName: 'Grace', familyName: 'Lovelace' });
+    });
+
+    const limit = verificationLimits.providerInputBytes;
+    const overLimit = (text: string) =>
+      JSON.stringify({ identityCode: text.repeat(Math.ceil(limit / text.length)) });
+    it.each([
+      ['invalid JSON', '{"identityCode": "18151210", givenName: Ada}', 'is not JSON', '18151210'],
+      ['a list', '["Ada Lovelace"]', 'must hold a JSON object of string fields, got an array', 'Lovelace'],
+      [
+        'a number',
+        '{"identityCode": 18151210}',
+        'must hold a JSON object of string fields, got a number in field identityCode',
+        '18151210',
+      ],
+      [
+        'a file over the limit',
+        overLimit('Ada Lovelace '),
+        'is larger than 1 MiB, the limit of the provider input',
+        'Lovelace',
+      ],
+    ])(
+      'refuses %s before looking for a stack, in one line with exit 2 that holds none of the file',
+      async (_case, content, problem, personal) => {
+        const path = await inputFile('refused.json', content);
+        const io = captureIo({ IDV_DATA_DIR: '/nonexistent-idv-data' });
+        await expect(runCli(['verify', '--input-file', path], commands, io)).resolves.toBe(2);
+        expect(io.err()).toBe(`idv: --input-file: ${path} ${problem}\n`);
+        expect(io.err()).not.toContain(personal);
+      },
+    );
+
+    it('refuses an --input entry without a key, without repeating it', async () => {
+      const io = captureIo({ IDV_DATA_DIR: '/nonexistent-idv-data' });
+      const args = ['verify', '--input', 'givenName=Ada', '--input', '18151210'];
+      await expect(runCli(args, commands, io)).resolves.toBe(2);
+      expect(io.err()).toBe("idv: --input takes key=value: the entry #2 has no key before '='\n");
+    });
+
+    it('names a file it cannot read and why', async () => {
+      const path = join(dir, 'missing.json');
+      const io = captureIo({ IDV_DATA_DIR: '/nonexistent-idv-data' });
+      await expect(runCli(['verify', '--input-file', path], commands, io)).resolves.toBe(2);
+      expect(io.err()).toBe(`idv: --input-file: cannot read ${path} (ENOENT)\n`);
+    });
+
+    it('stops reading standard input past the limit', async () => {
+      const chunk = 'x'.repeat(65_536);
+      const chunksToLimit = Math.ceil(limit / chunk.length);
+      let pulled = 0;
+      // Far past the limit: a reader that does not stop there pulls every chunk.
+      function* chunks() {
+        while (pulled < 64 * chunksToLimit) {
+          pulled += 1;
+          yield chunk;
+        }
+      }
+      const stdin = Readable.from(chunks(), { highWaterMark: 1 });
+      const io = { ...captureIo({ IDV_DATA_DIR: '/nonexistent-idv-data' }), stdin };
+      await expect(runCli(['verify', '--input-file', '-'], commands, io)).resolves.toBe(2);
+      expect(io.err()).toBe(
+        'idv: --input-file: standard input is larger than 1 MiB, the limit of the provider input\n',
+      );
+      // What it read, and the stream's own read-ahead of a chunk or two.
+      expect(pulled).toBeLessThan(chunksToLimit + 4);
+    });
   });
 
   it('verify of an ended reference points to idv status', async () => {
@@ -634,6 +775,7 @@ describe('idv commands on the embedded stack', () => {
       '--redirect-url',
       '--return-via-receiver',
       '--final-url',
+      '--input-file',
       '--input',
       '--reference',
       '--timeout',

@@ -19,6 +19,8 @@ import {
   type WebhookView,
 } from '../shared/messages';
 import { innermostMessage } from '../../common/failure-message';
+import { sentAcrossRuns } from '../../common/resend-across-runs';
+import { REGISTRY_MOVING_ON } from '../shared/failure-types';
 import { agentPlatformWorkflowTypes, type AgentWebhooksWorkflow } from '../shared/workflows';
 import { registryMetadata } from '../shared/metadata';
 
@@ -117,22 +119,25 @@ export class WebhookRegistryClient {
     args: Args,
     updateId?: string,
   ): Promise<Ret> {
-    const startWorkflowOperation = new WithStartWorkflowOperation<AgentWebhooksWorkflow>(
-      agentPlatformWorkflowTypes.registry,
-      {
+    const startWorkflowOperation = () =>
+      new WithStartWorkflowOperation<AgentWebhooksWorkflow>(agentPlatformWorkflowTypes.registry, {
         workflowId: this.#workflowId(tenant),
         taskQueue: this.#taskQueue,
         args: [{ tenant, ...this.#settings }],
         ...registryMetadata(tenant),
         workflowIdConflictPolicy: 'USE_EXISTING',
-      },
-    );
-    try {
-      return await this.#client.workflow.executeUpdateWithStart(update, {
-        args,
-        startWorkflowOperation,
-        ...(updateId ? { updateId } : {}),
       });
+    try {
+      // A start operation is used once: each send makes its own.
+      return await sentAcrossRuns(
+        () =>
+          this.#client.workflow.executeUpdateWithStart(update, {
+            args,
+            startWorkflowOperation: startWorkflowOperation(),
+            ...(updateId ? { updateId } : {}),
+          }),
+        REGISTRY_MOVING_ON,
+      );
     } catch (error) {
       if (error instanceof WorkflowUpdateFailedError)
         throw new WebhookRegistryError(innermostMessage(error), { cause: error });

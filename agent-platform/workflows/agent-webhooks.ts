@@ -42,6 +42,7 @@ import {
   type WebhookView,
 } from '../shared/messages';
 import { RegistryState, SWEEP_TRIES } from './webhook-registry-state';
+import { REGISTRY_MOVING_ON } from '../shared/failure-types';
 import { agentPlatformVersioning } from '../shared/workflows';
 import { setWorkflowOptions } from '@temporalio/workflow';
 import { markdownLines } from '../../common/user-metadata';
@@ -78,6 +79,14 @@ const SWEEPS_BOUNDED = 'sweeps-bounded';
 const refused = (message: string) =>
   ApplicationFailure.create({ type: 'InvalidWebhookRequest', message, nonRetryable: true });
 
+const movingOnRefusal = () =>
+  ApplicationFailure.create({
+    type: REGISTRY_MOVING_ON,
+    message:
+      'the registry is moving to its next run (its history is full): send the change again in a moment',
+    nonRetryable: true,
+  });
+
 /**
  * The webhook registry of one tenant of the earlier platform (`idv-agent-webhooks-<tenant>`): the
  * webhooks it should have. Changes are updates, one at a time; it compares with the platform on
@@ -100,6 +109,15 @@ export async function agentWebhooks(input: AgentWebhooksInput): Promise<WebhookL
   // Changes and comparisons run one at a time, in arrival order: each reads the state the
   // previous one left. (A condition on a flag would release every waiter at once.)
   let queue: Promise<void> = Promise.resolve();
+  /**
+   * Set once the history is full: changes arriving from then on are refused (in their validator,
+   * before anything reaches history) for the next run to take, so the drain before continuing as
+   * new ends even while clients keep a change outstanding at every moment.
+   */
+  let movingOn = false;
+  const refuseWhileMovingOn = () => {
+    if (movingOn) throw movingOnRefusal();
+  };
   let queued = 0;
   const exclusive = <T>(body: () => Promise<T>): Promise<T> => {
     queued += 1;
@@ -158,6 +176,7 @@ export async function agentWebhooks(input: AgentWebhooksInput): Promise<WebhookL
       }),
     {
       validator: (request: RegisterWebhookRequest) => {
+        refuseWhileMovingOn();
         const problem = registrationProblem(request);
         if (problem) throw refused(problem);
       },
@@ -173,7 +192,12 @@ export async function agentWebhooks(input: AgentWebhooksInput): Promise<WebhookL
       state.put(changed);
       return state.view(changed);
     });
-  const validator = { validator: (webhookId: string) => void managedOrRefuse(webhookId) };
+  const validator = {
+    validator: (webhookId: string) => {
+      refuseWhileMovingOn();
+      managedOrRefuse(webhookId);
+    },
+  };
   setHandler(enableWebhookUpdate, setEnabled(true), validator);
   setHandler(disableWebhookUpdate, setEnabled(false), validator);
 
@@ -192,17 +216,21 @@ export async function agentWebhooks(input: AgentWebhooksInput): Promise<WebhookL
       }),
     {
       validator: (webhookId) => {
+        refuseWhileMovingOn();
         if (!state.has(webhookId))
           throw refused(`no webhook ${String(webhookId)} in the registry of ${tenant}`);
       },
     },
   );
 
-  setHandler(reconcileWebhooksUpdate, () =>
-    exclusive(async () => {
-      await reconcile(state);
-      return state.listing();
-    }),
+  setHandler(
+    reconcileWebhooksUpdate,
+    () =>
+      exclusive(async () => {
+        await reconcile(state);
+        return state.listing();
+      }),
+    { validator: refuseWhileMovingOn },
   );
 
   const historyLarge = () => {
@@ -230,7 +258,8 @@ export async function agentWebhooks(input: AgentWebhooksInput): Promise<WebhookL
     if (state.webhooks.length === 0 && state.sweeping.length === 0 && !busy() && allHandlersFinished())
       return state.listing();
   }
-  // Every change in progress finishes in this run; the next one starts from their result.
+  // Every change accepted finishes in this run; the next one starts from their result.
+  movingOn = true;
   await condition(() => !busy() && allHandlersFinished());
   return await continueAsNew<typeof agentWebhooks>({ ...input, carried: state.carried() });
 }

@@ -426,4 +426,31 @@ describe('agentWebhooks: one registry workflow per tenant', () => {
       expect.objectContaining({ id: second.id, enabled: false }),
     ]);
   });
+
+  it('continues as new while clients keep a change outstanding at every moment', async () => {
+    const registries = new WebhookRegistryClient({
+      client: stack().client,
+      taskQueue: stack().taskQueue,
+      settings: { maxHistoryEvents: 20 },
+    });
+    const handle = stack().client.workflow.getHandle(agentWebhooksWorkflowId('tenant-a'));
+    const webhook = await registries.register('tenant-a', { url: 'https://hooks.example/busy' });
+    const { runId: firstRun } = await handle.describe();
+    // Two clients, each sending its next change as soon as the last is answered: one is always
+    // queued while the other runs.
+    const changes = 16;
+    const client = async (enabled: boolean) => {
+      for (let sent = 0; sent < changes / 2; sent += 1)
+        if (enabled) await registries.enable('tenant-a', webhook.id);
+        else await registries.disable('tenant-a', webhook.id);
+    };
+    await Promise.all([client(true), client(false)]);
+    // The first run took only the changes accepted before its history was full; the others
+    // went to later runs, each answered.
+    const history = await stack().client.workflow.getHandle(handle.workflowId, firstRun).fetchHistory();
+    const events = history.events ?? [];
+    const accepted = events.filter((event) => event.workflowExecutionUpdateAcceptedEventAttributes).length;
+    expect(accepted).toBeLessThan(changes / 2);
+    expect(events.at(-1)?.workflowExecutionContinuedAsNewEventAttributes).toBeTruthy();
+  }, 60_000);
 });

@@ -2,10 +2,7 @@ import {
   type WorkflowExecutionDescription,
   type WorkflowHandle,
   WorkflowNotFoundError,
-  WorkflowUpdateFailedError,
 } from '@temporalio/client';
-import { setTimeout as sleep } from 'node:timers/promises';
-import { ApplicationFailure } from '@temporalio/common';
 import { DataKeyDestroyedError, type DataKeys } from '../../codec/data-keys';
 import { type Sealed } from '../../codec/sealed';
 import {
@@ -28,11 +25,9 @@ import {
   submitNativeChallengeUpdate,
 } from '../shared/messages';
 import { IdvSessionId } from '../../common/search-attributes';
+import { refusedAs, sentAcrossRuns } from '../../common/resend-across-runs';
 import { creationCloseWorkflowId, orphanSweepWorkflowId, redactionWorkflowId } from '../shared/ids';
 import { type VerificationSessionWorkflow } from '../shared/workflows';
-
-/** The delays before an update refused while its verification moved to its next run is sent again (6.3 s in all). */
-const MOVING_ON_RESEND_MS = [100, 200, 400, 800, 1_600, 3_200];
 
 /** Thrown when a message is sent to a verification that has already ended. */
 export class VerificationEndedError extends Error {
@@ -261,20 +256,9 @@ export class VerificationHandle {
     }
   }
 
-  /**
-   * Sends an update that calls the service again when it was refused because the verification
-   * was moving to its next run (a moment, normally): the next run takes it.
-   */
+  /** Sends an update, again when it was refused because the verification was moving to its next run. */
   async #sentAcrossRuns<T>(send: () => Promise<T>): Promise<T> {
-    for (const delayMs of MOVING_ON_RESEND_MS) {
-      try {
-        return await send();
-      } catch (error) {
-        if (!refusedAs(error, verificationFailureTypes.movingOn)) throw error;
-        await sleep(delayMs);
-      }
-    }
-    return await send();
+    return await sentAcrossRuns(send, verificationFailureTypes.movingOn);
   }
 
   /**
@@ -323,13 +307,4 @@ function progressOfRecord(record: VerificationRecord): VerificationProgress {
     orphanSweep: false,
     fromRecord: true,
   };
-}
-
-/** The workflow refused an update with a failure of `type` (a validator's or a handler's). */
-function refusedAs(error: unknown, type: string): boolean {
-  return (
-    error instanceof WorkflowUpdateFailedError &&
-    error.cause instanceof ApplicationFailure &&
-    error.cause.type === type
-  );
 }

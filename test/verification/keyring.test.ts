@@ -117,6 +117,36 @@ describe('the keyring', () => {
     });
   }, 90_000);
 
+  it('asks for attention when, started anew, it cannot check the store for data keys of an earlier keyring', async () => {
+    const real = keyringOver(store, { rotateEveryMs: 3_600_000, refreshMs: 200 });
+    const activities: KeyringActivities = {
+      ...real,
+      // The store refuses the check for good (a role without read access to the keys' table).
+      liveKeysUnderOtherKeys() {
+        return Promise.reject(
+          ApplicationFailure.create({
+            type: 'StoreRefused',
+            message: 'permission denied for table data_keys',
+            nonRetryable: true,
+          }),
+        );
+      },
+    };
+    await withWorker({ activities }, async ({ client, taskQueue }) => {
+      const keyring = new TemporalKeyring({ client, taskQueue });
+      await new DataKeys(store.dataKeys, keyring).create();
+      // Not "nothing lost": the keyring could not tell, and says so.
+      const current = await eventually(async () => {
+        const seen = await view(client, taskQueue);
+        return seen.attention ? seen : undefined;
+      }, 'the keyring asking for attention');
+      expect(current.attention).toContain('could not check');
+      expect(current.attention).toContain('permission denied for table data_keys');
+      const description = await client.workflow.getHandle(keyringWorkflowId(taskQueue)).describe();
+      expect(description.searchAttributes.IdvStatus?.[0]).toBe('needs-attention');
+    });
+  }, 60_000);
+
   it("takes a listing Temporal refuses for good as a refusal, though the client's error carries its status inside", async () => {
     const connection = await Connection.connect({ address: harnessValue(harnessEnv.temporalAddress) });
     try {

@@ -11,6 +11,13 @@ export type CallPriority = 'user' | 'first' | 'poll';
 /** The priorities, most urgent first. */
 const PRIORITIES: readonly CallPriority[] = ['user', 'first', 'poll'];
 
+/**
+ * The most of each window `user` calls take (at least one turn): they go first, so without a cap
+ * a caller that keeps asking (a step refreshed in a loop, returns signalled over and over) would
+ * take every turn, and every other verification's creates, cancels and polls would wait.
+ */
+export const USER_CAP_SHARE = 0.5;
+
 /** Calls per second a worker makes to the identity service unless configured otherwise (`IDV_API_RATE`). */
 export const DEFAULT_API_RATE = 25;
 /** The longest pause 429s impose, whatever their `Retry-After` says. */
@@ -196,6 +203,8 @@ export class CallBudget {
   readonly #recentPolls: number[] = [];
   /** Of those, the calls other than `user` ones'. */
   readonly #recentOthers: number[] = [];
+  /** Of those, the `user` calls'. */
+  readonly #recentUsers: number[] = [];
   /** When the last poll was granted (see {@link #pollSpacingMs}). */
   #lastPollAt = Number.NEGATIVE_INFINITY;
   /** The turn the last poll sent back after losing its turn was given (see {@link turnLostDelayMs}). */
@@ -534,6 +543,11 @@ export class CallBudget {
     return Math.max(1, limit - Math.round(limit * this.#userShare));
   }
 
+  /** The `user` calls a window may hold out of `limit` (see {@link USER_CAP_SHARE}). */
+  #userCap(limit: number): number {
+    return Math.max(1, Math.floor(limit * USER_CAP_SHARE));
+  }
+
   /**
    * Polls are granted at least this far apart, evenly over the window: queued, they took each
    * turn as it freed, so turns freed together came back together a window later, the window
@@ -548,9 +562,10 @@ export class CallBudget {
     const now = this.#now();
     this.#recover(now);
     if (now < this.#pausedUntil || this.#shareInForce(now) === 0) return false;
-    for (const times of [this.#recent, this.#recentOthers, this.#recentPolls])
+    for (const times of [this.#recent, this.#recentOthers, this.#recentPolls, this.#recentUsers])
       while (times.length > 0 && (times[0] as number) <= now - WINDOW_MS) times.shift();
     if (this.#recent.length >= this.#limit) return false;
+    if (priority === 'user' && this.#recentUsers.length >= this.#userCap(this.#limit)) return false;
     if (priority !== 'user' && this.#recentOthers.length >= this.#othersPart(this.#limit)) return false;
     if (priority === 'poll') {
       if (this.#recentPolls.length >= this.#pollPart(this.#limit)) return false;
@@ -558,7 +573,7 @@ export class CallBudget {
       this.#recentPolls.push(now);
       this.#lastPollAt = now;
     }
-    if (priority !== 'user') this.#recentOthers.push(now);
+    (priority === 'user' ? this.#recentUsers : this.#recentOthers).push(now);
     this.#recent.push(now);
     this.#granted += 1;
     this.#bucket(now).granted += 1;
@@ -571,6 +586,22 @@ export class CallBudget {
     return undefined;
   }
 
+  /**
+   * Grants the most urgent call waiting whose turn is free now: a less urgent one goes only when
+   * the more urgent ones' turns are not (users past their cap; a first call's turn is a poll's
+   * too). False when none may start.
+   */
+  #grantNext(): boolean {
+    for (const each of PRIORITIES) {
+      const waiter = this.#waiting[each][0];
+      if (waiter && this.#take(each)) {
+        waiter.grant(true);
+        return true;
+      }
+    }
+    return false;
+  }
+
   /** A call other than a poll waits for a turn. */
   #urgentWaiting(): boolean {
     return this.#waiting.user.length > 0 || this.#waiting.first.length > 0;
@@ -578,11 +609,7 @@ export class CallBudget {
 
   /** Hands out the turns that are free now, most urgent first, then arms the timer for the next. */
   #drain(): void {
-    for (;;) {
-      const next = this.#next();
-      if (!next || !this.#take(next.priority)) break;
-      next.grant(true);
-    }
+    while (this.#grantNext());
     this.#schedule();
   }
 
@@ -593,19 +620,22 @@ export class CallBudget {
     /** When `times` holds fewer than `cap` calls of the window again. */
     const freeAt = (times: readonly number[], cap: number) =>
       times.length >= cap ? (times[times.length - cap] as number) + WINDOW_MS : now;
-    // The next turn of the most urgent call waiting: a user's needs the window only, a first
-    // call's the others' part too, a poll's the polls' part and its spacing as well.
-    const priority = this.#next()?.priority;
-    const windowFreeAt = Math.max(
-      freeAt(this.#recent, this.#limit),
-      priority === 'user' ? now : freeAt(this.#recentOthers, this.#othersPart(this.#limit)),
-      priority === 'poll'
-        ? Math.max(
-            freeAt(this.#recentPolls, this.#pollPart(this.#limit)),
-            this.#lastPollAt + this.#pollSpacingMs(),
-          )
-        : now,
-    );
+    // The next turn of a call waiting: a user's needs the window and the users' cap, a first
+    // call's the others' part, a poll's the polls' part and its spacing as well.
+    const turnAt = (priority: CallPriority) =>
+      Math.max(
+        freeAt(this.#recent, this.#limit),
+        priority === 'user'
+          ? freeAt(this.#recentUsers, this.#userCap(this.#limit))
+          : freeAt(this.#recentOthers, this.#othersPart(this.#limit)),
+        priority === 'poll'
+          ? Math.max(
+              freeAt(this.#recentPolls, this.#pollPart(this.#limit)),
+              this.#lastPollAt + this.#pollSpacingMs(),
+            )
+          : now,
+      );
+    const windowFreeAt = Math.min(...PRIORITIES.filter((each) => this.#waiting[each].length > 0).map(turnAt));
     const at = Math.max(now, this.#pausedUntil, windowFreeAt);
     if (this.#timer && this.#timerAt <= at) return;
     if (this.#timer) clearTimeout(this.#timer);

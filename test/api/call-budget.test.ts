@@ -177,6 +177,24 @@ describe('the call budget', () => {
     await Promise.all([...polls, ...first]);
   });
 
+  it("caps users' calls at half of each window, so a caller that keeps asking leaves the others their turns", async () => {
+    const budget = new CallBudget({ callsPerSecond: 10, userShare: 0 });
+    const granted: Array<[CallPriority, number]> = [];
+    // A client refreshing a step in a loop (or signalling returns) asks far more than the rate.
+    const users = ask(budget, 'user', 100, granted);
+    const creates = ask(budget, 'first', 10, granted);
+    const polls = ask(budget, 'poll', 10, granted);
+    await jest.advanceTimersByTimeAsync(3 * BUDGET_WINDOW_MS);
+    const grantedBy = (of: CallPriority) => granted.filter(([priority]) => priority === of).map(([, at]) => at);
+    // Three windows: the users took half of each, the creates and then the polls the rest.
+    expect(busiestSecond(grantedBy('user'))).toBe(5);
+    expect(grantedBy('first')).toHaveLength(10);
+    expect(grantedBy('poll').length).toBeGreaterThan(0);
+    expect(busiestSecond(granted.map(([, at]) => at))).toBe(10);
+    budget.close();
+    await Promise.all([...users, ...creates, ...polls]);
+  });
+
   it('keeps nothing for users at a limit under 5 calls/s', async () => {
     const budget = new CallBudget({ callsPerSecond: 4 });
     const granted: Array<[CallPriority, number]> = [];

@@ -1,7 +1,11 @@
-import { mkdtemp, rm, utimes, writeFile } from 'node:fs/promises';
+import { mkdtemp, readdir, rm, utimes, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { DeliveryIntake } from '../../workers/receiver/delivery-intake';
+import {
+  DeliveryIntake,
+  HandOffRefusedError,
+  REFUSED_ROUNDS_BEFORE_SET_ASIDE,
+} from '../../workers/receiver/delivery-intake';
 import { DeliverySpool } from '../../workers/receiver/delivery-spool';
 import { type AgentEvent } from '../../agent-platform/shared/messages';
 import { eventually } from '../harness/eventually';
@@ -122,6 +126,65 @@ describe('DeliveryIntake', () => {
     expect(mostAtOnce).toBeGreaterThan(1);
     for (const connectionId of ['conn-a', 'conn-b', 'conn-c', 'conn-d'])
       expect(taken.get(connectionId)).toEqual([0, 1, 2, 3].map((n) => `${connectionId}-${n}`));
+  });
+
+  it("hands other connections' deliveries on while one connection's many spooled deliveries keep failing", async () => {
+    const taken: string[] = [];
+    let stuckTries = 0;
+    const intake = await open((delivery) => {
+      // Its workflow does not take signals for now (busy, or over a limit of its run).
+      if (delivery.connectionId === 'conn-stuck') {
+        stuckTries += 1;
+        return Promise.reject(new Error('unavailable'));
+      }
+      taken.push(delivery.objectId);
+      return Promise.resolve();
+    });
+    // More than a replay round takes: before, they filled every round ahead of the others.
+    for (let n = 0; n < 100; n += 1)
+      expect(await intake.accept({ ...event(`stuck-${n}`), connectionId: 'conn-stuck' })).toBe('spooled');
+    expect(await intake.accept({ ...event('other'), connectionId: 'conn-other' })).toBe('spooled');
+    await eventually(
+      () => Promise.resolve(taken.includes('other') ? true : undefined),
+      "the other connection's delivery handed off",
+    );
+    expect(stuckTries).toBeGreaterThan(0);
+    // Still waiting, in order, for their workflow.
+    expect(intake.spoolDepth).toBe(100);
+  });
+
+  it('sets a delivery Temporal refuses for good aside after a few rounds, and its connection goes on', async () => {
+    const taken: string[] = [];
+    let refusals = 0;
+    const said: Array<{ message: string; level?: string }> = [];
+    const spool = await DeliverySpool.open(dir);
+    const intake = new DeliveryIntake(
+      spool,
+      (delivery) => {
+        if (delivery.objectId === 'refused') {
+          refusals += 1;
+          return Promise.reject(new HandOffRefusedError('refused for good'));
+        }
+        taken.push(delivery.objectId);
+        return Promise.resolve();
+      },
+      { minBackoffMs: 10, maxBackoffMs: 20, log: (message, _fields, level) => said.push({ message, level }) },
+    );
+    opened.push(intake);
+    intake.start();
+    expect(await intake.accept(event('refused'))).toBe('spooled');
+    expect(await intake.accept(event('after'))).toBe('spooled');
+    await eventually(() => Promise.resolve(intake.spoolDepth === 0 ? true : undefined), 'the spool to drain');
+    expect(taken).toEqual(['after']);
+    // The first try (straight through), then the replay's rounds.
+    expect(refusals).toBe(1 + REFUSED_ROUNDS_BEFORE_SET_ASIDE);
+    expect((await readdir(dir)).filter((file) => file.endsWith('.refused'))).toEqual([
+      '000000000001.json.refused',
+    ]);
+    expect(said).toContainEqual({
+      message: 'Temporal refuses a delivery for good: set aside, its connection goes on',
+      level: 'error',
+    });
   });
 
   it('goes on when a spooled file is removed by hand', async () => {

@@ -1,15 +1,35 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { type AgentEvent } from '../../agent-platform/shared/messages';
-import { type DeliverySpool, type SpoolEntry } from './delivery-spool';
+import { type DeliverySpool, laneOf, type SpoolEntry } from './delivery-spool';
 import { failureFields } from './failure-kind';
 import { type OperationalFields, type OperationalLog } from './operational-log';
 import { Mutex } from 'async-mutex';
 
 /** The spooled deliveries one replay round takes at most (their connections go side by side). */
 const REPLAY_BATCH = 64;
+/**
+ * Of those, the most of one connection: a connection whose deliveries keep failing (its
+ * workflow refusing signals) holds this many turns of a round, and every other connection's
+ * deliveries go on beside it.
+ */
+const REPLAY_PER_CONNECTION = 8;
+/**
+ * Rounds in a row that Temporal refuses a connection's delivery for good before its deliveries
+ * are set aside as each is refused (`<entry>.refused`): the one at its head would otherwise hold
+ * every later one of the connection, forever.
+ */
+export const REFUSED_ROUNDS_BEFORE_SET_ASIDE = 3;
 
 /** Hands one event to Temporal (signal-with-start); rejects when Temporal did not take it. */
 export type HandOff = (event: AgentEvent) => Promise<void>;
+
+/**
+ * What a {@link HandOff} rejects with when Temporal refuses the event for good (no retry changes
+ * the answer): the intake sets it aside after {@link REFUSED_ROUNDS_BEFORE_SET_ASIDE} rounds.
+ */
+export class HandOffRefusedError extends Error {
+  override readonly name = 'HandOffRefusedError';
+}
 
 /** What became of a delivery: handed to Temporal, spooled for later, or a repeat of one already taken. */
 export type IntakeOutcome = 'delivered' | 'spooled' | 'duplicate';
@@ -74,12 +94,10 @@ export class DeliveryIntake {
     if (this.#recent.has(key)) return Promise.resolve('duplicate');
     const running = this.#inFlight.get(key);
     if (running) return running.then(() => 'duplicate');
-    const outcome = this.#inLane(`${event.tenant}\n${event.connectionId}`, () => this.#take(event)).then(
-      (taken) => {
-        this.#remember(key);
-        return taken;
-      },
-    );
+    const outcome = this.#inLane(laneOf(event), () => this.#take(event)).then((taken) => {
+      this.#remember(key);
+      return taken;
+    });
     this.#inFlight.set(key, outcome);
     void outcome.finally(() => this.#inFlight.delete(key)).catch(() => undefined);
     return outcome;
@@ -144,9 +162,11 @@ export class DeliveryIntake {
     // Said once per run of failed hand-offs (a receiver may start with deliveries left while
     // Temporal is away: nothing else would say why the spool does not drain).
     let refusalSaid = false;
+    /** Per connection, the refusals for good in a row (see {@link REFUSED_ROUNDS_BEFORE_SET_ASIDE}). */
+    const refusedInRow = new Map<string, number>();
     while (!this.#stop.signal.aborted) {
       try {
-        const entries = await this.#spool.oldestEntries(REPLAY_BATCH);
+        const entries = await this.#spool.oldestEntries(REPLAY_BATCH, REPLAY_PER_CONNECTION);
         if (entries.length === 0) {
           if (replayed > 0 && this.#spool.depth === 0)
             this.#log('spool drained: deliveries handed to Temporal', { replayed });
@@ -159,13 +179,25 @@ export class DeliveryIntake {
         // backoff from the oldest left.
         const lanes = new Map<string, SpoolEntry[]>();
         for (const entry of entries) {
-          const lane = `${entry.event.tenant}\n${entry.event.connectionId}`;
+          const lane = laneOf(entry.event);
           lanes.set(lane, [...(lanes.get(lane) ?? []), entry]);
         }
         const settled = await Promise.allSettled(
-          [...lanes.values()].map(async (lane) => {
-            for (const entry of lane) {
-              await this.#handOff(entry.event);
+          [...lanes].map(async ([lane, laneEntries]) => {
+            for (const entry of laneEntries) {
+              try {
+                await this.#handOff(entry.event);
+              } catch (error) {
+                const inRow = (refusedInRow.get(lane) ?? 0) + 1;
+                if (!(error instanceof HandOffRefusedError) || inRow < REFUSED_ROUNDS_BEFORE_SET_ASIDE) {
+                  if (error instanceof HandOffRefusedError) refusedInRow.set(lane, inRow);
+                  throw error;
+                }
+                refusedInRow.set(lane, inRow);
+                await this.#setAside(entry, error);
+                continue;
+              }
+              refusedInRow.delete(lane);
               await this.#spool.remove(entry.name);
               replayed += 1;
             }
@@ -195,6 +227,16 @@ export class DeliveryIntake {
         backoffMs = Math.min(backoffMs * 2, this.#maxBackoffMs);
       }
     }
+  }
+
+  /** Sets aside a delivery Temporal refused for good, said with why (ids only, as the entry holds). */
+  async #setAside(entry: SpoolEntry, error: HandOffRefusedError): Promise<void> {
+    await this.#spool.setAside(entry.name, 'refused');
+    this.#log(
+      'Temporal refuses a delivery for good: set aside, its connection goes on',
+      { entry: entry.name, setAsideAs: `${entry.name}.refused`, ...failureFields(error) },
+      'error',
+    );
   }
 
   /** Wakes the idle loop; remembered if it is not idle yet, so no wake is lost. */

@@ -68,6 +68,11 @@ const eventSchema = z.strictObject({
   receivedAt: z.string(),
 });
 
+/** The connection a delivery belongs to: its deliveries are handed off in order, one lane. */
+export function laneOf(event: Pick<AgentEvent, 'tenant' | 'connectionId'>): string {
+  return `${event.tenant}\n${event.connectionId}`;
+}
+
 /** The number an entry's file name holds. */
 function entryNumber(name: string): number {
   return Number(ENTRY.exec(name)?.[1]);
@@ -95,6 +100,8 @@ export class DeliverySpool {
   /** Why the lock is lost, once it is: nothing more is appended. */
   #lockLost: string | undefined;
   readonly #names: string[];
+  /** The connection of each entry read once, so a batch passes over a full lane's without reading them. */
+  readonly #laneOf = new Map<string, string>();
   /**
    * Numbered, being written (by name): counted, nothing after them is replayed before them, and
    * they land before the lock goes.
@@ -237,21 +244,28 @@ export class DeliverySpool {
   }
 
   /**
-   * The oldest waiting deliveries in order, at most `limit`, none after one still being written.
-   * A file that does not parse is set aside as `<name>.corrupt` (and said); one removed by hand is
-   * skipped.
+   * The oldest waiting deliveries in order, at most `limit`, none after one still being written,
+   * and at most `perLane` of one connection (its later ones are passed over, so a connection
+   * whose deliveries wait cannot fill the batch ahead of every other). A file that does not parse
+   * is set aside as `<name>.corrupt` (and said); one removed by hand is skipped.
    */
-  async oldestEntries(limit: number): Promise<SpoolEntry[]> {
+  async oldestEntries(limit: number, perLane = limit): Promise<SpoolEntry[]> {
     const entries: SpoolEntry[] = [];
     // Another receiver may hold the spool now (or soon): it replays what is there.
     if (this.#closing || this.#lockLost !== undefined) return entries;
     await this.#rescanWhenIdle();
+    const taken = new Map<string, number>();
     let index = 0;
     while (entries.length < limit) {
       const name = this.#names[index];
       if (name === undefined) break;
       // Not one being written, nor any after it (its own number may be found by a rescan).
       if ([...this.#writing.keys()].some((writing) => writing <= name)) break;
+      const knownLane = this.#laneOf.get(name);
+      if (knownLane !== undefined && (taken.get(knownLane) ?? 0) >= perLane) {
+        index += 1;
+        continue;
+      }
       const text = await readFile(join(this.#dir, name), 'utf8').catch((error: NodeJS.ErrnoException) => {
         if (error.code === 'ENOENT') return undefined;
         throw error;
@@ -264,19 +278,31 @@ export class DeliverySpool {
       }
       const parsed = eventSchema.safeParse(parseJson(text));
       if (parsed.success) {
-        entries.push({ name, event: parsed.data });
+        const lane = laneOf(parsed.data);
+        this.#laneOf.set(name, lane);
         index += 1;
+        if ((taken.get(lane) ?? 0) >= perLane) continue;
+        taken.set(lane, (taken.get(lane) ?? 0) + 1);
+        entries.push({ name, event: parsed.data });
         continue;
       }
-      await rename(join(this.#dir, name), join(this.#dir, `${name}.corrupt`));
+      await this.setAside(name, 'corrupt');
       this.#log(
         'spool entry does not parse: set aside',
         { entry: name, setAsideAs: `${name}.corrupt` },
         'warn',
       );
-      this.#drop(name);
     }
     return entries;
+  }
+
+  /**
+   * Sets a delivery aside as `<name>.<as>`, where an operator finds it (it is replayed no more):
+   * `corrupt` when it does not parse, `refused` when Temporal refused it for good.
+   */
+  async setAside(name: string, as: 'corrupt' | 'refused'): Promise<void> {
+    await rename(join(this.#dir, name), join(this.#dir, `${name}.${as}`));
+    this.#drop(name);
   }
 
   /**
@@ -291,6 +317,7 @@ export class DeliverySpool {
   #drop(name: string): void {
     const index = this.#names.indexOf(name);
     if (index >= 0) this.#names.splice(index, 1);
+    this.#laneOf.delete(name);
   }
 
   /**

@@ -11,7 +11,7 @@ import { connectionWorkflowId, onboardingWorkflowId } from '../../agent-platform
 import { onboardingInputProblems } from '../../agent-platform/domain/onboarding';
 import { onboardingInputFor, type OnboardingSettings } from '../../agent-platform/domain/onboarding-settings';
 import { type AgentEvent, agentEventSignal } from '../../agent-platform/shared/messages';
-import { type HandOff } from './delivery-intake';
+import { type HandOff, HandOffRefusedError } from './delivery-intake';
 import {
   type AgentConnectionWorkflow,
   agentPlatformWorkflowTypes,
@@ -34,14 +34,20 @@ export interface TemporalHandOffOptions {
   onNotOnboarded?: (reason: 'ended' | 'invalid') => void;
 }
 
+/**
+ * Temporal's answer when it refuses a signal for good (the run's signal or history limits
+ * reached, an event too large): the gRPC error, else undefined.
+ */
+function refusalForGood(error: unknown): Error | undefined {
+  const cause = error instanceof ServiceError ? error.cause : error;
+  if (!isGrpcServiceError(cause)) return undefined;
+  const code = Number(cause.code);
+  return code === grpcStatus.INVALID_ARGUMENT || code === grpcStatus.FAILED_PRECONDITION ? cause : undefined;
+}
+
 /** The onboarding no longer takes signals: not running, or refusing them for good. */
 function takesNoMore(error: unknown): boolean {
-  if (error instanceof WorkflowNotFoundError) return true;
-  const cause = error instanceof ServiceError ? error.cause : error;
-  if (!isGrpcServiceError(cause)) return false;
-  // A signal that can never be taken (the run's signal or history limits reached).
-  const code = Number(cause.code);
-  return code === grpcStatus.INVALID_ARGUMENT || code === grpcStatus.FAILED_PRECONDITION;
+  return error instanceof WorkflowNotFoundError || refusalForGood(error) !== undefined;
 }
 
 /**
@@ -120,7 +126,17 @@ export function temporalHandOff(client: Client, options: TemporalHandOffOptions)
   };
   return async (event) => {
     await client.connection.withDeadline(Date.now() + timeoutMs, async () => {
-      if (!(await toOnboarding(event))) await toConnection(event);
+      if (await toOnboarding(event)) return;
+      try {
+        await toConnection(event);
+      } catch (error) {
+        const refusal = refusalForGood(error);
+        if (refusal)
+          throw new HandOffRefusedError("the connection's workflow refuses the event for good", {
+            cause: refusal,
+          });
+        throw error;
+      }
     });
   };
 }

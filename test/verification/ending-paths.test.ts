@@ -298,6 +298,32 @@ describe('verification ending paths, end to end', () => {
     expect(view).toMatchObject({ outcome: { done: true }, redacted: { by: 'request' } });
   }, 60_000);
 
+  it('looks again later still, up to its last look, while the service goes on answering 404 for the session', async () => {
+    const started = await stack().idv.startVerification(
+      stack().request({ redactAfter: 'never', results: 'none', ...fast }),
+    );
+    const { sessionId } = started.nextStep;
+    await stack().control('PUT', '/faults', { operation: '*', errorRate: 1, errorStatus: 404, sessionId });
+    await expect(started.handle.result()).resolves.toMatchObject({ errorCode: 'SessionNotFound' });
+    // The hour has passed (the look again started at once, as Temporal would then), and the
+    // 404s go on: it looks again 6 hours later, rather than leaving a session it cannot see.
+    const args: RedactionArgs = { sessionId, delayMs: 0, recheck: true };
+    const look = await stack().client.workflow.start<RedactionWorkflow>('sessionRedaction', {
+      taskQueue: stack().taskQueue,
+      workflowId: `idv-test-look-again-${sessionId}`,
+      args: [args],
+    });
+    const timer = await eventually(async () => {
+      const { events } = await look.fetchHistory();
+      return (
+        events?.find((event) => event.timerStartedEventAttributes)?.timerStartedEventAttributes ?? undefined
+      );
+    }, 'the next look again waiting');
+    expect(Number(timer.startToFireTimeout?.seconds)).toBe(6 * 3600);
+    expect((await look.describe()).status.name).toBe('RUNNING');
+    await look.terminate('done with the test');
+  }, 60_000);
+
   it('looks again an hour later at a session it keeps data of that the service answered 404 for a while, and ends it', async () => {
     const started = await stack().idv.startVerification(
       stack().request({ redactAfter: 'never', results: 'none', ...fast }),

@@ -57,7 +57,8 @@ export interface RedactionArgs {
    * This run looks again, `delayMs` after a redaction to which the service answered that it does
    * not know the session (a 404, which the interface does not define: a gateway's may last a
    * while): it ends the session if the service serves it again, then redacts it (not with
-   * `redact: false`). It erases nothing of ours (that run did) and looks no more after
+   * `redact: false`). It erases nothing of ours (that run did); while the service still says it
+   * does not know the session it looks again later, a bounded number of times
    * (`idv-redact-again-<session>`, `idv-end-again-<session>`).
    */
   recheck?: boolean;

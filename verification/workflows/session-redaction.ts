@@ -108,6 +108,19 @@ function settledOnce<T>(step: () => Promise<T>): () => Promise<T> {
 export const RECHECK_UNKNOWN_SESSION = 'recheck-session-the-service-did-not-know';
 
 /**
+ * The patch under which a look again that hears "unknown" once more looks again later still
+ * ({@link RECHECK_AGAIN_MS}): a gateway's 404s may outlast the hour. Asked only then.
+ */
+export const RECHECK_UNKNOWN_SESSION_AGAIN = 'recheck-session-again-while-unknown';
+
+/**
+ * After the first look again ({@link RECHECK_AFTER_MS} after the redaction), how long each later
+ * one waits while the service still says it does not know the session: looks at about 1 h, 7 h
+ * and 31 h, then none (a session the service removed costs three looks of 1 to 3 calls).
+ */
+export const RECHECK_AGAIN_MS = [6 * HOUR, DAY];
+
+/**
  * Starts the run that looks at the session again {@link RECHECK_AFTER_MS} from now, with a start
  * delay (nothing of this run waits for it, and the build current then runs it); one started
  * already stays. Its give-up is said and counted, not the caller's failure: what it did stands.
@@ -247,30 +260,43 @@ export async function sessionRedaction(args: RedactionArgs): Promise<RedactionRe
   };
 
   if (args.recheck === true && sessionId !== undefined) {
-    doing(
-      `looking again at ${new Date(Date.now() + args.delayMs).toISOString()}: the service said it did not know the session`,
-    );
-    if (args.delayMs > 0) await sleep(args.delayMs, { summary: 'until the session is looked at again' });
     const redact = args.redact !== false;
-    doing(
-      redact ? 'ending the session if it is there, then redacting it' : 'ending the session if it is there',
-    );
-    settle(
-      'ending the session',
-      await boundedStep(redactionBounds.endSession, (calls) => calls.endSessionIfLive(sessionId)),
-    );
-    if (!redact)
-      return await finish({ sessionId, redactedAt: '', redactedAtService: false, attachmentsDeleted: 0 });
-    const redacted = settle(
-      'redacting at the service',
-      await boundedStep(redactionBounds.redactAtService, (calls) => calls.redactAtService(sessionId)),
-    )?.redacted;
-    return await finish({
-      sessionId,
-      redactedAt: new Date(Date.now()).toISOString(),
-      redactedAtService: redacted ?? false,
-      attachmentsDeleted: 0,
-    });
+    for (let look = 0; ; look += 1) {
+      const waitMs = look === 0 ? args.delayMs : (RECHECK_AGAIN_MS[look - 1] as number);
+      doing(
+        `looking again at ${new Date(Date.now() + waitMs).toISOString()}: the service said it did not know the session`,
+      );
+      if (waitMs > 0) await sleep(waitMs, { summary: 'until the session is looked at again' });
+      doing(
+        redact ? 'ending the session if it is there, then redacting it' : 'ending the session if it is there',
+      );
+      const ended = settle(
+        'ending the session',
+        await boundedStep(redactionBounds.endSession, (calls) => calls.endSessionIfLive(sessionId)),
+      );
+      const redacted = redact
+        ? settle(
+            'redacting at the service',
+            await boundedStep(redactionBounds.redactAtService, (calls) => calls.redactAtService(sessionId)),
+          )?.redacted
+        : undefined;
+      const stillUnknown = ended?.gone === true || redacted === false;
+      if (
+        stillUnknown &&
+        problems.length === 0 &&
+        look < RECHECK_AGAIN_MS.length &&
+        patched(RECHECK_UNKNOWN_SESSION_AGAIN)
+      )
+        continue;
+      if (!redact)
+        return await finish({ sessionId, redactedAt: '', redactedAtService: false, attachmentsDeleted: 0 });
+      return await finish({
+        sessionId,
+        redactedAt: new Date(Date.now()).toISOString(),
+        redactedAtService: redacted ?? false,
+        attachmentsDeleted: 0,
+      });
+    }
   }
   if (sessionId === undefined) {
     doing(`due ${new Date(Date.now() + args.delayMs).toISOString()}: destroying the data key`);

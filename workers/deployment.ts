@@ -17,7 +17,21 @@ export interface BuildStatus {
   status: string;
   /** Pinned workflows still running on it: 0 means its workers may stop. */
   pinnedRunning: number;
+  /** Its workers polling its workflow task queues, seen within {@link POLLED_WITHIN_MS}. */
+  workersPolling: number;
+  /**
+   * Pinned work runs on it and none of its workers polls: that work waits for ever (its
+   * sessions stay live at the service) until its workers start again or it is adopted
+   * ({@link adoptPinnedWork}).
+   */
+  stranded: boolean;
 }
+
+/**
+ * A poller Temporal last saw within this long counts as a worker of its build (Temporal keeps
+ * a poller's last access for minutes after it stopped; a worker polls again within a minute).
+ */
+export const POLLED_WITHIN_MS = 2 * 60_000;
 
 /** What {@link deploymentStatus} answers. */
 export interface DeploymentStatus {
@@ -45,8 +59,15 @@ async function describe(client: Client, name: string) {
   }
 }
 
-/** The deployment's builds, which one is current, and how much pinned work each still runs. */
-export async function deploymentStatus(client: Client, name: string): Promise<DeploymentStatus> {
+/**
+ * The deployment's builds, which one is current, how much pinned work each still runs, and
+ * whether its workers poll. `nowMs` is when pollers' last access is judged from.
+ */
+export async function deploymentStatus(
+  client: Client,
+  name: string,
+  options: { nowMs?: number } = {},
+): Promise<DeploymentStatus> {
   const described = await describe(client, name);
   const info = described?.workerDeploymentInfo;
   const builds: BuildStatus[] = [];
@@ -55,13 +76,58 @@ export async function deploymentStatus(client: Client, name: string): Promise<De
     const { count } = await client.workflow.count(
       `TemporalWorkerDeploymentVersion = '${name}:${buildId}' AND TemporalWorkflowVersioningBehavior = 'Pinned' AND ExecutionStatus = 'Running'`,
     );
-    builds.push({ buildId, status: statusName(summary.status), pinnedRunning: count });
+    const workersPolling = await buildWorkers(client, { name, buildId }, options.nowMs ?? Date.now());
+    builds.push({
+      buildId,
+      status: statusName(summary.status),
+      pinnedRunning: count,
+      workersPolling,
+      stranded: count > 0 && workersPolling === 0,
+    });
   }
   return {
     name,
     currentBuildId: info?.routingConfig?.currentDeploymentVersion?.buildId ?? undefined,
     builds,
   };
+}
+
+/** The workers of a build polling its workflow task queues (by identity), seen within {@link POLLED_WITHIN_MS} of `nowMs`. */
+async function buildWorkers(client: Client, version: WorkerDeployment, nowMs: number): Promise<number> {
+  const { namespace } = client.options;
+  try {
+    const described = await client.workflowService.describeWorkerDeploymentVersion({
+      namespace,
+      deploymentVersion: { deploymentName: version.name, buildId: version.buildId },
+    });
+    const queues = (described.workerDeploymentVersionInfo?.taskQueueInfos ?? []).filter(
+      (queue) => queue.type === enums.TaskQueueType.TASK_QUEUE_TYPE_WORKFLOW,
+    );
+    const workers = new Set<string>();
+    for (const queue of queues) {
+      const { pollers } = await client.workflowService.describeTaskQueue({
+        namespace,
+        taskQueue: { name: queue.name, kind: enums.TaskQueueKind.TASK_QUEUE_KIND_NORMAL },
+        taskQueueType: enums.TaskQueueType.TASK_QUEUE_TYPE_WORKFLOW,
+      });
+      for (const poller of pollers ?? []) {
+        const { deploymentName, buildId } = poller.deploymentOptions ?? {};
+        const seenAtMs = Number(poller.lastAccessTime?.seconds ?? 0) * 1000;
+        if (
+          deploymentName === version.name &&
+          buildId === version.buildId &&
+          seenAtMs >= nowMs - POLLED_WITHIN_MS
+        )
+          workers.add(poller.identity ?? '');
+      }
+    }
+    return workers.size;
+  } catch (error) {
+    throw new DeploymentError(
+      `cannot read the workers of build ${version.buildId} of ${version.name}: ${(error as Error).message}`,
+      { cause: error },
+    );
+  }
 }
 
 /**
@@ -112,18 +178,25 @@ export async function promoteBuild(
 }
 
 /**
- * Moves the running workflows pinned to the deployment's other builds onto the current build
- * (`deployment`'s, promoted first),
- * for a process that runs the whole deployment alone (`idv dev`): after an upgrade no worker of
- * the old build is left, and what stays pinned to it would never run again. Safe because every
- * build replays the released histories (CI replays each release's). Resolves to how many moved.
+ * Moves the running workflows pinned to the deployment's other builds (or to `fromBuildId` only)
+ * onto the current build (`deployment`'s, promoted first): for a process that runs the whole
+ * deployment alone (`idv dev`), after an upgrade no worker of the old build is left; for an
+ * operator (`idv deployment adopt`), a build whose workers are gone strands its pinned work,
+ * which would never run again. Safe because every build replays the released histories (CI
+ * replays each release's). Resolves to how many moved.
  */
-export async function adoptPinnedWork(client: Client, deployment: WorkerDeployment): Promise<number> {
+export async function adoptPinnedWork(
+  client: Client,
+  deployment: WorkerDeployment,
+  options: { fromBuildId?: string } = {},
+): Promise<number> {
   const query = [
     `TemporalWorkerDeployment = '${deployment.name}'`,
     `TemporalWorkflowVersioningBehavior = 'Pinned'`,
     `ExecutionStatus = 'Running'`,
-    `TemporalWorkerDeploymentVersion != '${deployment.name}:${deployment.buildId}'`,
+    options.fromBuildId === undefined
+      ? `TemporalWorkerDeploymentVersion != '${deployment.name}:${deployment.buildId}'`
+      : `TemporalWorkerDeploymentVersion = '${deployment.name}:${options.fromBuildId}'`,
   ].join(' AND ');
   let moved = 0;
   for await (const execution of client.workflow.list({ query })) {

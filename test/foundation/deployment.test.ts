@@ -1,7 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import { Client, Connection } from '@temporalio/client';
 import { NativeConnection, Worker } from '@temporalio/worker';
-import { deploymentStatus, promoteBuild } from '../../workers/deployment';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { commands } from '../../cli/commands/index';
+import { runCli } from '../../cli/run-cli';
+import { captureIo } from '../cli/capture-io';
+import { type DeploymentStatus, deploymentStatus, promoteBuild } from '../../workers/deployment';
 import { versionedWorker, workerDeployment } from '../../workers/deployment-settings';
 import { harnessEnv, harnessValue } from '../harness/env';
 import { eventually } from '../harness/eventually';
@@ -96,5 +102,62 @@ describe('worker deployments', () => {
     await client.workflow.execute('sleepThenReport', { workflowId: onX, taskQueue: queueX, args: ['1ms'] });
     await client.workflow.execute('sleepThenReport', { workflowId: onY, taskQueue: queueY, args: ['1ms'] });
     expect({ x: await buildOf(onX), y: await buildOf(onY) }).toEqual({ x: 'B', y: 'A' });
+  }, 60_000);
+
+  it('say which build runs pinned work with no worker polling, and hand that work to the current build', async () => {
+    const queue = uniqueTaskQueue('deployment-stranded');
+    const { name } = workerDeployment(queue);
+    await startBuild(queue, 'A');
+    await promoteBuild(client, workerDeployment(queue, { buildId: 'A' }), {
+      onlyIfNone: true,
+      beforePolling: true,
+    });
+    const pinned = `deployment-stranded-${randomUUID()}`;
+    await client.workflow.start('sleepThenReport', { workflowId: pinned, taskQueue: queue, args: ['1h'] });
+    const buildA = (status: DeploymentStatus) => status.builds.find((build) => build.buildId === 'A');
+    const polled = await eventually(async () => {
+      const status = await deploymentStatus(client, name);
+      return (buildA(status)?.pinnedRunning ?? 0) > 0 ? buildA(status) : undefined;
+    }, 'the pinned run counted');
+    expect(polled).toMatchObject({ pinnedRunning: 1, stranded: false });
+    expect(polled?.workersPolling).toBeGreaterThan(0);
+    // Its workers stopped long ago, as Temporal would show it minutes after they went.
+    const later = await deploymentStatus(client, name, { nowMs: Date.now() + 10 * 60_000 });
+    expect(buildA(later)).toMatchObject({ pinnedRunning: 1, workersPolling: 0, stranded: true });
+    // The next build, current now, takes the stranded work over (`idv deployment adopt A`).
+    await startBuild(queue, 'B');
+    await eventually(
+      () => promoteBuild(client, workerDeployment(queue, { buildId: 'B' })).catch(() => undefined),
+      'B current',
+    );
+    const dataDir = await mkdtemp(join(tmpdir(), 'idv-deployment-cli-'));
+    const env = {
+      TEMPORAL_ADDRESS: address(),
+      IDV_ENCRYPTION_KEYS: harnessValue(harnessEnv.encryptionKeys),
+      IDV_TASK_QUEUE: queue,
+      IDV_DATA_DIR: dataDir,
+    };
+    try {
+      const shown = captureIo(env);
+      await expect(runCli(['deployment'], commands, shown)).resolves.toBe(0);
+      expect(shown.out()).toMatch(/^BUILD +STATUS +PINNED RUNNING +WORKERS\n/);
+      expect(shown.out()).toMatch(/\nA +draining +1 +[1-9]/);
+      const adopted = captureIo(env);
+      await expect(runCli(['deployment', 'adopt', 'A'], commands, adopted)).resolves.toBe(0);
+      expect(adopted.out()).toBe(`${name}: 1 pinned workflows of build A moved onto B\n`);
+      const refused = captureIo(env);
+      await expect(runCli(['deployment', 'adopt', 'B'], commands, refused)).resolves.toBe(2);
+      expect(refused.err()).toBe(
+        "idv: build B is the current one: adopt moves another build's pinned work onto it\n",
+      );
+    } finally {
+      await rm(dataDir, { recursive: true, force: true });
+    }
+    const described = await client.workflowService.describeWorkflowExecution({
+      namespace: client.options.namespace,
+      execution: { workflowId: pinned },
+    });
+    expect(described.workflowExecutionInfo?.versioningInfo?.versioningOverride?.autoUpgrade).toBe(true);
+    await client.workflow.getHandle(pinned).terminate('done with the test');
   }, 60_000);
 });

@@ -15,19 +15,30 @@ export function refusedAs(error: unknown, type: string): boolean {
   );
 }
 
+/** The longest wait between two sends once {@link MOVING_ON_RESEND_MS} is spent. */
+const MOVING_ON_RESEND_EVERY_MS = 5_000;
+
 /**
  * Sends an update again when it was refused (failure type `movingOnType`) because its workflow
- * was moving to its next run, a moment normally: the next run takes it. Bounded: the last
- * refusal is thrown.
+ * was moving to its next run: the next run takes it. Sent again after each of
+ * {@link MOVING_ON_RESEND_MS}, then every {@link MOVING_ON_RESEND_EVERY_MS} until `withinMs`
+ * (the longest its workflow takes to move on: the changes it accepted finish first) have passed;
+ * the last refusal is thrown.
  */
-export async function sentAcrossRuns<T>(send: () => Promise<T>, movingOnType: string): Promise<T> {
-  for (const delayMs of MOVING_ON_RESEND_MS) {
+export async function sentAcrossRuns<T>(
+  send: () => Promise<T>,
+  movingOnType: string,
+  options: { withinMs?: number } = {},
+): Promise<T> {
+  const deadline = Date.now() + (options.withinMs ?? 0);
+  for (let resend = 0; ; resend += 1) {
     try {
       return await send();
     } catch (error) {
       if (!refusedAs(error, movingOnType)) throw error;
+      const delayMs = MOVING_ON_RESEND_MS[resend] ?? MOVING_ON_RESEND_EVERY_MS;
+      if (resend >= MOVING_ON_RESEND_MS.length && Date.now() + delayMs > deadline) throw error;
       await new Promise((resolve) => setTimeout(resolve, delayMs));
     }
   }
-  return await send();
 }

@@ -47,7 +47,8 @@ export const keyringUpdate = defineUpdate<KeyringView>('keyringKeys');
 export const rotateKeysSignal = defineSignal('rotateKeys');
 
 /** The keyring's steps that can fail, as `idv_maintenance_failed{kind="keyring",step}` names them. */
-export type KeyringStep = 'rotation' | 'slow re-wrap' | 'deleting earlier runs' | 'starting anew';
+export type KeyringStep =
+  'rotation' | 'slow re-wrap' | 'deleting earlier runs' | 'starting anew' | 'checking for lost keys';
 
 /** What the keyring carries into its next run. */
 export interface KeyringInput {

@@ -160,6 +160,11 @@ class KeyringState {
       upsertSearchAttributes([{ key: IdvStatus, value: now ? NEEDS_ATTENTION : 'ok' }]);
   }
 
+  /** The step has a problem (said until it goes through). */
+  hasProblem(step: KeyringStep): boolean {
+    return this.#problems[step] !== undefined;
+  }
+
   /** Why the keyring asks for attention, if it does. */
   get attention(): string | undefined {
     const problems = Object.values(this.#problems).filter(Boolean);
@@ -214,6 +219,9 @@ async function runKeyring(input: KeyringInput): Promise<void> {
     });
     if (rotated) {
       state.rotated(rotated, startedAt);
+      // Every live data key of this keyring is under the new key now: any left under another
+      // is an earlier keyring's, as the check at a fresh start would have found.
+      if (state.hasProblem('checking for lost keys')) await checkNothingIsLost(state, rotated);
       break;
     }
     if (workflowInfo().continueAsNewSuggested) break;
@@ -227,22 +235,24 @@ async function runKeyring(input: KeyringInput): Promise<void> {
  * A keyring started anew (terminated, its history gone, another Temporal) cannot open data keys
  * wrapped under the keys of the one before: said loudly, since those verifications' data is lost.
  */
-async function checkNothingIsLost(state: KeyringState, first: KeyringEntry): Promise<void> {
+async function checkNothingIsLost(state: KeyringState, current: KeyringEntry): Promise<void> {
   let orphaned: number;
   try {
-    orphaned = await liveKeysUnderOtherKeys({ currentId: first.id });
+    orphaned = await liveKeysUnderOtherKeys({ currentId: current.id });
   } catch (error) {
-    // A check that could not be made is no proof that nothing is lost.
+    // A check that could not be made is no proof that nothing is lost: said, and made again
+    // after each rotation until it goes through.
     if (!patched(UNCHECKED_START_SAID)) return;
     log.error('the keyring started anew and could not check the store for data keys of an earlier keyring', {
       reason: describeFailure(error),
     });
     state.attend(
-      'starting anew',
+      'checking for lost keys',
       `the keyring started anew and could not check the store for data keys of an earlier keyring: ${describeFailure(error)}`,
     );
     return;
   }
+  state.attend('checking for lost keys', undefined);
   if (orphaned === 0) return;
   log.error('the keyring started anew while the store holds data keys of an earlier keyring', { orphaned });
   state.attend(

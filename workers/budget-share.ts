@@ -1,13 +1,13 @@
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import { type Client } from '@temporalio/client';
-import { temporal } from '@temporalio/proto';
 import { Runtime, type Worker } from '@temporalio/worker';
 import { BUDGET_WINDOW_MS, type BudgetShare, type CallBudget } from '../api/http/call-budget';
 import { IdvStatus } from '../common/search-attributes';
 import { queryValue } from '../common/visibility-query';
 import { type SessionStatus } from '../verification/domain/session-status';
 import { verificationWorkflowTypes } from '../verification/shared/workflows';
+import { type Poller, POLLER_LIVE_MS, taskQueuePollers } from './task-queue-pollers';
 
 /** How often each process asks Temporal which workers poll its task queue (also each question's deadline). */
 export const SHARE_REFRESH_MS = 2_000;
@@ -23,12 +23,6 @@ export const SHARE_STALE_MS = 2 * SHARE_REFRESH_MS;
  */
 export const SHARE_JOIN_MS = SHARE_STALE_MS + SHARE_REFRESH_MS + BUDGET_WINDOW_MS + 1_000;
 /**
- * A worker counts while its last poll of the task queue is this recent. An idle worker's long
- * poll stays open about a minute without a new access, so this is longer; a worker that stopped
- * keeps counting until then (the others' parts stay small a while, never too large).
- */
-export const POLLER_LIVE_MS = 120_000;
-/**
  * A process counts itself live for this much less than the others count it, so that a worker the
  * others stopped counting (its polls stopped: hung, every slot busy) holds its calls. It covers
  * a part's {@link SHARE_STALE_MS} and the window, and about 10 s of skew between the clocks of
@@ -39,15 +33,6 @@ export const SELF_LIVE_MARGIN_MS = 10_000 + SHARE_STALE_MS + BUDGET_WINDOW_MS;
 export const COUNT_FAILURES_KEPT = 3;
 /** A hold this long is logged (Temporal out of reach, a clock far ahead, more workers than calls). */
 const LONG_HOLD_MS = 30_000;
-/** Partitions asked for their pollers: Temporal's default number of partitions of a task queue. */
-const PARTITIONS = 4;
-
-/** A worker polling the task queue, as Temporal lists it. */
-export interface Poller {
-  identity: string;
-  /** When it last polled (ms since the epoch, Temporal's clock). */
-  lastAccessMs: number;
-}
 
 /** What Temporal answered, for {@link ShareKeeper.heard}. */
 export interface ShareAnswer {
@@ -224,49 +209,6 @@ export function shareCallBudget(options: ShareCallBudgetOptions): () => void {
     stopped = true;
     if (timer) clearTimeout(timer);
   };
-}
-
-const { TaskQueueType } = temporal.api.enums.v1;
-
-/**
- * Every worker polling the task queue's activities, of every build, as its first partitions list
- * them: each poll goes to a partition at random (an idle one may be forwarded to the root), so a
- * live worker is listed within {@link POLLER_LIVE_MS}; one that is not holds its calls and joins
- * again. (The enhanced answer, across partitions, came back empty every other time on the dev
- * server.)
- */
-async function taskQueuePollers(
-  client: Client,
-  where: { namespace: string; taskQueue: string },
-): Promise<Poller[]> {
-  const { namespace, taskQueue } = where;
-  const names = [
-    taskQueue,
-    ...Array.from({ length: PARTITIONS - 1 }, (_, i) => `/_sys/${taskQueue}/${i + 1}`),
-  ];
-  const answers = await Promise.all(
-    names.map((name) =>
-      client.workflowService.describeTaskQueue({
-        namespace,
-        taskQueue: { name },
-        taskQueueType: TaskQueueType.TASK_QUEUE_TYPE_ACTIVITY,
-      }),
-    ),
-  );
-  return answers.flatMap((answer) =>
-    answer.pollers.flatMap((poller) =>
-      poller.identity
-        ? [
-            {
-              identity: poller.identity,
-              lastAccessMs:
-                Number(poller.lastAccessTime?.seconds ?? 0) * 1_000 +
-                Math.floor((poller.lastAccessTime?.nanos ?? 0) / 1e6),
-            },
-          ]
-        : [],
-    ),
-  );
 }
 
 const PENDING: SessionStatus = 'pending';

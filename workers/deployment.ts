@@ -2,6 +2,8 @@ import { type Client } from '@temporalio/client';
 import { temporal } from '@temporalio/proto';
 import { type WorkerDeployment } from './deployment-settings';
 import { grpcStatus } from '../common/grpc-status';
+import { queryValue } from '../common/visibility-query';
+import { POLLER_LIVE_MS, taskQueuePollers } from './task-queue-pollers';
 
 const enums = temporal.api.enums.v1;
 
@@ -17,7 +19,9 @@ export interface BuildStatus {
   status: string;
   /** Pinned workflows still running on it: 0 means its workers may stop. */
   pinnedRunning: number;
-  /** Its workers polling its workflow task queues, seen within {@link POLLED_WITHIN_MS}. */
+  /** When Temporal first saw it (ms since the epoch; 0 when not said). */
+  createdAtMs: number;
+  /** Its workers polling its workflow task queues, seen within `POLLER_LIVE_MS`. */
   workersPolling: number;
   /**
    * Pinned work runs on it and none of its workers polls: that work waits for ever (its
@@ -26,12 +30,6 @@ export interface BuildStatus {
    */
   stranded: boolean;
 }
-
-/**
- * A poller Temporal last saw within this long counts as a worker of its build (Temporal keeps
- * a poller's last access for minutes after it stopped; a worker polls again within a minute).
- */
-export const POLLED_WITHIN_MS = 2 * 60_000;
 
 /** What {@link deploymentStatus} answers. */
 export interface DeploymentStatus {
@@ -74,13 +72,14 @@ export async function deploymentStatus(
   for (const summary of info?.versionSummaries ?? []) {
     const buildId = summary.deploymentVersion?.buildId ?? '';
     const { count } = await client.workflow.count(
-      `TemporalWorkerDeploymentVersion = '${name}:${buildId}' AND TemporalWorkflowVersioningBehavior = 'Pinned' AND ExecutionStatus = 'Running'`,
+      `TemporalWorkerDeploymentVersion = ${queryValue(`${name}:${buildId}`)} AND TemporalWorkflowVersioningBehavior = 'Pinned' AND ExecutionStatus = 'Running'`,
     );
     const workersPolling = await buildWorkers(client, { name, buildId }, options.nowMs ?? Date.now());
     builds.push({
       buildId,
       status: statusName(summary.status),
       pinnedRunning: count,
+      createdAtMs: Number(summary.createTime?.seconds ?? 0) * 1_000,
       workersPolling,
       stranded: count > 0 && workersPolling === 0,
     });
@@ -92,7 +91,11 @@ export async function deploymentStatus(
   };
 }
 
-/** The workers of a build polling its workflow task queues (by identity), seen within {@link POLLED_WITHIN_MS} of `nowMs`. */
+/**
+ * The workers of a build polling its workflow task queues (by identity, every partition), seen
+ * within `POLLER_LIVE_MS` of `nowMs` (Temporal keeps a poller's last access for minutes after it
+ * stopped; a live worker is seen again within a minute).
+ */
 async function buildWorkers(client: Client, version: WorkerDeployment, nowMs: number): Promise<number> {
   const { namespace } = client.options;
   try {
@@ -101,26 +104,21 @@ async function buildWorkers(client: Client, version: WorkerDeployment, nowMs: nu
       deploymentVersion: { deploymentName: version.name, buildId: version.buildId },
     });
     const queues = (described.workerDeploymentVersionInfo?.taskQueueInfos ?? []).filter(
-      (queue) => queue.type === enums.TaskQueueType.TASK_QUEUE_TYPE_WORKFLOW,
+      (queue) => queue.type === enums.TaskQueueType.TASK_QUEUE_TYPE_WORKFLOW && queue.name,
     );
     const workers = new Set<string>();
-    for (const queue of queues) {
-      const { pollers } = await client.workflowService.describeTaskQueue({
+    for (const queue of queues)
+      for (const poller of await taskQueuePollers(client, {
         namespace,
-        taskQueue: { name: queue.name, kind: enums.TaskQueueKind.TASK_QUEUE_KIND_NORMAL },
-        taskQueueType: enums.TaskQueueType.TASK_QUEUE_TYPE_WORKFLOW,
-      });
-      for (const poller of pollers ?? []) {
-        const { deploymentName, buildId } = poller.deploymentOptions ?? {};
-        const seenAtMs = Number(poller.lastAccessTime?.seconds ?? 0) * 1000;
+        taskQueue: queue.name as string,
+        type: 'workflow',
+      }))
         if (
-          deploymentName === version.name &&
-          buildId === version.buildId &&
-          seenAtMs >= nowMs - POLLED_WITHIN_MS
+          poller.deployment?.name === version.name &&
+          poller.deployment.buildId === version.buildId &&
+          poller.lastAccessMs >= nowMs - POLLER_LIVE_MS
         )
-          workers.add(poller.identity ?? '');
-      }
-    }
+          workers.add(poller.identity);
     return workers.size;
   } catch (error) {
     throw new DeploymentError(
@@ -182,8 +180,8 @@ export async function promoteBuild(
  * onto the current build (`deployment`'s, promoted first): for a process that runs the whole
  * deployment alone (`idv dev`), after an upgrade no worker of the old build is left; for an
  * operator (`idv deployment adopt`), a build whose workers are gone strands its pinned work,
- * which would never run again. Safe because every build replays the released histories (CI
- * replays each release's). Resolves to how many moved.
+ * which would never run again. Meant for an earlier build's work: a later build replays the
+ * released histories (CI replays each release's). Resolves to how many moved.
  */
 export async function adoptPinnedWork(
   client: Client,
@@ -191,12 +189,12 @@ export async function adoptPinnedWork(
   options: { fromBuildId?: string } = {},
 ): Promise<number> {
   const query = [
-    `TemporalWorkerDeployment = '${deployment.name}'`,
+    `TemporalWorkerDeployment = ${queryValue(deployment.name)}`,
     `TemporalWorkflowVersioningBehavior = 'Pinned'`,
     `ExecutionStatus = 'Running'`,
     options.fromBuildId === undefined
-      ? `TemporalWorkerDeploymentVersion != '${deployment.name}:${deployment.buildId}'`
-      : `TemporalWorkerDeploymentVersion = '${deployment.name}:${options.fromBuildId}'`,
+      ? `TemporalWorkerDeploymentVersion != ${queryValue(`${deployment.name}:${deployment.buildId}`)}`
+      : `TemporalWorkerDeploymentVersion = ${queryValue(`${deployment.name}:${options.fromBuildId}`)}`,
   ].join(' AND ');
   let moved = 0;
   for await (const execution of client.workflow.list({ query })) {

@@ -24,6 +24,12 @@ import { REGISTRY_MOVING_ON } from '../shared/failure-types';
 import { agentPlatformWorkflowTypes, type AgentWebhooksWorkflow } from '../shared/workflows';
 import { registryMetadata } from '../shared/metadata';
 
+/**
+ * How long a change refused while the registry moves to its next run is sent again: the changes
+ * it accepted before finish first, each up to three of the platform's calls (of up to 2 minutes).
+ */
+const REGISTRY_MOVING_ON_WAIT_MS = 10 * 60_000;
+
 /** Thrown when the registry refused a change (invalid, a sixth webhook, unknown id) or the platform did; the message says why. */
 export class WebhookRegistryError extends Error {
   override readonly name = 'WebhookRegistryError';
@@ -137,6 +143,7 @@ export class WebhookRegistryClient {
             ...(updateId ? { updateId } : {}),
           }),
         REGISTRY_MOVING_ON,
+        { withinMs: REGISTRY_MOVING_ON_WAIT_MS },
       );
     } catch (error) {
       if (error instanceof WorkflowUpdateFailedError)

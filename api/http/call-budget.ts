@@ -4,7 +4,8 @@
  * on the page or the device for them) before `first` calls (a create, a
  * results fetch, a cancel, a redaction), and both before any `poll`. A return is one or two
  * calls, so it costs the creates queued in a burst of starts a turn or two, where behind them it
- * waited for the whole queue.
+ * waited for the whole queue. `user` calls take at most {@link USER_CAP_SHARE} of a window,
+ * shared fairly by their target, so a caller that keeps asking cannot take every turn.
  */
 export type CallPriority = 'user' | 'first' | 'poll';
 
@@ -151,6 +152,8 @@ interface PolledSession {
 
 interface Waiter {
   priority: CallPriority;
+  /** Whose call it is (`user` calls are shared fairly by it: see {@link CallBudget.acquire}). */
+  key?: string;
   grant: (granted: boolean) => void;
 }
 
@@ -176,7 +179,8 @@ export const PLACED_LATE_MS = 5_000;
  * A limit on calls per second to a service, shared by every caller in the process: at most
  * `limit` calls start in any window of 1.1 s (a sliding window, so no burst doubles it),
  * `user` calls are granted before `first` ones, and those before polls, each kind within its part
- * of the window (`userShare`, `pollShare`), and 429s tighten the limit for a while (see
+ * of the window (`userShare`, `pollShare`; `user` calls at most {@link USER_CAP_SHARE} of it,
+ * fairly by target), and 429s tighten the limit for a while (see
  * {@link OVERLOAD_SHARE}). Several processes share one rate through {@link share} (each its
  * part). It also spreads polls fairly: {@link pollDelayMs} stretches each session's interval so
  * that all the sessions polled fit in the rate.
@@ -205,6 +209,8 @@ export class CallBudget {
   readonly #recentOthers: number[] = [];
   /** Of those, the `user` calls'. */
   readonly #recentUsers: number[] = [];
+  /** The keys of those `user` calls, in the same order (see {@link acquire}). */
+  readonly #recentUserKeys: Array<string | undefined> = [];
   /** When the last poll was granted (see {@link #pollSpacingMs}). */
   #lastPollAt = Number.NEGATIVE_INFINITY;
   /** The turn the last poll sent back after losing its turn was given (see {@link turnLostDelayMs}). */
@@ -261,17 +267,20 @@ export class CallBudget {
   /**
    * Waits for this call's turn. Resolves true when it may start, false when `maxWaitMs` passed
    * first (the caller does not call); rejects with the signal's reason when it is aborted.
+   * `user` calls waiting past their cap are granted fairly by `key` (the call's target): the
+   * waiting call whose key had the fewest turns in the window goes first, so a caller that keeps
+   * asking for one session waits behind every other person's call.
    */
   acquire(
     priority: CallPriority,
-    options: { signal?: AbortSignal | undefined; maxWaitMs?: number } = {},
+    options: { signal?: AbortSignal | undefined; maxWaitMs?: number; key?: string } = {},
   ): Promise<boolean> {
-    const { signal, maxWaitMs } = options;
+    const { signal, maxWaitMs, key } = options;
     if (signal?.aborted) return Promise.reject(signal.reason as Error);
     const queue = this.#waiting[priority];
     // Granted at once unless a call as urgent or more waits already.
     const ahead = PRIORITIES.slice(0, PRIORITIES.indexOf(priority) + 1);
-    if (ahead.every((each) => this.#waiting[each].length === 0) && this.#take(priority))
+    if (ahead.every((each) => this.#waiting[each].length === 0) && this.#take(priority, key))
       return Promise.resolve(true);
     return new Promise<boolean>((resolve, reject) => {
       let expiry: NodeJS.Timeout | undefined;
@@ -283,6 +292,7 @@ export class CallBudget {
       };
       const waiter: Waiter = {
         priority,
+        ...(key === undefined ? {} : { key }),
         grant: (granted) => {
           settle();
           resolve(granted);
@@ -557,13 +567,22 @@ export class CallBudget {
     return WINDOW_MS / this.#pollPart(this.#limit);
   }
 
+  /** Drops from the window's records the calls granted before it. */
+  #pruneWindow(now: number): void {
+    for (const times of [this.#recent, this.#recentOthers, this.#recentPolls])
+      while (times.length > 0 && (times[0] as number) <= now - WINDOW_MS) times.shift();
+    while (this.#recentUsers.length > 0 && (this.#recentUsers[0] as number) <= now - WINDOW_MS) {
+      this.#recentUsers.shift();
+      this.#recentUserKeys.shift();
+    }
+  }
+
   /** Grants one call of `priority` now if the window, the polls' part of it and the pause allow it. */
-  #take(priority: CallPriority): boolean {
+  #take(priority: CallPriority, key?: string): boolean {
     const now = this.#now();
     this.#recover(now);
     if (now < this.#pausedUntil || this.#shareInForce(now) === 0) return false;
-    for (const times of [this.#recent, this.#recentOthers, this.#recentPolls, this.#recentUsers])
-      while (times.length > 0 && (times[0] as number) <= now - WINDOW_MS) times.shift();
+    this.#pruneWindow(now);
     if (this.#recent.length >= this.#limit) return false;
     if (priority === 'user' && this.#recentUsers.length >= this.#userCap(this.#limit)) return false;
     if (priority !== 'user' && this.#recentOthers.length >= this.#othersPart(this.#limit)) return false;
@@ -573,7 +592,10 @@ export class CallBudget {
       this.#recentPolls.push(now);
       this.#lastPollAt = now;
     }
-    (priority === 'user' ? this.#recentUsers : this.#recentOthers).push(now);
+    if (priority === 'user') {
+      this.#recentUsers.push(now);
+      this.#recentUserKeys.push(key);
+    } else this.#recentOthers.push(now);
     this.#recent.push(now);
     this.#granted += 1;
     this.#bucket(now).granted += 1;
@@ -593,8 +615,8 @@ export class CallBudget {
    */
   #grantNext(): boolean {
     for (const each of PRIORITIES) {
-      const waiter = this.#waiting[each][0];
-      if (waiter && this.#take(each)) {
+      const waiter = each === 'user' ? this.#fairestUser() : this.#waiting[each][0];
+      if (waiter && this.#take(each, waiter.key)) {
         waiter.grant(true);
         return true;
       }
@@ -602,9 +624,28 @@ export class CallBudget {
     return false;
   }
 
-  /** A call other than a poll waits for a turn. */
+  /** The `user` call waiting whose key had the fewest turns in the window (the oldest of those). */
+  #fairestUser(): Waiter | undefined {
+    const waiting = this.#waiting.user;
+    if (waiting.length <= 1) return waiting[0];
+    this.#pruneWindow(this.#now());
+    const turns = new Map<string | undefined, number>();
+    for (const key of this.#recentUserKeys) turns.set(key, (turns.get(key) ?? 0) + 1);
+    let fairest = waiting[0] as Waiter;
+    for (const waiter of waiting)
+      if ((turns.get(waiter.key) ?? 0) < (turns.get(fairest.key) ?? 0)) fairest = waiter;
+    return fairest;
+  }
+
+  /**
+   * A call other than a poll waits for a turn the window does not have: not `user` calls held
+   * only by their cap (a caller that keeps asking), while turns are free for the others.
+   */
   #urgentWaiting(): boolean {
-    return this.#waiting.user.length > 0 || this.#waiting.first.length > 0;
+    if (this.#waiting.first.length > 0) return true;
+    if (this.#waiting.user.length === 0) return false;
+    this.#pruneWindow(this.#now());
+    return this.#recentUsers.length < this.#userCap(this.#limit);
   }
 
   /** Hands out the turns that are free now, most urgent first, then arms the timer for the next. */

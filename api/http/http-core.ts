@@ -217,7 +217,12 @@ export class HttpCore {
     let sentAt: number | undefined;
     if (this.#budget) {
       const maxWaitMs = spec.budgetWaitMs ?? FIRST_CALL_WAIT_MS;
-      const turn = await this.#budget.acquire(spec.priority ?? 'first', { signal: spec.signal, maxWaitMs });
+      // A person's calls are shared fairly by their target (the session's path).
+      const turn = await this.#budget.acquire(spec.priority ?? 'first', {
+        signal: spec.signal,
+        maxWaitMs,
+        key: spec.path,
+      });
       // Retried after the pause that refused it, if any: not three times into it.
       if (!turn)
         throw new OverBudgetError({

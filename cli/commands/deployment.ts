@@ -1,9 +1,11 @@
 import { type Command, CommandFailedError, UsageError } from '../command';
 import { commandConfig, connectTemporal } from '../connect';
 import { printJson, tableLines } from '../output';
+import { type Client } from '@temporalio/client';
 import {
   adoptPinnedWork,
   type BuildStatus,
+  type DeploymentStatus,
   DeploymentError,
   deploymentStatus,
   promoteBuild,
@@ -12,6 +14,36 @@ import {
 /** What to do about a build whose pinned work has no worker: said after the table. */
 function strandedLine(build: BuildStatus): string {
   return `build ${build.buildId}: ${build.pinnedRunning} pinned workflows wait and none of its workers polls: start its workers again, or move that work onto the current build with \`idv deployment adopt ${build.buildId}\``;
+}
+
+/**
+ * Moves the pinned work of `buildId`, an earlier build none of whose workers polls, onto the
+ * current build; refuses any other (its work still runs, or the current build may not replay it).
+ */
+async function adoptStranded(
+  client: Client,
+  name: string,
+  status: DeploymentStatus,
+  buildId: string,
+): Promise<number> {
+  const current = status.builds.find((build) => build.buildId === status.currentBuildId);
+  const from = status.builds.find((build) => build.buildId === buildId);
+  if (!current) throw new CommandFailedError(`${name} has no current build to move work onto`);
+  if (!from) throw new UsageError(`${name} has no build ${buildId}`);
+  if (from === current)
+    throw new UsageError(
+      `build ${buildId} is the current one: adopt moves another build's pinned work onto it`,
+    );
+  if (from.workersPolling > 0)
+    throw new CommandFailedError(
+      `build ${buildId} still has workers polling: its pinned work runs on them (stop them first to move it)`,
+    );
+  // The current build replays an earlier build's histories, not a later one's.
+  if (from.createdAtMs > current.createdAtMs)
+    throw new CommandFailedError(
+      `build ${buildId} came after the current build ${current.buildId}, which may not replay its work: start its workers again, or make it current (idv deployment promote ${buildId})`,
+    );
+  return await adoptPinnedWork(client, { name, buildId: current.buildId }, { fromBuildId: buildId });
 }
 
 /**
@@ -47,23 +79,12 @@ export const deploymentCommand: Command = {
       }
       const status = await deploymentStatus(client, deployment.name);
       if (action === 'adopt') {
-        const current = status.currentBuildId;
-        if (!current)
-          throw new CommandFailedError(`${deployment.name} has no current build to move work onto`);
-        if (current === buildId)
-          throw new UsageError(
-            `build ${buildId} is the current one: adopt moves another build's pinned work onto it`,
-          );
-        const moved = await adoptPinnedWork(
-          client,
-          { name: deployment.name, buildId: current },
-          { fromBuildId: buildId as string },
-        );
+        const moved = await adoptStranded(client, deployment.name, status, buildId as string);
         if (values.json === true)
-          printJson(io, { deployment: deployment.name, from: buildId, to: current, moved });
+          printJson(io, { deployment: deployment.name, from: buildId, to: status.currentBuildId, moved });
         else
           io.stdout.write(
-            `${deployment.name}: ${moved} pinned workflows of build ${buildId} moved onto ${current}\n`,
+            `${deployment.name}: ${moved} pinned workflows of build ${buildId} moved onto ${status.currentBuildId}\n`,
           );
         return 0;
       }

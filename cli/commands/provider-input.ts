@@ -48,9 +48,11 @@ export async function inputFile(path: string, io: Pick<CommandIo, 'stdin'>): Pro
   const fields: [string, unknown][] = Object.entries(value);
   const input: [string, string][] = [];
   for (const [index, [key, field]] of fields.entries()) {
+    if (key === '')
+      throw new UsageError(`--input-file: ${source} has a field without a name (field #${index + 1})`);
     if (typeof field !== 'string')
       throw new UsageError(
-        `--input-file: ${source} must hold a JSON object of string fields, got ${kindOf(field)} in field ${fieldName(key, index)}`,
+        `--input-file: ${source} must hold a JSON object of string fields, got ${kindOf(field)} in field #${index + 1}`,
       );
     input.push([key, field]);
   }
@@ -93,9 +95,4 @@ function kindOf(value: unknown): string {
   if (value === null) return 'null';
   if (Array.isArray(value)) return 'an array';
   return typeof value === 'object' ? 'an object' : `a ${typeof value}`;
-}
-
-/** A field's name when it looks like one; else its position (a stray key may be the person's data). */
-function fieldName(key: string, index: number): string {
-  return /^[A-Za-z_][\w.-]{0,63}$/.test(key) ? key : `#${index + 1}`;
 }

@@ -153,38 +153,77 @@ describe('DeliveryIntake', () => {
     expect(intake.spoolDepth).toBe(100);
   });
 
-  it('sets a delivery Temporal refuses for good aside after a few rounds, and its connection goes on', async () => {
+  /** An intake whose hand-off refuses, as Temporal would for their workflow, the events `refuses` says. */
+  const refusingIntake = async (refuses: (delivery: AgentEvent) => boolean, refusedForMs: number) => {
     const taken: string[] = [];
-    let refusals = 0;
     const said: Array<{ message: string; level?: string }> = [];
-    const spool = await DeliverySpool.open(dir);
+    let refusals = 0;
+    let setAside = 0;
     const intake = new DeliveryIntake(
-      spool,
+      await DeliverySpool.open(dir),
       (delivery) => {
-        if (delivery.objectId === 'refused') {
+        if (refuses(delivery)) {
           refusals += 1;
-          return Promise.reject(new HandOffRefusedError('refused for good'));
+          return Promise.reject(new HandOffRefusedError('refused for its workflow'));
         }
         taken.push(delivery.objectId);
         return Promise.resolve();
       },
-      { minBackoffMs: 10, maxBackoffMs: 20, log: (message, _fields, level) => said.push({ message, level }) },
+      {
+        minBackoffMs: 10,
+        maxBackoffMs: 20,
+        refusedForMs,
+        log: (message, _fields, level) => said.push({ message, level }),
+        onSetAside: () => (setAside += 1),
+      },
     );
     opened.push(intake);
     intake.start();
-    expect(await intake.accept(event('refused'))).toBe('spooled');
+    return { intake, taken, said, refusals: () => refusals, setAside: () => setAside };
+  };
+  const refusedFiles = async () => (await readdir(dir)).filter((file) => file.endsWith('.refused')).sort();
+
+  it("sets aside the deliveries their connection's workflow keeps refusing while others go in, and the connection goes on", async () => {
+    const wedged = (delivery: AgentEvent) =>
+      delivery.connectionId === 'conn-1' && delivery.objectId !== 'after';
+    const { intake, taken, said, refusals, setAside } = await refusingIntake(wedged, 200);
+    expect(await intake.accept(event('refused-1'))).toBe('spooled');
+    expect(await intake.accept(event('refused-2'))).toBe('spooled');
     expect(await intake.accept(event('after'))).toBe('spooled');
+    // Another connection's deliveries go in meanwhile: Temporal takes events, not this workflow's.
+    for (let n = 0; n < 5; n += 1) {
+      await intake.accept({ ...event(`other-${n}`), connectionId: 'conn-2' });
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
     await eventually(() => Promise.resolve(intake.spoolDepth === 0 ? true : undefined), 'the spool to drain');
-    expect(taken).toEqual(['after']);
-    // The first try (straight through), then the replay's rounds.
-    expect(refusals).toBe(1 + REFUSED_ROUNDS_BEFORE_SET_ASIDE);
-    expect((await readdir(dir)).filter((file) => file.endsWith('.refused'))).toEqual([
-      '000000000001.json.refused',
+    expect(taken.filter((id) => id !== 'after')).toEqual([
+      'other-0',
+      'other-1',
+      'other-2',
+      'other-3',
+      'other-4',
     ]);
+    expect(taken).toContain('after');
+    expect(refusals()).toBeGreaterThanOrEqual(1 + REFUSED_ROUNDS_BEFORE_SET_ASIDE);
+    expect(await refusedFiles()).toEqual(['000000000001.json.refused', '000000000002.json.refused']);
+    expect(setAside()).toBe(2);
     expect(said).toContainEqual({
       message: 'Temporal refuses a delivery for good: set aside, its connection goes on',
       level: 'error',
     });
+  });
+
+  it('sets nothing aside while Temporal refuses every connection alike (a namespace failing over)', async () => {
+    let failingOver = true;
+    const { intake, taken, refusals } = await refusingIntake(() => failingOver, 50);
+    expect(await intake.accept(event('a'))).toBe('spooled');
+    expect(await intake.accept({ ...event('b'), connectionId: 'conn-2' })).toBe('spooled');
+    // Many rounds, well past the time a refusal lasts before it counts.
+    await eventually(() => Promise.resolve(refusals() >= 20 ? true : undefined), 'many refused rounds');
+    failingOver = false;
+    await eventually(() => Promise.resolve(intake.spoolDepth === 0 ? true : undefined), 'the spool to drain');
+    expect(taken.sort()).toEqual(['a', 'b']);
+    expect(await refusedFiles()).toEqual([]);
   });
 
   it('goes on when a spooled file is removed by hand', async () => {

@@ -185,7 +185,8 @@ describe('the call budget', () => {
     const creates = ask(budget, 'first', 10, granted);
     const polls = ask(budget, 'poll', 10, granted);
     await jest.advanceTimersByTimeAsync(3 * BUDGET_WINDOW_MS);
-    const grantedBy = (of: CallPriority) => granted.filter(([priority]) => priority === of).map(([, at]) => at);
+    const grantedBy = (of: CallPriority) =>
+      granted.filter(([priority]) => priority === of).map(([, at]) => at);
     // Three windows: the users took half of each, the creates and then the polls the rest.
     expect(busiestSecond(grantedBy('user'))).toBe(5);
     expect(grantedBy('first')).toHaveLength(10);
@@ -193,6 +194,46 @@ describe('the call budget', () => {
     expect(busiestSecond(granted.map(([, at]) => at))).toBe(10);
     budget.close();
     await Promise.all([...users, ...creates, ...polls]);
+  });
+
+  it("shares users' turns past their cap fairly, so one caller that keeps asking waits behind every other person's call", async () => {
+    const budget = new CallBudget({ callsPerSecond: 10, userShare: 0 });
+    const granted: Array<[string, number]> = [];
+    const askFor = (key: string, count: number) =>
+      Array.from({ length: count }, () =>
+        budget.acquire('user', { key }).then((turn) => {
+          if (turn) granted.push([key, Date.now()]);
+        }),
+      );
+    // One client refreshing a step in a loop has 40 calls queued past the users' cap.
+    const looping = askFor('/sessions/looping/refresh', 40);
+    await jest.advanceTimersByTimeAsync(100);
+    const others = [...askFor('/sessions/a', 1), ...askFor('/sessions/b', 1), ...askFor('/sessions/c', 1)];
+    await jest.advanceTimersByTimeAsync(BUDGET_WINDOW_MS);
+    await Promise.all(others);
+    // The three others went with the next window's turns, not after the looping client's queue.
+    const otherAt = granted.filter(([key]) => key !== '/sessions/looping/refresh').map(([, at]) => at);
+    expect(otherAt).toHaveLength(3);
+    for (const at of otherAt) expect(at).toBeLessThanOrEqual(1_000_000 + BUDGET_WINDOW_MS);
+    budget.close();
+    await Promise.all(looping);
+  });
+
+  it('brings a lost turn back at a turn of its own while only users held by their cap wait', async () => {
+    const planned = () => {
+      const budget = new CallBudget({ callsPerSecond: 10, userShare: 0 });
+      budget.share({ callsPerSecond: 10, polledSessions: 100, workers: 4 });
+      return budget;
+    };
+    const idle = planned();
+    const busy = planned();
+    // A caller that keeps asking holds the users' part; the other turns are free for polls.
+    const users = ask(busy, 'user', 20, []);
+    expect(busy.stats().waiting).toBe(15);
+    expect(busy.turnLostDelayMs('s-1', 2_000)).toBe(idle.turnLostDelayMs('s-1', 2_000));
+    busy.close();
+    idle.close();
+    await Promise.all(users);
   });
 
   it('keeps nothing for users at a limit under 5 calls/s', async () => {

@@ -224,8 +224,14 @@ describe('idv commands on the embedded stack', () => {
       [
         'a number',
         '{"identityCode": 18151210}',
-        'must hold a JSON object of string fields, got a number in field identityCode',
+        'must hold a JSON object of string fields, got a number in field #1',
         '18151210',
+      ],
+      [
+        'a field named by the data',
+        '{"Ada Lovelace": true}',
+        'must hold a JSON object of string fields, got a boolean in field #1',
+        'Lovelace',
       ],
       [
         'a file over the limit',

@@ -1,11 +1,5 @@
-import {
-  POLLER_LIVE_MS,
-  SELF_LIVE_MARGIN_MS,
-  SHARE_JOIN_MS,
-  SHARE_STALE_MS,
-  ShareKeeper,
-  type Poller,
-} from '../../workers/budget-share';
+import { SELF_LIVE_MARGIN_MS, SHARE_JOIN_MS, SHARE_STALE_MS, ShareKeeper } from '../../workers/budget-share';
+import { type Poller, POLLER_LIVE_MS } from '../../workers/task-queue-pollers';
 
 /** Wall clock of the answers (ms since the epoch); the monotonic clock starts at 0. */
 const WALL = 1_800_000_000_000;

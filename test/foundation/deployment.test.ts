@@ -7,7 +7,12 @@ import { join } from 'node:path';
 import { commands } from '../../cli/commands/index';
 import { runCli } from '../../cli/run-cli';
 import { captureIo } from '../cli/capture-io';
-import { type DeploymentStatus, deploymentStatus, promoteBuild } from '../../workers/deployment';
+import {
+  adoptPinnedWork,
+  type DeploymentStatus,
+  deploymentStatus,
+  promoteBuild,
+} from '../../workers/deployment';
 import { versionedWorker, workerDeployment } from '../../workers/deployment-settings';
 import { harnessEnv, harnessValue } from '../harness/env';
 import { eventually } from '../harness/eventually';
@@ -142,17 +147,29 @@ describe('worker deployments', () => {
       await expect(runCli(['deployment'], commands, shown)).resolves.toBe(0);
       expect(shown.out()).toMatch(/^BUILD +STATUS +PINNED RUNNING +WORKERS\n/);
       expect(shown.out()).toMatch(/\nA +draining +1 +[1-9]/);
-      const adopted = captureIo(env);
-      await expect(runCli(['deployment', 'adopt', 'A'], commands, adopted)).resolves.toBe(0);
-      expect(adopted.out()).toBe(`${name}: 1 pinned workflows of build A moved onto B\n`);
-      const refused = captureIo(env);
-      await expect(runCli(['deployment', 'adopt', 'B'], commands, refused)).resolves.toBe(2);
-      expect(refused.err()).toBe(
-        "idv: build B is the current one: adopt moves another build's pinned work onto it\n",
-      );
+      // Refused while A's workers poll (its work runs on them), for the current build, for a
+      // build the deployment does not have (a typo, or a quote that would change the query).
+      const refusals = [
+        [
+          'A',
+          1,
+          'idv: build A still has workers polling: its pinned work runs on them (stop them first to move it)\n',
+        ],
+        ['B', 2, "idv: build B is the current one: adopt moves another build's pinned work onto it\n"],
+        ["A' OR 'x' = 'x", 2, `idv: ${name} has no build A' OR 'x' = 'x\n`],
+      ] as const;
+      for (const [build, code, said] of refusals) {
+        const refused = captureIo(env);
+        await expect(runCli(['deployment', 'adopt', build], commands, refused)).resolves.toBe(code);
+        expect(refused.err()).toBe(said);
+      }
     } finally {
       await rm(dataDir, { recursive: true, force: true });
     }
+    // Once A's workers are gone, `idv deployment adopt A` moves its work so.
+    expect(
+      await adoptPinnedWork(client, workerDeployment(queue, { buildId: 'B' }), { fromBuildId: 'A' }),
+    ).toBe(1);
     const described = await client.workflowService.describeWorkflowExecution({
       namespace: client.options.namespace,
       execution: { workflowId: pinned },

@@ -121,8 +121,10 @@ describe('the keyring', () => {
     const real = keyringOver(store, { rotateEveryMs: 3_600_000, refreshMs: 200 });
     const activities: KeyringActivities = {
       ...real,
-      // The store refuses the check for good (a role without read access to the keys' table).
+      // The store refuses the check for good (a role without read access to the keys' table),
+      // until it is granted; then nothing of an earlier keyring is found.
       liveKeysUnderOtherKeys() {
+        if (granted) return Promise.resolve(0);
         return Promise.reject(
           ApplicationFailure.create({
             type: 'StoreRefused',
@@ -132,6 +134,7 @@ describe('the keyring', () => {
         );
       },
     };
+    let granted = false;
     await withWorker({ activities }, async ({ client, taskQueue }) => {
       const keyring = new TemporalKeyring({ client, taskQueue });
       await new DataKeys(store.dataKeys, keyring).create();
@@ -142,8 +145,16 @@ describe('the keyring', () => {
       }, 'the keyring asking for attention');
       expect(current.attention).toContain('could not check');
       expect(current.attention).toContain('permission denied for table data_keys');
-      const description = await client.workflow.getHandle(keyringWorkflowId(taskQueue)).describe();
-      expect(description.searchAttributes.IdvStatus?.[0]).toBe('needs-attention');
+      const handle = client.workflow.getHandle(keyringWorkflowId(taskQueue));
+      expect((await handle.describe()).searchAttributes.IdvStatus?.[0]).toBe('needs-attention');
+      // Checked again after the next rotation, which it now goes through: all is well again.
+      granted = true;
+      await handle.signal(rotateKeysSignal);
+      await eventually(async () => {
+        const seen = await view(client, taskQueue);
+        return seen.lastRotation && !seen.attention ? true : undefined;
+      }, 'the attention cleared');
+      expect((await handle.describe()).searchAttributes.IdvStatus?.[0]).toBe('ok');
     });
   }, 60_000);
 

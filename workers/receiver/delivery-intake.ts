@@ -14,18 +14,23 @@ const REPLAY_BATCH = 64;
  */
 const REPLAY_PER_CONNECTION = 8;
 /**
- * Rounds in a row that Temporal refuses a connection's delivery for good before its deliveries
- * are set aside as each is refused (`<entry>.refused`): the one at its head would otherwise hold
- * every later one of the connection, forever.
+ * A connection whose workflow refuses its deliveries (see {@link HandOffRefusedError}) at least
+ * this many rounds, over at least `refusedForMs`, while other connections' deliveries went in
+ * meanwhile, has each refused delivery set aside (`<entry>.refused`): the one at its head would
+ * otherwise hold every later one of the connection, forever. Not while Temporal refuses every
+ * connection (a namespace failing over, a setting): that is no delivery's fault.
  */
 export const REFUSED_ROUNDS_BEFORE_SET_ASIDE = 3;
+/** See {@link REFUSED_ROUNDS_BEFORE_SET_ASIDE}. */
+export const REFUSED_FOR_MS = 10 * 60_000;
 
 /** Hands one event to Temporal (signal-with-start); rejects when Temporal did not take it. */
 export type HandOff = (event: AgentEvent) => Promise<void>;
 
 /**
- * What a {@link HandOff} rejects with when Temporal refuses the event for good (no retry changes
- * the answer): the intake sets it aside after {@link REFUSED_ROUNDS_BEFORE_SET_ASIDE} rounds.
+ * What a {@link HandOff} rejects with when Temporal refuses the event for its connection's
+ * workflow (its run's limits, an event it cannot take), not for want of a connection: the intake
+ * sets it aside as {@link REFUSED_ROUNDS_BEFORE_SET_ASIDE} says.
  */
 export class HandOffRefusedError extends Error {
   override readonly name = 'HandOffRefusedError';
@@ -44,6 +49,10 @@ export interface DeliveryIntakeOptions {
   maxBackoffMs?: number;
   /** Recent deliveries remembered to drop repeats before they reach Temporal. @default 10000 */
   recentKeys?: number;
+  /** See {@link REFUSED_ROUNDS_BEFORE_SET_ASIDE}. @default {@link REFUSED_FOR_MS} */
+  refusedForMs?: number;
+  /** Told of each delivery set aside (counted in the receiver's metrics). */
+  onSetAside?: () => void;
 }
 
 /**
@@ -60,6 +69,10 @@ export class DeliveryIntake {
   readonly #minBackoffMs: number;
   readonly #maxBackoffMs: number;
   readonly #recentLimit: number;
+  readonly #refusedForMs: number;
+  readonly #onSetAside: () => void;
+  /** When a delivery last went in (straight or replayed): whether Temporal takes any. */
+  #lastTakenAt = Number.NEGATIVE_INFINITY;
   readonly #recent = new Set<string>();
   readonly #inFlight = new Map<string, Promise<IntakeOutcome>>();
   /** Per connection, the last delivery's way in: the next one waits for it (order kept). */
@@ -76,6 +89,8 @@ export class DeliveryIntake {
     this.#minBackoffMs = options.minBackoffMs ?? 500;
     this.#maxBackoffMs = options.maxBackoffMs ?? 15_000;
     this.#recentLimit = options.recentKeys ?? 10_000;
+    this.#refusedForMs = options.refusedForMs ?? REFUSED_FOR_MS;
+    this.#onSetAside = options.onSetAside ?? (() => undefined);
   }
 
   /** Deliveries waiting in the spool. */
@@ -128,6 +143,7 @@ export class DeliveryIntake {
     if (this.#spool.depth === 0) {
       try {
         await this.#handOff(event);
+        this.#lastTakenAt = Date.now();
         return 'delivered';
       } catch (error) {
         // Temporal did not take it (or did not say so in time): spooled below, replayed later.
@@ -162,8 +178,8 @@ export class DeliveryIntake {
     // Said once per run of failed hand-offs (a receiver may start with deliveries left while
     // Temporal is away: nothing else would say why the spool does not drain).
     let refusalSaid = false;
-    /** Per connection, the refusals for good in a row (see {@link REFUSED_ROUNDS_BEFORE_SET_ASIDE}). */
-    const refusedInRow = new Map<string, number>();
+    /** Per connection refused, since when and how many rounds (see {@link REFUSED_ROUNDS_BEFORE_SET_ASIDE}). */
+    const refused = new Map<string, { since: number; rounds: number }>();
     while (!this.#stop.signal.aborted) {
       try {
         const entries = await this.#spool.oldestEntries(REPLAY_BATCH, REPLAY_PER_CONNECTION);
@@ -188,16 +204,21 @@ export class DeliveryIntake {
               try {
                 await this.#handOff(entry.event);
               } catch (error) {
-                const inRow = (refusedInRow.get(lane) ?? 0) + 1;
-                if (!(error instanceof HandOffRefusedError) || inRow < REFUSED_ROUNDS_BEFORE_SET_ASIDE) {
-                  if (error instanceof HandOffRefusedError) refusedInRow.set(lane, inRow);
-                  throw error;
-                }
-                refusedInRow.set(lane, inRow);
+                if (!(error instanceof HandOffRefusedError)) throw error;
+                const now = Date.now();
+                const record = refused.get(lane) ?? { since: now, rounds: 0 };
+                record.rounds += 1;
+                refused.set(lane, record);
+                const setAside =
+                  record.rounds >= REFUSED_ROUNDS_BEFORE_SET_ASIDE &&
+                  now - record.since >= this.#refusedForMs &&
+                  this.#lastTakenAt > record.since;
+                if (!setAside) throw error;
                 await this.#setAside(entry, error);
                 continue;
               }
-              refusedInRow.delete(lane);
+              this.#lastTakenAt = Date.now();
+              refused.delete(lane);
               await this.#spool.remove(entry.name);
               replayed += 1;
             }
@@ -232,6 +253,7 @@ export class DeliveryIntake {
   /** Sets aside a delivery Temporal refused for good, said with why (ids only, as the entry holds). */
   async #setAside(entry: SpoolEntry, error: HandOffRefusedError): Promise<void> {
     await this.#spool.setAside(entry.name, 'refused');
+    this.#onSetAside();
     this.#log(
       'Temporal refuses a delivery for good: set aside, its connection goes on',
       { entry: entry.name, setAsideAs: `${entry.name}.refused`, ...failureFields(error) },

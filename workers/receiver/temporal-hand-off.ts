@@ -34,20 +34,34 @@ export interface TemporalHandOffOptions {
   onNotOnboarded?: (reason: 'ended' | 'invalid') => void;
 }
 
-/**
- * Temporal's answer when it refuses a signal for good (the run's signal or history limits
- * reached, an event too large): the gRPC error, else undefined.
- */
-function refusalForGood(error: unknown): Error | undefined {
+/** Temporal's gRPC status for a refused call, if it answered with one. */
+function grpcRefusal(error: unknown): { error: Error; code: number } | undefined {
   const cause = error instanceof ServiceError ? error.cause : error;
-  if (!isGrpcServiceError(cause)) return undefined;
-  const code = Number(cause.code);
-  return code === grpcStatus.INVALID_ARGUMENT || code === grpcStatus.FAILED_PRECONDITION ? cause : undefined;
+  return isGrpcServiceError(cause) ? { error: cause, code: Number(cause.code) } : undefined;
 }
 
-/** The onboarding no longer takes signals: not running, or refusing them for good. */
+/** The onboarding no longer takes signals: not running, or refusing them for good (its run's limits). */
 function takesNoMore(error: unknown): boolean {
-  return error instanceof WorkflowNotFoundError || refusalForGood(error) !== undefined;
+  if (error instanceof WorkflowNotFoundError) return true;
+  const code = grpcRefusal(error)?.code;
+  return code === grpcStatus.INVALID_ARGUMENT || code === grpcStatus.FAILED_PRECONDITION;
+}
+
+/**
+ * Temporal refused the signal for reasons of the workflow or the event (its run's signal or
+ * history limits, a workflow too busy, an event it cannot take) rather than for want of a
+ * connection: the intake sets such a delivery aside only when it lasts while other
+ * connections' deliveries go in (a namespace failing over refuses them all alike).
+ */
+function refusedByTemporal(error: unknown): Error | undefined {
+  const refusal = grpcRefusal(error);
+  if (!refusal) return undefined;
+  const refusing: number[] = [
+    grpcStatus.INVALID_ARGUMENT,
+    grpcStatus.FAILED_PRECONDITION,
+    grpcStatus.RESOURCE_EXHAUSTED,
+  ];
+  return refusing.includes(refusal.code) ? refusal.error : undefined;
 }
 
 /**
@@ -130,9 +144,9 @@ export function temporalHandOff(client: Client, options: TemporalHandOffOptions)
       try {
         await toConnection(event);
       } catch (error) {
-        const refusal = refusalForGood(error);
+        const refusal = refusedByTemporal(error);
         if (refusal)
-          throw new HandOffRefusedError("the connection's workflow refuses the event for good", {
+          throw new HandOffRefusedError("Temporal refuses the event for the connection's workflow", {
             cause: refusal,
           });
         throw error;

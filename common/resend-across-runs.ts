@@ -28,8 +28,9 @@ const MOVING_ON_RESEND_EVERY_MS = 5_000;
 export async function sentAcrossRuns<T>(
   send: () => Promise<T>,
   movingOnType: string,
-  options: { withinMs?: number } = {},
+  options: { withinMs?: number; signal?: AbortSignal } = {},
 ): Promise<T> {
+  const { signal } = options;
   const deadline = Date.now() + (options.withinMs ?? 0);
   for (let resend = 0; ; resend += 1) {
     try {
@@ -38,7 +39,17 @@ export async function sentAcrossRuns<T>(
       if (!refusedAs(error, movingOnType)) throw error;
       const delayMs = MOVING_ON_RESEND_MS[resend] ?? MOVING_ON_RESEND_EVERY_MS;
       if (resend >= MOVING_ON_RESEND_MS.length && Date.now() + delayMs > deadline) throw error;
-      await new Promise((resolve) => setTimeout(resolve, delayMs));
+      // An activity given up sends nothing more: its change could land after its compensation.
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(done, delayMs);
+        signal?.addEventListener('abort', done, { once: true });
+        function done() {
+          clearTimeout(timer);
+          signal?.removeEventListener('abort', done);
+          resolve();
+        }
+      });
+      if (signal?.aborted) throw error;
     }
   }
 }

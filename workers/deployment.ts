@@ -79,7 +79,8 @@ export async function deploymentStatus(
       buildId,
       status: statusName(summary.status),
       pinnedRunning: count,
-      createdAtMs: Number(summary.createTime?.seconds ?? 0) * 1_000,
+      createdAtMs:
+        Number(summary.createTime?.seconds ?? 0) * 1_000 + Math.floor((summary.createTime?.nanos ?? 0) / 1e6),
       workersPolling,
       stranded: count > 0 && workersPolling === 0,
     });
@@ -92,7 +93,7 @@ export async function deploymentStatus(
 }
 
 /**
- * The workers of a build polling its workflow task queues (by identity, every partition), seen
+ * The workers of a build polling its workflow task queues (by identity, its first partitions), seen
  * within `POLLER_LIVE_MS` of `nowMs` (Temporal keeps a poller's last access for minutes after it
  * stopped; a live worker is seen again within a minute).
  */

@@ -116,7 +116,7 @@ export function migrationActivities(deps: AgentPlatformDeps) {
    * fail the attempt (retried). Other repairs (a move, a re-creation) leave its state as listed.
    */
   const comparedView = async (request: CutOverWebhook): Promise<WebhookView> => {
-    const listing = await registry().reconcile(request.tenant);
+    const listing = await registry().reconcile(request.tenant, { signal: signal() });
     const compared = listing.lastReconcile;
     if (compared?.ok !== true)
       throw new Error(
@@ -285,13 +285,13 @@ export function migrationActivities(deps: AgentPlatformDeps) {
           view = await registry().register(
             request.tenant,
             { url: webhook.url, type: webhook.type },
-            { updateId },
+            { updateId, signal: signal() },
           );
         }
         // An attempt that timed out (a busy registry) or was cancelled is told so by its next
         // heartbeat, and Temporal's client calls made in it (the registry's) end then: no write
         // follows that could land after the compensation's enable.
-        await registry().disable(request.tenant, view.id);
+        await registry().disable(request.tenant, view.id, { signal: signal() });
         return 'disabled';
       });
     },
@@ -304,7 +304,8 @@ export function migrationActivities(deps: AgentPlatformDeps) {
     async enableEarlierWebhook(request: CutOverWebhook): Promise<'re-enabled'> {
       return await throughRegistry(async (): Promise<'re-enabled'> => {
         const view = await findView(request);
-        if (view.managed || !view.enabled) await registry().enable(request.tenant, view.id);
+        if (view.managed || !view.enabled)
+          await registry().enable(request.tenant, view.id, { signal: signal() });
         return 're-enabled';
       });
     },

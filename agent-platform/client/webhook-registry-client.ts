@@ -35,6 +35,16 @@ export class WebhookRegistryError extends Error {
   override readonly name = 'WebhookRegistryError';
 }
 
+/** Options of each change a {@link WebhookRegistryClient} sends. */
+export interface ChangeOptions {
+  /**
+   * Stops sending the change again while the registry moves to its next run (an activity passes
+   * its cancellation signal: a change sent after it was given up could land after its
+   * compensation).
+   */
+  signal?: AbortSignal;
+}
+
 /** Options of {@link WebhookRegistryClient}. */
 export interface WebhookRegistryClientOptions {
   /** A Temporal client with the workers' data converter. */
@@ -88,29 +98,29 @@ export class WebhookRegistryClient {
   async register(
     tenant: string,
     request: RegisterWebhookRequest = {},
-    options: { updateId?: string } = {},
+    options: ChangeOptions & { updateId?: string } = {},
   ): Promise<WebhookView> {
-    return await this.#update(tenant, registerWebhookUpdate, [request], options.updateId);
+    return await this.#update(tenant, registerWebhookUpdate, [request], options);
   }
 
   /** Enables a managed webhook. */
-  async enable(tenant: string, webhookId: string): Promise<WebhookView> {
-    return await this.#update(tenant, enableWebhookUpdate, [webhookId]);
+  async enable(tenant: string, webhookId: string, options: ChangeOptions = {}): Promise<WebhookView> {
+    return await this.#update(tenant, enableWebhookUpdate, [webhookId], options);
   }
 
   /** Disables a managed webhook (kept, without deliveries). */
-  async disable(tenant: string, webhookId: string): Promise<WebhookView> {
-    return await this.#update(tenant, disableWebhookUpdate, [webhookId]);
+  async disable(tenant: string, webhookId: string, options: ChangeOptions = {}): Promise<WebhookView> {
+    return await this.#update(tenant, disableWebhookUpdate, [webhookId], options);
   }
 
   /** Removes a webhook from the platform and the registry. */
-  async remove(tenant: string, webhookId: string): Promise<WebhookListing> {
-    return await this.#update(tenant, removeWebhookUpdate, [webhookId]);
+  async remove(tenant: string, webhookId: string, options: ChangeOptions = {}): Promise<WebhookListing> {
+    return await this.#update(tenant, removeWebhookUpdate, [webhookId], options);
   }
 
   /** Compares with the platform now, repairing or adopting drift per the registry's policy. */
-  async reconcile(tenant: string): Promise<WebhookListing> {
-    return await this.#update(tenant, reconcileWebhooksUpdate, []);
+  async reconcile(tenant: string, options: ChangeOptions = {}): Promise<WebhookListing> {
+    return await this.#update(tenant, reconcileWebhooksUpdate, [], options);
   }
 
   #workflowId(tenant: string): string {
@@ -123,8 +133,9 @@ export class WebhookRegistryClient {
     tenant: string,
     update: UpdateDefinition<Ret, Args>,
     args: Args,
-    updateId?: string,
+    options: ChangeOptions & { updateId?: string },
   ): Promise<Ret> {
+    const { updateId, signal } = options;
     const startWorkflowOperation = () =>
       new WithStartWorkflowOperation<AgentWebhooksWorkflow>(agentPlatformWorkflowTypes.registry, {
         workflowId: this.#workflowId(tenant),
@@ -143,7 +154,7 @@ export class WebhookRegistryClient {
             ...(updateId ? { updateId } : {}),
           }),
         REGISTRY_MOVING_ON,
-        { withinMs: REGISTRY_MOVING_ON_WAIT_MS },
+        { withinMs: REGISTRY_MOVING_ON_WAIT_MS, ...(signal ? { signal } : {}) },
       );
     } catch (error) {
       if (error instanceof WorkflowUpdateFailedError)

@@ -12,8 +12,13 @@ import {
 } from '../../workers/deployment';
 
 /** What to do about a build whose pinned work has no worker: said after the table. */
-function strandedLine(build: BuildStatus): string {
-  return `build ${build.buildId}: ${build.pinnedRunning} pinned workflows wait and none of its workers polls: start its workers again, or move that work onto the current build with \`idv deployment adopt ${build.buildId}\``;
+function strandedLine(build: BuildStatus, current: BuildStatus | undefined): string {
+  const waits = `build ${build.buildId}: ${build.pinnedRunning} pinned workflows wait and none of its workers polls: start its workers again`;
+  // Only work of an earlier build moves onto the current one (see adoptStranded).
+  const earlier = current !== undefined && build.createdAtMs > 0 && build.createdAtMs < current.createdAtMs;
+  return earlier
+    ? `${waits}, or move that work onto the current build with \`idv deployment adopt ${build.buildId}\``
+    : waits;
 }
 
 /**
@@ -29,7 +34,8 @@ async function adoptStranded(
   const current = status.builds.find((build) => build.buildId === status.currentBuildId);
   const from = status.builds.find((build) => build.buildId === buildId);
   if (!current) throw new CommandFailedError(`${name} has no current build to move work onto`);
-  if (!from) throw new UsageError(`${name} has no build ${buildId}`);
+  // A quote would be dropped from the visibility query, which would then name another build.
+  if (!from || /['\\]/.test(buildId)) throw new UsageError(`${name} has no build ${buildId}`);
   if (from === current)
     throw new UsageError(
       `build ${buildId} is the current one: adopt moves another build's pinned work onto it`,
@@ -39,9 +45,9 @@ async function adoptStranded(
       `build ${buildId} still has workers polling: its pinned work runs on them (stop them first to move it)`,
     );
   // The current build replays an earlier build's histories, not a later one's.
-  if (from.createdAtMs > current.createdAtMs)
+  if (from.createdAtMs === 0 || current.createdAtMs === 0 || from.createdAtMs >= current.createdAtMs)
     throw new CommandFailedError(
-      `build ${buildId} came after the current build ${current.buildId}, which may not replay its work: start its workers again, or make it current (idv deployment promote ${buildId})`,
+      `build ${buildId} is not known to come before the current build ${current.buildId}, which may not replay its work: start its workers again`,
     );
   return await adoptPinnedWork(client, { name, buildId: current.buildId }, { fromBuildId: buildId });
 }
@@ -103,7 +109,12 @@ export const deploymentCommand: Command = {
                 String(build.workersPolling),
               ]),
             ),
-            ...stranded.map(strandedLine),
+            ...stranded.map((build) =>
+              strandedLine(
+                build,
+                status.builds.find((each) => each.buildId === status.currentBuildId),
+              ),
+            ),
           ].join('\n')}\n`,
         );
       return stranded.length > 0 ? 1 : 0;

@@ -157,6 +157,10 @@ describe('idv commands on the embedded stack', () => {
       return path;
     }
 
+    /** `idv verify --wait --json` of `reference` with its input from the file at `path`. */
+    const verifyFrom = (reference: string, path: string, ...more: string[]) =>
+      idv('verify', '--reference', reference, '--input-file', path, ...more, '--wait', '--json');
+
     /** What the test provider says of the person: the names of its input. */
     function person(out: string): unknown {
       return (JSON.parse(out) as { outcome: { identity?: { person?: unknown } } }).outcome.identity?.person;
@@ -167,15 +171,7 @@ describe('idv commands on the embedded stack', () => {
         'grace.json',
         JSON.stringify({ identityCode: '123456', givenName: 'Grace', familyName: 'Hopper' }),
       );
-      const result = await idv(
-        'verify',
-        '--reference',
-        'cli-input-file-1',
-        '--input-file',
-        path,
-        '--wait',
-        '--json',
-      );
+      const result = await verifyFrom('cli-input-file-1', path);
       expect(result.err).toBe('');
       expect(result.code).toBe(0);
       expect(person(result.out)).toMatchObject({ givenName: 'Grace', familyName: 'Hopper' });
@@ -187,17 +183,7 @@ describe('idv commands on the embedded stack', () => {
         'failing.json',
         JSON.stringify({ identityCode: '000000', givenName: 'Grace' }),
       );
-      const result = await idv(
-        'verify',
-        '--reference',
-        'cli-input-file-2',
-        '--input-file',
-        path,
-        '--input',
-        'identityCode=123456',
-        '--wait',
-        '--json',
-      );
+      const result = await verifyFrom('cli-input-file-2', path, '--input', 'identityCode=123456');
       expect(result.err).toBe('');
       expect(result.code).toBe(0);
       expect(person(result.out)).toMatchObject({ givenName: 'Grace', familyName: 'Lovelace' });

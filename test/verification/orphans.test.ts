@@ -30,6 +30,19 @@ describe('orphans of lost create answers, end to end', () => {
       count: 1,
     });
 
+  /** A verification left running beside the live orphan of its lost create answer. */
+  const liveOrphan = async () => {
+    await stack().control('PUT', '/script', { outcome: 'manual' });
+    await loseNextCreateAnswer();
+    const request = stack().request({ redactAfter: 'never' });
+    const { kept, others } = await newSessions(stack().emulator.store.sessions, async () => {
+      const { nextStep } = await stack().idv.startVerification(request);
+      return nextStep.sessionId;
+    });
+    expect(others).toHaveLength(1);
+    return { request, kept, orphan: others[0] as SessionRecord };
+  };
+
   it('cancels a live orphan even when the verification ended before the sweep was due', async () => {
     await stack().control('PUT', '/script', { outcome: 'manual' });
     await loseNextCreateAnswer();
@@ -98,15 +111,7 @@ describe('orphans of lost create answers, end to end', () => {
   }, 90_000);
 
   it('looks again an hour later at an orphan the service answered 404 for a while, and ends and redacts it', async () => {
-    await stack().control('PUT', '/script', { outcome: 'manual' });
-    await loseNextCreateAnswer();
-    const request = stack().request({ redactAfter: 'never' });
-    const { kept, others } = await newSessions(stack().emulator.store.sessions, async () => {
-      const { nextStep } = await stack().idv.startVerification(request);
-      return nextStep.sessionId;
-    });
-    expect(others).toHaveLength(1);
-    const orphan = others[0] as SessionRecord;
+    const { request, kept, orphan } = await liveOrphan();
     // A gateway answers 404 for every call naming the orphan, for a while: the sweep's cancel
     // takes it for gone.
     await stack().control('PUT', '/faults', {
@@ -144,15 +149,7 @@ describe('orphans of lost create answers, end to end', () => {
   }, 120_000);
 
   it('redacts a live orphan while CancelSession keeps failing, and ends it once the service lets it', async () => {
-    await stack().control('PUT', '/script', { outcome: 'manual' });
-    await loseNextCreateAnswer();
-    const request = stack().request({ redactAfter: 'never' });
-    const { kept, others } = await newSessions(stack().emulator.store.sessions, async () => {
-      const { nextStep } = await stack().idv.startVerification(request);
-      return nextStep.sessionId;
-    });
-    expect(others).toHaveLength(1);
-    const orphan = others[0] as SessionRecord;
+    const { request, kept, orphan } = await liveOrphan();
     // Every cancel of the orphan fails for as long as this lasts; the verification's own session is left alone.
     await stack().control('PUT', '/faults', { operation: 'CancelSession', errorRate: 1, errorStatus: 503 });
     await eventually(

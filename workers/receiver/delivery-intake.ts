@@ -8,33 +8,14 @@ import { Mutex } from 'async-mutex';
 /** The spooled deliveries one replay round takes at most (their connections go side by side). */
 const REPLAY_BATCH = 64;
 /**
- * Of those, the most of one connection: a connection whose deliveries keep failing (its
- * workflow refusing signals) holds this many turns of a round, and every other connection's
- * deliveries go on beside it.
+ * Of those, the most of one connection: a connection whose deliveries keep failing (its workflow
+ * refusing signals) holds no more of a round, and every other connection's deliveries go on
+ * beside it.
  */
 const REPLAY_PER_CONNECTION = 8;
-/**
- * A connection whose workflow refuses its deliveries (see {@link HandOffRefusedError}) at least
- * this many rounds, over at least `refusedForMs`, while other connections' deliveries went in
- * meanwhile, has each refused delivery set aside (`<entry>.refused`): the one at its head would
- * otherwise hold every later one of the connection, forever. Not while Temporal refuses every
- * connection (a namespace failing over, a setting): that is no delivery's fault.
- */
-export const REFUSED_ROUNDS_BEFORE_SET_ASIDE = 3;
-/** See {@link REFUSED_ROUNDS_BEFORE_SET_ASIDE}. */
-export const REFUSED_FOR_MS = 10 * 60_000;
 
 /** Hands one event to Temporal (signal-with-start); rejects when Temporal did not take it. */
 export type HandOff = (event: AgentEvent) => Promise<void>;
-
-/**
- * What a {@link HandOff} rejects with when Temporal refuses the event for its connection's
- * workflow (its run's limits, an event it cannot take), not for want of a connection: the intake
- * sets it aside as {@link REFUSED_ROUNDS_BEFORE_SET_ASIDE} says.
- */
-export class HandOffRefusedError extends Error {
-  override readonly name = 'HandOffRefusedError';
-}
 
 /** What became of a delivery: handed to Temporal, spooled for later, or a repeat of one already taken. */
 export type IntakeOutcome = 'delivered' | 'spooled' | 'duplicate';
@@ -49,10 +30,6 @@ export interface DeliveryIntakeOptions {
   maxBackoffMs?: number;
   /** Recent deliveries remembered to drop repeats before they reach Temporal. @default 10000 */
   recentKeys?: number;
-  /** See {@link REFUSED_ROUNDS_BEFORE_SET_ASIDE}. @default {@link REFUSED_FOR_MS} */
-  refusedForMs?: number;
-  /** Told of each delivery set aside (counted in the receiver's metrics). */
-  onSetAside?: () => void;
 }
 
 /**
@@ -69,10 +46,6 @@ export class DeliveryIntake {
   readonly #minBackoffMs: number;
   readonly #maxBackoffMs: number;
   readonly #recentLimit: number;
-  readonly #refusedForMs: number;
-  readonly #onSetAside: () => void;
-  /** When a delivery last went in (straight or replayed): whether Temporal takes any. */
-  #lastTakenAt = Number.NEGATIVE_INFINITY;
   readonly #recent = new Set<string>();
   readonly #inFlight = new Map<string, Promise<IntakeOutcome>>();
   /** Per connection, the last delivery's way in: the next one waits for it (order kept). */
@@ -89,8 +62,6 @@ export class DeliveryIntake {
     this.#minBackoffMs = options.minBackoffMs ?? 500;
     this.#maxBackoffMs = options.maxBackoffMs ?? 15_000;
     this.#recentLimit = options.recentKeys ?? 10_000;
-    this.#refusedForMs = options.refusedForMs ?? REFUSED_FOR_MS;
-    this.#onSetAside = options.onSetAside ?? (() => undefined);
   }
 
   /** Deliveries waiting in the spool. */
@@ -143,7 +114,6 @@ export class DeliveryIntake {
     if (this.#spool.depth === 0) {
       try {
         await this.#handOff(event);
-        this.#lastTakenAt = Date.now();
         return 'delivered';
       } catch (error) {
         // Temporal did not take it (or did not say so in time): spooled below, replayed later.
@@ -173,92 +143,82 @@ export class DeliveryIntake {
   }
 
   async #replay(): Promise<void> {
-    let backoffMs = this.#minBackoffMs;
+    let spoolBackoffMs = this.#minBackoffMs;
     let replayed = 0;
     // Said once per run of failed hand-offs (a receiver may start with deliveries left while
     // Temporal is away: nothing else would say why the spool does not drain).
     let refusalSaid = false;
-    /** Per connection refused, since when and how many rounds (see {@link REFUSED_ROUNDS_BEFORE_SET_ASIDE}). */
-    const refused = new Map<string, { since: number; rounds: number }>();
+    /**
+     * Connections whose last hand-off failed, tried again at `at` (their backoff doubling): the
+     * others' deliveries go on meanwhile, so one whose workflow refuses its signals holds none
+     * but its own, and never the rounds.
+     */
+    const waiting = new Map<string, { at: number; backoffMs: number }>();
+    const waits = (lane: string) => (waiting.get(lane)?.at ?? 0) > Date.now();
     while (!this.#stop.signal.aborted) {
       try {
-        const entries = await this.#spool.oldestEntries(REPLAY_BATCH, REPLAY_PER_CONNECTION);
+        const entries = await this.#spool.oldestEntries(REPLAY_BATCH, REPLAY_PER_CONNECTION, waits);
         if (entries.length === 0) {
-          if (replayed > 0 && this.#spool.depth === 0)
-            this.#log('spool drained: deliveries handed to Temporal', { replayed });
-          if (this.#spool.depth === 0) replayed = 0;
-          await this.#idle();
+          if (this.#spool.depth === 0) {
+            if (replayed > 0) this.#log('spool drained: deliveries handed to Temporal', { replayed });
+            replayed = 0;
+            waiting.clear();
+          }
+          const nextTry = Math.min(...[...waiting.values()].map((wait) => wait.at));
+          await this.#idle(Number.isFinite(nextTry) ? Math.max(0, nextTry - Date.now()) : undefined);
           continue;
         }
         // Connections side by side, each one's deliveries in order; one whose hand-off fails
-        // stops there (its later ones stay behind it), and the batch is tried again after the
-        // backoff from the oldest left.
+        // stops there (its later ones stay behind it) and waits its own backoff.
         const lanes = new Map<string, SpoolEntry[]>();
         for (const entry of entries) {
           const lane = laneOf(entry.event);
           lanes.set(lane, [...(lanes.get(lane) ?? []), entry]);
         }
+        const failures: unknown[] = [];
         const settled = await Promise.allSettled(
           [...lanes].map(async ([lane, laneEntries]) => {
             for (const entry of laneEntries) {
               try {
                 await this.#handOff(entry.event);
               } catch (error) {
-                if (!(error instanceof HandOffRefusedError)) throw error;
-                const now = Date.now();
-                const record = refused.get(lane) ?? { since: now, rounds: 0 };
-                record.rounds += 1;
-                refused.set(lane, record);
-                const setAside =
-                  record.rounds >= REFUSED_ROUNDS_BEFORE_SET_ASIDE &&
-                  now - record.since >= this.#refusedForMs &&
-                  this.#lastTakenAt > record.since;
-                if (!setAside) throw error;
-                await this.#setAside(entry, error);
-                continue;
+                const before = waiting.get(lane);
+                const backoffMs = before
+                  ? Math.min(before.backoffMs * 2, this.#maxBackoffMs)
+                  : this.#minBackoffMs;
+                waiting.set(lane, { at: Date.now() + backoffMs, backoffMs });
+                failures.push(error);
+                return;
               }
-              this.#lastTakenAt = Date.now();
-              refused.delete(lane);
+              waiting.delete(lane);
               await this.#spool.remove(entry.name);
               replayed += 1;
             }
           }),
         );
-        const failed = settled.find((outcome) => outcome.status === 'rejected');
-        if (failed) throw failed.reason;
-        backoffMs = this.#minBackoffMs;
-        refusalSaid = false;
-      } catch (error) {
-        if (!isHandOffFailure(error))
-          this.#log(
-            'cannot read the spool: retrying',
-            { ...failureFields(error), spoolDepth: this.#spool.depth },
-            'error',
-          );
+        // The spool failed (its disk): said below, tried again after the backoff.
+        const spoolFailure = settled.find((outcome) => outcome.status === 'rejected');
+        if (spoolFailure) throw spoolFailure.reason;
+        spoolBackoffMs = this.#minBackoffMs;
+        if (failures.length === 0) refusalSaid = false;
         else if (!refusalSaid) {
           refusalSaid = true;
           this.#log(
             'Temporal is not taking the spooled deliveries: retrying until it does',
-            { ...failureFields(error), spoolDepth: this.#spool.depth },
+            { ...failureFields(failures[0]), spoolDepth: this.#spool.depth },
             'warn',
           );
         }
-        // New deliveries do not cut this wait short: Temporal is retried at the backoff's pace.
-        await sleep(backoffMs, undefined, { signal: this.#stop.signal }).catch(() => undefined);
-        backoffMs = Math.min(backoffMs * 2, this.#maxBackoffMs);
+      } catch (error) {
+        this.#log(
+          'cannot read the spool: retrying',
+          { ...failureFields(error), spoolDepth: this.#spool.depth },
+          'error',
+        );
+        await sleep(spoolBackoffMs, undefined, { signal: this.#stop.signal }).catch(() => undefined);
+        spoolBackoffMs = Math.min(spoolBackoffMs * 2, this.#maxBackoffMs);
       }
     }
-  }
-
-  /** Sets aside a delivery Temporal refused for good, said with why (ids only, as the entry holds). */
-  async #setAside(entry: SpoolEntry, error: HandOffRefusedError): Promise<void> {
-    await this.#spool.setAside(entry.name, 'refused');
-    this.#onSetAside();
-    this.#log(
-      'Temporal refuses a delivery for good: set aside, its connection goes on',
-      { entry: entry.name, setAsideAs: `${entry.name}.refused`, ...failureFields(error) },
-      'error',
-    );
   }
 
   /** Wakes the idle loop; remembered if it is not idle yet, so no wake is lost. */
@@ -267,26 +227,21 @@ export class DeliveryIntake {
     this.#wakeIdle?.();
   }
 
-  /** Until an append, or the spool's next look in its folder (entries another writer landed). */
-  async #idle(): Promise<void> {
+  /**
+   * Until an append, a waiting connection's next try (`waitMs`), or the spool's next look in its
+   * folder (entries another writer landed).
+   */
+  async #idle(waitMs?: number): Promise<void> {
     if (!this.#wakeRequested) {
       const timer = new AbortController();
+      const ms = Math.min(waitMs ?? Number.POSITIVE_INFINITY, this.#spool.rescanMs);
       await Promise.race([
         new Promise<void>((resolve) => (this.#wakeIdle = resolve)),
-        sleep(this.#spool.rescanMs, undefined, { signal: timer.signal, ref: false }).catch(() => undefined),
+        sleep(ms, undefined, { signal: timer.signal, ref: false }).catch(() => undefined),
       ]);
       timer.abort();
     }
     this.#wakeIdle = undefined;
     this.#wakeRequested = false;
   }
-}
-
-/** Hand-off failures are expected while Temporal is away; others (the disk) are said. */
-function isHandOffFailure(error: unknown): boolean {
-  return !(
-    typeof error === 'object' &&
-    error !== null &&
-    typeof (error as { syscall?: unknown }).syscall === 'string'
-  );
 }

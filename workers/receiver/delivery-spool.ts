@@ -245,16 +245,28 @@ export class DeliverySpool {
 
   /**
    * The oldest waiting deliveries in order, at most `limit`, none after one still being written,
-   * and at most `perLane` of one connection (its later ones are passed over, so a connection
-   * whose deliveries wait cannot fill the batch ahead of every other). A file that does not parse
-   * is set aside as `<name>.corrupt` (and said); one removed by hand is skipped.
+   * at most `perLane` of one connection (its later ones are passed over, so a connection whose
+   * deliveries wait cannot fill the batch ahead of every other), and none of a connection
+   * `skipLane` says waits. A file that does not parse is set aside as `<name>.corrupt` (and
+   * said); one removed by hand is skipped.
    */
-  async oldestEntries(limit: number, perLane = limit): Promise<SpoolEntry[]> {
+  async oldestEntries(
+    limit: number,
+    perLane = limit,
+    skipLane: (lane: string) => boolean = () => false,
+  ): Promise<SpoolEntry[]> {
     const entries: SpoolEntry[] = [];
     // Another receiver may hold the spool now (or soon): it replays what is there.
     if (this.#closing || this.#lockLost !== undefined) return entries;
     await this.#rescanWhenIdle();
     const taken = new Map<string, number>();
+    // A connection passed over once stays so for this batch: its later deliveries never go
+    // before the one passed over.
+    const passedOver = new Set<string>();
+    const passOver = (lane: string) => {
+      if (passedOver.has(lane) || (taken.get(lane) ?? 0) >= perLane || skipLane(lane)) passedOver.add(lane);
+      return passedOver.has(lane);
+    };
     let index = 0;
     while (entries.length < limit) {
       const name = this.#names[index];
@@ -262,7 +274,7 @@ export class DeliverySpool {
       // Not one being written, nor any after it (its own number may be found by a rescan).
       if ([...this.#writing.keys()].some((writing) => writing <= name)) break;
       const knownLane = this.#laneOf.get(name);
-      if (knownLane !== undefined && (taken.get(knownLane) ?? 0) >= perLane) {
+      if (knownLane !== undefined && passOver(knownLane)) {
         index += 1;
         continue;
       }
@@ -281,7 +293,7 @@ export class DeliverySpool {
         const lane = laneOf(parsed.data);
         this.#laneOf.set(name, lane);
         index += 1;
-        if ((taken.get(lane) ?? 0) >= perLane) continue;
+        if (passOver(lane)) continue;
         taken.set(lane, (taken.get(lane) ?? 0) + 1);
         entries.push({ name, event: parsed.data });
         continue;

@@ -80,7 +80,6 @@ export async function startReceiver(options: ReceiverOptions): Promise<Receiver>
   });
   /** Events of onboarded tenants that no onboarding took, by reason. */
   const notOnboarded = { ended: new SampledCount(), invalid: new SampledCount() };
-  const metrics = receiverMetrics(options.meter, () => spool.depth);
   const intake = new DeliveryIntake(
     spool,
     temporalHandOff(options.client, {
@@ -98,8 +97,9 @@ export async function startReceiver(options: ReceiverOptions): Promise<Receiver>
           );
       },
     }),
-    { log, onSetAside: () => metrics.delivery('set-aside') },
+    { log },
   );
+  const metrics = receiverMetrics(options.meter, () => spool.depth);
   const returning = returnRoute({ client: options.client, tokens: options.tokens, log });
   /** Said once per stretch of refusals, not per refused POST. */
   let refusing = false;

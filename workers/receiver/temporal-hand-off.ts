@@ -11,7 +11,7 @@ import { connectionWorkflowId, onboardingWorkflowId } from '../../agent-platform
 import { onboardingInputProblems } from '../../agent-platform/domain/onboarding';
 import { onboardingInputFor, type OnboardingSettings } from '../../agent-platform/domain/onboarding-settings';
 import { type AgentEvent, agentEventSignal } from '../../agent-platform/shared/messages';
-import { type HandOff, HandOffRefusedError } from './delivery-intake';
+import { type HandOff } from './delivery-intake';
 import {
   type AgentConnectionWorkflow,
   agentPlatformWorkflowTypes,
@@ -34,34 +34,14 @@ export interface TemporalHandOffOptions {
   onNotOnboarded?: (reason: 'ended' | 'invalid') => void;
 }
 
-/** Temporal's gRPC status for a refused call, if it answered with one. */
-function grpcRefusal(error: unknown): { error: Error; code: number } | undefined {
-  const cause = error instanceof ServiceError ? error.cause : error;
-  return isGrpcServiceError(cause) ? { error: cause, code: Number(cause.code) } : undefined;
-}
-
-/** The onboarding no longer takes signals: not running, or refusing them for good (its run's limits). */
+/** The onboarding no longer takes signals: not running, or refusing them for good. */
 function takesNoMore(error: unknown): boolean {
   if (error instanceof WorkflowNotFoundError) return true;
-  const code = grpcRefusal(error)?.code;
+  const cause = error instanceof ServiceError ? error.cause : error;
+  if (!isGrpcServiceError(cause)) return false;
+  // A signal that can never be taken (the run's signal or history limits reached).
+  const code = Number(cause.code);
   return code === grpcStatus.INVALID_ARGUMENT || code === grpcStatus.FAILED_PRECONDITION;
-}
-
-/**
- * Temporal refused the signal for reasons of the workflow or the event (its run's signal or
- * history limits, a workflow too busy, an event it cannot take) rather than for want of a
- * connection: the intake sets such a delivery aside only when it lasts while other
- * connections' deliveries go in (a namespace failing over refuses them all alike).
- */
-function refusedByTemporal(error: unknown): Error | undefined {
-  const refusal = grpcRefusal(error);
-  if (!refusal) return undefined;
-  const refusing: number[] = [
-    grpcStatus.INVALID_ARGUMENT,
-    grpcStatus.FAILED_PRECONDITION,
-    grpcStatus.RESOURCE_EXHAUSTED,
-  ];
-  return refusing.includes(refusal.code) ? refusal.error : undefined;
 }
 
 /**
@@ -140,17 +120,7 @@ export function temporalHandOff(client: Client, options: TemporalHandOffOptions)
   };
   return async (event) => {
     await client.connection.withDeadline(Date.now() + timeoutMs, async () => {
-      if (await toOnboarding(event)) return;
-      try {
-        await toConnection(event);
-      } catch (error) {
-        const refusal = refusedByTemporal(error);
-        if (refusal)
-          throw new HandOffRefusedError("Temporal refuses the event for the connection's workflow", {
-            cause: refusal,
-          });
-        throw error;
-      }
+      if (!(await toOnboarding(event))) await toConnection(event);
     });
   };
 }

@@ -39,17 +39,19 @@ export async function sentAcrossRuns<T>(
       if (!refusedAs(error, movingOnType)) throw error;
       const delayMs = MOVING_ON_RESEND_MS[resend] ?? MOVING_ON_RESEND_EVERY_MS;
       if (resend >= MOVING_ON_RESEND_MS.length && Date.now() + delayMs > deadline) throw error;
-      // An activity given up sends nothing more: its change could land after its compensation.
-      await new Promise<void>((resolve) => {
-        const timer = setTimeout(done, delayMs);
-        signal?.addEventListener('abort', done, { once: true });
-        function done() {
-          clearTimeout(timer);
-          signal?.removeEventListener('abort', done);
-          resolve();
-        }
-      });
-      if (signal?.aborted) throw error;
+      // An activity given up sends nothing more (its change could land after its compensation),
+      // and fails with its cancellation, which Temporal retries or records as such.
+      if (!signal?.aborted)
+        await new Promise<void>((resolve) => {
+          const timer = setTimeout(done, delayMs);
+          signal?.addEventListener('abort', done, { once: true });
+          function done() {
+            clearTimeout(timer);
+            signal?.removeEventListener('abort', done);
+            resolve();
+          }
+        });
+      if (signal?.aborted) throw signal.reason ?? error;
     }
   }
 }

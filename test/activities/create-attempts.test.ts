@@ -1,7 +1,12 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { randomUUID } from 'node:crypto';
+import { Client, Connection } from '@temporalio/client';
 import { MockActivityEnvironment } from '@temporalio/testing';
+import { harnessEnv, harnessValue } from '../harness/env';
+import { redactionWorkflowId } from '../../verification/shared/ids';
+import { lookAgainArgs } from '../../verification/shared/workflows';
 import { type ActivityDeps } from '../../workers/activities';
 import { createActivities } from '../../workers/activities';
 import { type CreatedSession } from '../../verification/activities/session-activities';
@@ -149,13 +154,25 @@ describe('create attempts', () => {
       errorStatus: 404,
       sessionId: orphan,
     });
+    // The sweep starts a look again at it an hour later (a gateway's 404s may outlast the look).
+    const connection = await Connection.connect({ address: harnessValue(harnessEnv.temporalAddress) });
+    const client = new Client({ connection });
+    const taskQueue = `create-attempts-${randomUUID()}`;
     try {
       const activities = createActivities(deps);
       const sweep = (args: Parameters<typeof activities.sweepOrphans>[0]) => activities.sweepOrphans(args);
-      const looked = await environment('idv-orphans-404').run(sweep, { verificationProfileId: profileId() });
+      const sweeping = new MockActivityEnvironment(
+        { workflowExecution: { workflowId: 'idv-orphans-404', runId: 'run-1' }, taskQueue },
+        { client },
+      );
+      const looked = await sweeping.run(sweep, { verificationProfileId: profileId() });
       expect(looked).toMatchObject({ failures: 0, redacted: [orphan] });
+      const again = client.workflow.getHandle(redactionWorkflowId(lookAgainArgs(orphan as string, true)));
+      expect((await again.describe()).status.name).toBe('RUNNING');
+      await again.terminate('done with the test');
     } finally {
       await control('DELETE', '/faults');
+      await connection.close();
     }
     expect(await deps.vault.orphans(profileId())).toEqual([]);
   });

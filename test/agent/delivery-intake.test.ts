@@ -156,6 +156,37 @@ describe('DeliveryIntake', () => {
     expect(intake.spoolDepth).toBe(100);
   });
 
+  it('says once that Temporal refuses a connection, however many of the others go in meanwhile', async () => {
+    const said: string[] = [];
+    const taken: string[] = [];
+    let stuckTries = 0;
+    const intake = new DeliveryIntake(
+      await DeliverySpool.open(dir),
+      (delivery) => {
+        if (delivery.connectionId === 'conn-stuck') {
+          stuckTries += 1;
+          return Promise.reject(new Error('unavailable'));
+        }
+        taken.push(delivery.objectId);
+        return Promise.resolve();
+      },
+      { minBackoffMs: 10, maxBackoffMs: 20, log: (message) => said.push(message) },
+    );
+    opened.push(intake);
+    intake.start();
+    await intake.accept({ ...event('stuck'), connectionId: 'conn-stuck' });
+    // Others keep coming (spooled behind it) and go in, round after round, while it is retried.
+    for (let n = 0; stuckTries < 6; n += 1) {
+      await intake.accept({ ...event(`other-${n}`), connectionId: 'conn-other' });
+      await new Promise((resolve) => setTimeout(resolve, 15));
+    }
+    await eventually(
+      () => Promise.resolve(intake.spoolDepth === 1 ? true : undefined),
+      'the others handed off',
+    );
+    expect(said.filter((message) => /not taking the spooled deliveries/.test(message))).toHaveLength(1);
+  });
+
   it('goes on when a spooled file is removed by hand', async () => {
     const temporal = temporalStandIn();
     temporal.state.up = false;

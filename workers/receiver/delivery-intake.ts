@@ -164,8 +164,12 @@ export class DeliveryIntake {
             replayed = 0;
             waiting.clear();
           }
+          // A wait already over found nothing to try (its entries removed, or the spool's lock
+          // lost): forgotten, so the loop idles rather than spins.
+          const now = Date.now();
+          for (const [lane, wait] of waiting) if (wait.at <= now) waiting.delete(lane);
           const nextTry = Math.min(...[...waiting.values()].map((wait) => wait.at));
-          await this.#idle(Number.isFinite(nextTry) ? Math.max(0, nextTry - Date.now()) : undefined);
+          await this.#idle(Number.isFinite(nextTry) ? nextTry - now : undefined);
           continue;
         }
         // Connections side by side, each one's deliveries in order; one whose hand-off fails
@@ -200,7 +204,8 @@ export class DeliveryIntake {
         const spoolFailure = settled.find((outcome) => outcome.status === 'rejected');
         if (spoolFailure) throw spoolFailure.reason;
         spoolBackoffMs = this.#minBackoffMs;
-        if (failures.length === 0) refusalSaid = false;
+        // Said again only after every connection went in since.
+        if (failures.length === 0 && waiting.size === 0) refusalSaid = false;
         else if (!refusalSaid) {
           refusalSaid = true;
           this.#log(

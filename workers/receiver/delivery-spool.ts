@@ -298,7 +298,7 @@ export class DeliverySpool {
         entries.push({ name, event: parsed.data });
         continue;
       }
-      await this.setAside(name, 'corrupt');
+      await this.#setAsideCorrupt(name);
       this.#log(
         'spool entry does not parse: set aside',
         { entry: name, setAsideAs: `${name}.corrupt` },
@@ -308,12 +308,9 @@ export class DeliverySpool {
     return entries;
   }
 
-  /**
-   * Sets a delivery aside as `<name>.<as>`, where an operator finds it (it is replayed no more):
-   * `corrupt` when it does not parse, `refused` when Temporal refused it for good.
-   */
-  async setAside(name: string, as: 'corrupt' | 'refused'): Promise<void> {
-    await rename(join(this.#dir, name), join(this.#dir, `${name}.${as}`));
+  /** Sets aside, as `<name>.corrupt`, a delivery that does not parse: it is replayed no more. */
+  async #setAsideCorrupt(name: string): Promise<void> {
+    await rename(join(this.#dir, name), join(this.#dir, `${name}.corrupt`));
     this.#drop(name);
   }
 

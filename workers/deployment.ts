@@ -31,6 +31,14 @@ export interface BuildStatus {
   stranded: boolean;
 }
 
+/**
+ * `build` is known, by Temporal's creation times, to come before `current`: the current build
+ * replays its histories (CI replays each release's), so its pinned work may move there.
+ */
+export function comesBefore(build: BuildStatus, current: BuildStatus): boolean {
+  return build.createdAtMs > 0 && current.createdAtMs > 0 && build.createdAtMs < current.createdAtMs;
+}
+
 /** What {@link deploymentStatus} answers. */
 export interface DeploymentStatus {
   name: string;

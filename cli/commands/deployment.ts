@@ -5,18 +5,23 @@ import { type Client } from '@temporalio/client';
 import {
   adoptPinnedWork,
   type BuildStatus,
+  comesBefore,
   type DeploymentStatus,
   DeploymentError,
   deploymentStatus,
   promoteBuild,
 } from '../../workers/deployment';
 
+/** The deployment's current build, if it has one. */
+function currentBuild(status: DeploymentStatus): BuildStatus | undefined {
+  return status.builds.find((build) => build.buildId === status.currentBuildId);
+}
+
 /** What to do about a build whose pinned work has no worker: said after the table. */
 function strandedLine(build: BuildStatus, current: BuildStatus | undefined): string {
   const waits = `build ${build.buildId}: ${build.pinnedRunning} pinned workflows wait and none of its workers polls: start its workers again`;
   // Only work of an earlier build moves onto the current one (see adoptStranded).
-  const earlier = current !== undefined && build.createdAtMs > 0 && build.createdAtMs < current.createdAtMs;
-  return earlier
+  return current !== undefined && comesBefore(build, current)
     ? `${waits}, or move that work onto the current build with \`idv deployment adopt ${build.buildId}\``
     : waits;
 }
@@ -31,7 +36,7 @@ async function adoptStranded(
   status: DeploymentStatus,
   buildId: string,
 ): Promise<number> {
-  const current = status.builds.find((build) => build.buildId === status.currentBuildId);
+  const current = currentBuild(status);
   const from = status.builds.find((build) => build.buildId === buildId);
   if (!current) throw new CommandFailedError(`${name} has no current build to move work onto`);
   // A quote would be dropped from the visibility query, which would then name another build.
@@ -44,8 +49,7 @@ async function adoptStranded(
     throw new CommandFailedError(
       `build ${buildId} still has workers polling: its pinned work runs on them (stop them first to move it)`,
     );
-  // The current build replays an earlier build's histories, not a later one's.
-  if (from.createdAtMs === 0 || current.createdAtMs === 0 || from.createdAtMs >= current.createdAtMs)
+  if (!comesBefore(from, current))
     throw new CommandFailedError(
       `build ${buildId} is not known to come before the current build ${current.buildId}, which may not replay its work: start its workers again`,
     );
@@ -109,12 +113,7 @@ export const deploymentCommand: Command = {
                 String(build.workersPolling),
               ]),
             ),
-            ...stranded.map((build) =>
-              strandedLine(
-                build,
-                status.builds.find((each) => each.buildId === status.currentBuildId),
-              ),
-            ),
+            ...stranded.map((build) => strandedLine(build, currentBuild(status))),
           ].join('\n')}\n`,
         );
       return stranded.length > 0 ? 1 : 0;

@@ -14,6 +14,7 @@ import {
 } from '../../verification/shared/workflows';
 import { type VerificationRequest } from '../../verification/domain/verification';
 import { eventually } from '../harness/eventually';
+import { lookAgainNow } from '../harness/look-again';
 import { mobileRequest, nativeChallengeRequest } from '../harness/requests';
 import { useVerificationStack } from '../harness/verification-stack';
 
@@ -286,14 +287,10 @@ describe('verification ending paths, end to end', () => {
     const args: RedactionArgs = { sessionId, delayMs: 0, recheck: true };
     await stack().control('DELETE', '/faults');
     await stack().control('POST', `/sessions/${sessionId}/complete`);
-    await again.terminate('started at once in its place');
-    await expect(
-      stack().client.workflow.execute<RedactionWorkflow>('sessionRedaction', {
-        taskQueue: stack().taskQueue,
-        workflowId: again.workflowId,
-        args: [args],
-      }),
-    ).resolves.toMatchObject({ sessionId, redactedAtService: true });
+    await expect(lookAgainNow(stack(), again, args)).resolves.toMatchObject({
+      sessionId,
+      redactedAtService: true,
+    });
     const view = await stack().control('GET', `/sessions/${sessionId}`);
     expect(view).toMatchObject({ outcome: { done: true }, redacted: { by: 'request' } });
   }, 60_000);
@@ -336,13 +333,8 @@ describe('verification ending paths, end to end', () => {
     const again = stack().client.workflow.getHandle<RedactionWorkflow>(`idv-end-again-${sessionId}`);
     expect((await again.describe()).status.name).toBe('RUNNING');
     await stack().control('DELETE', '/faults');
-    await again.terminate('started at once in its place');
     const args: RedactionArgs = { sessionId, delayMs: 0, recheck: true, redact: false };
-    await stack().client.workflow.execute<RedactionWorkflow>('sessionRedaction', {
-      taskQueue: stack().taskQueue,
-      workflowId: again.workflowId,
-      args: [args],
-    });
+    await lookAgainNow(stack(), again, args);
     const view = await stack().control('GET', `/sessions/${sessionId}`);
     expect(view).toMatchObject({ outcome: { done: true, errorCode: 'Canceled' } });
     expect((view as { redacted?: unknown }).redacted ?? undefined).toBeUndefined();

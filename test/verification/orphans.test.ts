@@ -2,6 +2,7 @@ import { type SessionRecord } from '../../emulator/state/model';
 import { orphanSweepWorkflowId, redactionWorkflowId } from '../../verification/shared/ids';
 import { type RedactionArgs, type SessionRedactionWorkflow } from '../../verification/shared/workflows';
 import { eventually } from '../harness/eventually';
+import { lookAgainNow } from '../harness/look-again';
 import { useVerificationStack } from '../harness/verification-stack';
 
 /** Sessions the emulator created while `body` ran, other than `keep`. */
@@ -134,14 +135,10 @@ describe('orphans of lost create answers, end to end', () => {
     expect(orphan.outcome.done).toBe(false);
     // The 404s end; the hour passes (the same run started now, as Temporal would then).
     await stack().control('DELETE', '/faults');
-    await again.terminate('started at once in its place');
-    await expect(
-      stack().client.workflow.execute<SessionRedactionWorkflow>('sessionRedaction', {
-        taskQueue: stack().taskQueue,
-        workflowId: again.workflowId,
-        args: [args],
-      }),
-    ).resolves.toMatchObject({ sessionId: orphan.id, redactedAtService: true });
+    await expect(lookAgainNow(stack(), again, args)).resolves.toMatchObject({
+      sessionId: orphan.id,
+      redactedAtService: true,
+    });
     expect(orphan.outcome).toMatchObject({ done: true, errorCode: 'Canceled' });
     expect(orphan.redacted?.by).toBe('request');
     await stack().idv.getVerification(request.reference).cancel('done with the test');

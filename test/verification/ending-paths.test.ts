@@ -261,13 +261,18 @@ describe('verification ending paths, end to end', () => {
     expect(await counted(sessionId, 'CancelSession')).toBe(1);
   }, 30_000);
 
-  it('looks again an hour later at a session the service answered 404 for a while, and ends and redacts it', async () => {
+  /** A verification whose session a gateway answers 404 for, every call naming it, for a while. */
+  const servedAs404 = async (options: Pick<VerificationRequest, 'redactAfter'>) => {
     const started = await stack().idv.startVerification(
-      stack().request({ redactAfter: 0, results: 'none', ...fast }),
+      stack().request({ ...options, results: 'none', ...fast }),
     );
     const { sessionId } = started.nextStep;
-    // A gateway answers 404 for every call naming the session, for a while.
     await stack().control('PUT', '/faults', { operation: '*', errorRate: 1, errorStatus: 404, sessionId });
+    return { started, sessionId };
+  };
+
+  it('looks again an hour later at a session the service answered 404 for a while, and ends and redacts it', async () => {
+    const { started, sessionId } = await servedAs404({ redactAfter: 0 });
     await expect(started.handle.result()).resolves.toMatchObject({
       status: 'failed',
       errorCode: 'SessionNotFound',
@@ -296,11 +301,7 @@ describe('verification ending paths, end to end', () => {
   }, 60_000);
 
   it('looks again later still, up to its last look, while the service goes on answering 404 for the session', async () => {
-    const started = await stack().idv.startVerification(
-      stack().request({ redactAfter: 'never', results: 'none', ...fast }),
-    );
-    const { sessionId } = started.nextStep;
-    await stack().control('PUT', '/faults', { operation: '*', errorRate: 1, errorStatus: 404, sessionId });
+    const { started, sessionId } = await servedAs404({ redactAfter: 'never' });
     await expect(started.handle.result()).resolves.toMatchObject({ errorCode: 'SessionNotFound' });
     // The hour has passed (the look again started at once, as Temporal would then), and the
     // 404s go on: it looks again 6 hours later, rather than leaving a session it cannot see.
@@ -322,11 +323,7 @@ describe('verification ending paths, end to end', () => {
   }, 60_000);
 
   it('looks again an hour later at a session it keeps data of that the service answered 404 for a while, and ends it', async () => {
-    const started = await stack().idv.startVerification(
-      stack().request({ redactAfter: 'never', results: 'none', ...fast }),
-    );
-    const { sessionId } = started.nextStep;
-    await stack().control('PUT', '/faults', { operation: '*', errorRate: 1, errorStatus: 404, sessionId });
+    const { started, sessionId } = await servedAs404({ redactAfter: 'never' });
     await expect(started.handle.result()).resolves.toMatchObject({ errorCode: 'SessionNotFound' });
     // Kept data: the session is only ended, by a run of its own, which the 404s leave unsure.
     await stack().client.workflow.getHandle<RedactionWorkflow>(`idv-end-${sessionId}`).result();

@@ -1,7 +1,7 @@
 import { mkdtemp, rm, utimes, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { DeliveryIntake } from '../../workers/receiver/delivery-intake';
+import { DeliveryIntake, type IntakeSpool } from '../../workers/receiver/delivery-intake';
 import { DeliverySpool } from '../../workers/receiver/delivery-spool';
 import { type AgentEvent } from '../../agent-platform/shared/messages';
 import { eventually } from '../harness/eventually';
@@ -122,6 +122,40 @@ describe('DeliveryIntake', () => {
     expect(mostAtOnce).toBeGreaterThan(1);
     for (const connectionId of ['conn-a', 'conn-b', 'conn-c', 'conn-d'])
       expect(taken.get(connectionId)).toEqual([0, 1, 2, 3].map((n) => `${connectionId}-${n}`));
+  });
+
+  it('tries a connection again once its wait is over, though the wait ended while the spool was being read', async () => {
+    const spool = await DeliverySpool.open(dir);
+    // A slow disk: each look at the spool answers after the connection's wait (200 ms) is over.
+    const slowDisk: IntakeSpool = {
+      get depth() {
+        return spool.depth;
+      },
+      get rescanMs() {
+        return spool.rescanMs;
+      },
+      append: (delivery: AgentEvent) => spool.append(delivery),
+      remove: (name: string) => spool.remove(name),
+      oldestEntries: async (...args: Parameters<DeliverySpool['oldestEntries']>) => {
+        const found = await spool.oldestEntries(...args);
+        await new Promise((resolve) => setTimeout(resolve, 400));
+        return found;
+      },
+    };
+    let refused = 0;
+    const intake = new DeliveryIntake(
+      slowDisk,
+      // Refused on the way in and at the first replay (its workflow busy), then taken.
+      () => (refused++ < 2 ? Promise.reject(new Error('unavailable')) : Promise.resolve()),
+      { minBackoffMs: 200, maxBackoffMs: 200 },
+    );
+    opened.push(intake);
+    intake.start();
+    expect(await intake.accept(event('late'))).toBe('spooled');
+    // Before, the loop took the wait for one that had found nothing and slept until the spool's
+    // next look in its folder (30 s).
+    await eventually(() => Promise.resolve(intake.spoolDepth === 0 ? true : undefined), 'the spool to drain');
+    expect(refused).toBe(3);
   });
 
   it("hands other connections' deliveries on while many connections' spooled deliveries keep failing", async () => {

@@ -14,6 +14,9 @@ const REPLAY_BATCH = 64;
  */
 const REPLAY_PER_CONNECTION = 8;
 
+/** What the intake uses of its spool. */
+export type IntakeSpool = Pick<DeliverySpool, 'depth' | 'rescanMs' | 'append' | 'remove' | 'oldestEntries'>;
+
 /** Hands one event to Temporal (signal-with-start); rejects when Temporal did not take it. */
 export type HandOff = (event: AgentEvent) => Promise<void>;
 
@@ -40,7 +43,7 @@ export interface DeliveryIntakeOptions {
  * timed out but had been taken).
  */
 export class DeliveryIntake {
-  readonly #spool: DeliverySpool;
+  readonly #spool: IntakeSpool;
   readonly #handOff: HandOff;
   readonly #log: OperationalLog;
   readonly #minBackoffMs: number;
@@ -55,7 +58,7 @@ export class DeliveryIntake {
   #wakeRequested = false;
   #loop: Promise<void> | undefined;
 
-  constructor(spool: DeliverySpool, handOff: HandOff, options: DeliveryIntakeOptions = {}) {
+  constructor(spool: IntakeSpool, handOff: HandOff, options: DeliveryIntakeOptions = {}) {
     this.#spool = spool;
     this.#handOff = handOff;
     this.#log = options.log ?? (() => undefined);
@@ -157,6 +160,7 @@ export class DeliveryIntake {
     const waits = (lane: string) => (waiting.get(lane)?.at ?? 0) > Date.now();
     while (!this.#stop.signal.aborted) {
       try {
+        const lookedAt = Date.now();
         const entries = await this.#spool.oldestEntries(REPLAY_BATCH, REPLAY_PER_CONNECTION, waits);
         if (entries.length === 0) {
           if (this.#spool.depth === 0) {
@@ -164,12 +168,12 @@ export class DeliveryIntake {
             replayed = 0;
             waiting.clear();
           }
-          // A wait already over found nothing to try (its entries removed, or the spool's lock
-          // lost): forgotten, so the loop idles rather than spins.
-          const now = Date.now();
-          for (const [lane, wait] of waiting) if (wait.at <= now) waiting.delete(lane);
+          // A wait over before this look found nothing to try (its entries removed, or the
+          // spool's lock lost): forgotten, so the loop idles rather than spins. One that ended
+          // during the look (a slow disk) was passed over, and is tried at once.
+          for (const [lane, wait] of waiting) if (wait.at <= lookedAt) waiting.delete(lane);
           const nextTry = Math.min(...[...waiting.values()].map((wait) => wait.at));
-          await this.#idle(Number.isFinite(nextTry) ? nextTry - now : undefined);
+          await this.#idle(Number.isFinite(nextTry) ? Math.max(0, nextTry - Date.now()) : undefined);
           continue;
         }
         // Connections side by side, each one's deliveries in order; one whose hand-off fails

@@ -136,6 +136,7 @@ describe('DeliveryIntake', () => {
       },
       append: (delivery: AgentEvent) => spool.append(delivery),
       remove: (name: string) => spool.remove(name),
+      holdsNoneOf: (lane: string) => spool.holdsNoneOf(lane),
       oldestEntries: async (...args: Parameters<DeliverySpool['oldestEntries']>) => {
         const found = await spool.oldestEntries(...args);
         await new Promise((resolve) => setTimeout(resolve, 400));
@@ -156,6 +157,76 @@ describe('DeliveryIntake', () => {
     // next look in its folder (30 s).
     await eventually(() => Promise.resolve(intake.spoolDepth === 0 ? true : undefined), 'the spool to drain');
     expect(refused).toBe(3);
+  });
+
+  it("hands a connection's deliveries straight to Temporal while another connection's wait in the spool", async () => {
+    const taken: string[] = [];
+    const intake = await open((delivery) => {
+      // Its workflow takes no signal, for good.
+      if (delivery.connectionId === 'conn-stuck') return Promise.reject(new Error('unavailable'));
+      taken.push(delivery.objectId);
+      return Promise.resolve();
+    });
+    expect(await intake.accept({ ...event('stuck'), connectionId: 'conn-stuck' })).toBe('spooled');
+    // Spooled behind a failure (Temporal may be away), replayed at once, showing Temporal takes.
+    expect(await intake.accept({ ...event('first'), connectionId: 'conn-other' })).toBe('spooled');
+    await eventually(
+      () => Promise.resolve(taken.includes('first') ? true : undefined),
+      'the first handed off',
+    );
+    // Before, every delivery went through the disk while any waited there.
+    expect(await intake.accept({ ...event('second'), connectionId: 'conn-other' })).toBe('delivered');
+    expect(await intake.accept({ ...event('new'), connectionId: 'conn-new' })).toBe('delivered');
+    expect(intake.spoolDepth).toBe(1);
+  });
+
+  it('spools at once, trying no hand-off, while Temporal takes nothing', async () => {
+    const tried: string[] = [];
+    const intake = new DeliveryIntake(
+      await DeliverySpool.open(dir),
+      (delivery) => {
+        tried.push(delivery.objectId);
+        return Promise.reject(new Error('unavailable'));
+      },
+      { minBackoffMs: 10, maxBackoffMs: 20 },
+    );
+    opened.push(intake);
+    // No replay running: only a delivery's own way in tries Temporal.
+    expect(await intake.accept({ ...event('a'), connectionId: 'conn-a' })).toBe('spooled');
+    expect(await intake.accept({ ...event('b'), connectionId: 'conn-b' })).toBe('spooled');
+    expect(tried).toEqual(['a']);
+  });
+
+  it("says once when a connection's deliveries have waited long, and how long the longest wait is", async () => {
+    const said: Array<{ message: string; fields?: Record<string, string | number> }> = [];
+    let tries = 0;
+    const intake = new DeliveryIntake(
+      await DeliverySpool.open(dir),
+      () => {
+        tries += 1;
+        return Promise.reject(new Error('unavailable'));
+      },
+      {
+        minBackoffMs: 10,
+        maxBackoffMs: 20,
+        longWaitMs: 100,
+        log: (message, fields) => said.push({ message, ...(fields ? { fields } : {}) }),
+      },
+    );
+    opened.push(intake);
+    intake.start();
+    expect(intake.longestWaitMs()).toBe(0);
+    await intake.accept({ ...event('stuck'), connectionId: 'conn-stuck' });
+    const tried = await eventually(
+      () => Promise.resolve(said.some((line) => /wait for Temporal/.test(line.message)) ? tries : undefined),
+      'the long wait said',
+    );
+    await eventually(() => Promise.resolve(tries >= tried + 3 ? true : undefined), 'three more tries');
+    const longWaits = said.filter((line) => /wait for Temporal/.test(line.message));
+    expect(longWaits).toHaveLength(1);
+    expect(longWaits[0]?.fields).toMatchObject({ entry: '000000000001.json', failure: 'Error' });
+    expect(JSON.stringify(said)).not.toContain('conn-stuck');
+    expect(intake.longestWaitMs()).toBeGreaterThanOrEqual(100);
   });
 
   it("hands other connections' deliveries on while many connections' spooled deliveries keep failing", async () => {

@@ -1,7 +1,12 @@
 import { mkdir, mkdtemp, readdir, rm, utimes, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { DeliverySpool, SpoolInUseError } from '../../workers/receiver/delivery-spool';
+import {
+  DeliverySpool,
+  laneOf,
+  SpoolFullError,
+  SpoolInUseError,
+} from '../../workers/receiver/delivery-spool';
 import { type AgentEvent } from '../../agent-platform/shared/messages';
 
 const event = (objectId: string): AgentEvent => ({
@@ -42,6 +47,40 @@ describe('DeliverySpool', () => {
       await reopened.remove(entry.name);
     }
     expect(order).toEqual(['b', 'c', 'd']);
+    await reopened.close();
+  });
+
+  it("refuses a connection's deliveries past its share, and still takes the others'", async () => {
+    const spool = await DeliverySpool.open(dir, { maxEntriesPerConnection: 2 });
+    const other = { ...event('other'), connectionId: 'conn-2' };
+    await spool.append(event('a'));
+    await spool.append(event('b'));
+    await expect(spool.append(event('c'))).rejects.toThrow(SpoolFullError);
+    await spool.append(other);
+    // Taken by Temporal: room again for the connection.
+    await spool.remove((await spool.oldest())?.name ?? '');
+    await spool.append(event('c'));
+    expect(spool.depth).toBe(3);
+    await spool.close();
+  });
+
+  it("says a connection's next delivery passes none of its own only once nothing of it may be waiting", async () => {
+    const spool = await DeliverySpool.open(dir);
+    const lane = laneOf(event('a'));
+    const otherLane = laneOf({ tenant: 'tenant-1', connectionId: 'conn-2' });
+    expect(spool.holdsNoneOf(lane)).toBe(true);
+    await spool.append(event('a'));
+    expect(spool.holdsNoneOf(lane)).toBe(false);
+    expect(spool.holdsNoneOf(otherLane)).toBe(true);
+    await spool.close();
+    // What a previous process left is of no known connection until read.
+    const reopened = await DeliverySpool.open(dir);
+    expect(reopened.holdsNoneOf(otherLane)).toBe(false);
+    const left = await reopened.oldest();
+    expect(reopened.holdsNoneOf(otherLane)).toBe(true);
+    expect(reopened.holdsNoneOf(lane)).toBe(false);
+    await reopened.remove(left?.name ?? '');
+    expect(reopened.holdsNoneOf(lane)).toBe(true);
     await reopened.close();
   });
 

@@ -65,6 +65,12 @@ describe('receiver: agent deliveries into the connection workflows', () => {
     expect(seenSecond).toMatchObject({ tenant: TENANT, connectionId: second, total: 1, duplicates: 0 });
   });
 
+  it('says its health: the spool, and how long the connection waiting longest has waited', async () => {
+    const response = await request(`${receiverUrl()}/health`);
+    expect(response.statusCode).toBe(200);
+    expect(await response.body.json()).toEqual({ ok: true, spoolDepth: 0, longestWaitSeconds: 0 });
+  });
+
   it('absorbs a repeated delivery: the workflow sees the event once', async () => {
     const connectionId = newConnection();
     await emulatorEvent(connectionId, 'obj-dup');

@@ -58,6 +58,7 @@ describe('the receiver metrics endpoint', () => {
       expect(text).toMatch(/idv_receiver_deliveries\{[^}]*result="unauthorized"[^}]*\} 1\b/);
       expect(text).toMatch(/idv_receiver_deliveries\{[^}]*result="invalid"[^}]*\} 1\b/);
       expect(text).toMatch(/idv_receiver_spool_depth(\{[^}]*\})? 0\b/);
+      expect(text).toMatch(/idv_receiver_longest_wait_seconds(\{[^}]*\})? 0\b/);
       expect(text).not.toContain(token);
       expect(text).not.toContain('tenant-m');
     } finally {

@@ -15,7 +15,10 @@ const REPLAY_BATCH = 64;
 const REPLAY_PER_CONNECTION = 8;
 
 /** What the intake uses of its spool. */
-export type IntakeSpool = Pick<DeliverySpool, 'depth' | 'rescanMs' | 'append' | 'remove' | 'oldestEntries'>;
+export type IntakeSpool = Pick<
+  DeliverySpool,
+  'depth' | 'rescanMs' | 'append' | 'remove' | 'oldestEntries' | 'holdsNoneOf'
+>;
 
 /** Hands one event to Temporal (signal-with-start); rejects when Temporal did not take it. */
 export type HandOff = (event: AgentEvent) => Promise<void>;
@@ -33,6 +36,21 @@ export interface DeliveryIntakeOptions {
   maxBackoffMs?: number;
   /** Recent deliveries remembered to drop repeats before they reach Temporal. @default 10000 */
   recentKeys?: number;
+  /**
+   * How long a connection's spooled deliveries may wait, their hand-off failing, before it is
+   * said (its workflow refuses them while the others' go in). @default 300000
+   */
+  longWaitMs?: number;
+}
+
+/** A connection whose last hand-off failed: tried again at `at`, its backoff doubling. */
+interface LaneWait {
+  at: number;
+  backoffMs: number;
+  /** When its hand-offs began to fail. */
+  since: number;
+  /** Said once it waited `longWaitMs`. */
+  said: boolean;
 }
 
 /**
@@ -49,6 +67,17 @@ export class DeliveryIntake {
   readonly #minBackoffMs: number;
   readonly #maxBackoffMs: number;
   readonly #recentLimit: number;
+  readonly #longWaitMs: number;
+  /**
+   * Connections whose last hand-off failed: passed over by the replay until their time comes,
+   * so one whose workflow refuses its signals holds none but its own deliveries.
+   */
+  readonly #waiting = new Map<string, LaneWait>();
+  /**
+   * Whether the last hand-off of a connection not already waiting went in: while Temporal takes
+   * nothing, a delivery is spooled at once rather than after a hand-off's timeout.
+   */
+  #taking = true;
   readonly #recent = new Set<string>();
   readonly #inFlight = new Map<string, Promise<IntakeOutcome>>();
   /** Per connection, the last delivery's way in: the next one waits for it (order kept). */
@@ -65,11 +94,18 @@ export class DeliveryIntake {
     this.#minBackoffMs = options.minBackoffMs ?? 500;
     this.#maxBackoffMs = options.maxBackoffMs ?? 15_000;
     this.#recentLimit = options.recentKeys ?? 10_000;
+    this.#longWaitMs = options.longWaitMs ?? 300_000;
   }
 
   /** Deliveries waiting in the spool. */
   get spoolDepth(): number {
     return this.#spool.depth;
+  }
+
+  /** How long the connection waiting longest has had its hand-offs fail (0 when none). */
+  longestWaitMs(now = Date.now()): number {
+    const since = Math.min(...[...this.#waiting.values()].map((wait) => wait.since));
+    return Number.isFinite(since) ? now - since : 0;
   }
 
   /** Starts replaying what the spool holds (a previous process may have left some). */
@@ -112,14 +148,18 @@ export class DeliveryIntake {
   }
 
   async #take(event: AgentEvent): Promise<IntakeOutcome> {
-    // While earlier deliveries wait, later ones queue behind them: order is kept.
+    // While the connection's earlier deliveries wait, later ones queue behind them: order is
+    // kept. Another connection's waiting deliveries hold none of this one's, unless Temporal
+    // takes nothing now.
     let reason: OperationalFields = { reason: 'earlier deliveries are waiting' };
-    if (this.#spool.depth === 0) {
+    if (this.#spool.depth === 0 || (this.#taking && this.#spool.holdsNoneOf(laneOf(event)))) {
       try {
         await this.#handOff(event);
+        this.#taking = true;
         return 'delivered';
       } catch (error) {
         // Temporal did not take it (or did not say so in time): spooled below, replayed later.
+        this.#taking = false;
         reason = failureFields(error);
       }
     }
@@ -151,12 +191,7 @@ export class DeliveryIntake {
     // Said once per run of failed hand-offs (a receiver may start with deliveries left while
     // Temporal is away: nothing else would say why the spool does not drain).
     let refusalSaid = false;
-    /**
-     * Connections whose last hand-off failed, tried again at `at` (their backoff doubling): the
-     * others' deliveries go on meanwhile, so one whose workflow refuses its signals holds none
-     * but its own, and never the rounds.
-     */
-    const waiting = new Map<string, { at: number; backoffMs: number }>();
+    const waiting = this.#waiting;
     const waits = (lane: string) => (waiting.get(lane)?.at ?? 0) > Date.now();
     while (!this.#stop.signal.aborted) {
       try {
@@ -190,14 +225,11 @@ export class DeliveryIntake {
               try {
                 await this.#handOff(entry.event);
               } catch (error) {
-                const before = waiting.get(lane);
-                const backoffMs = before
-                  ? Math.min(before.backoffMs * 2, this.#maxBackoffMs)
-                  : this.#minBackoffMs;
-                waiting.set(lane, { at: Date.now() + backoffMs, backoffMs });
+                this.#failed(lane, entry.name, error);
                 failures.push(error);
                 return;
               }
+              this.#taking = true;
               waiting.delete(lane);
               await this.#spool.remove(entry.name);
               replayed += 1;
@@ -227,6 +259,31 @@ export class DeliveryIntake {
         await sleep(spoolBackoffMs, undefined, { signal: this.#stop.signal }).catch(() => undefined);
         spoolBackoffMs = Math.min(spoolBackoffMs * 2, this.#maxBackoffMs);
       }
+    }
+  }
+
+  /** A connection's hand-off failed: it waits its backoff, and is said once it waited long. */
+  #failed(lane: string, entry: string, error: unknown): void {
+    const now = Date.now();
+    const before = this.#waiting.get(lane);
+    // Only a connection not already waiting says something of Temporal as a whole.
+    if (!before) this.#taking = false;
+    const backoffMs = before ? Math.min(before.backoffMs * 2, this.#maxBackoffMs) : this.#minBackoffMs;
+    const wait: LaneWait = {
+      at: now + backoffMs,
+      backoffMs,
+      since: before?.since ?? now,
+      said: before?.said ?? false,
+    };
+    this.#waiting.set(lane, wait);
+    if (!wait.said && now - wait.since >= this.#longWaitMs) {
+      wait.said = true;
+      // Its entry's file name (the ids are in it), no id: a connection may lead to a person.
+      this.#log(
+        "a connection's deliveries wait for Temporal: its workflow refuses them while others go in",
+        { ...failureFields(error), entry, waitedMs: now - wait.since },
+        'warn',
+      );
     }
   }
 

@@ -35,6 +35,11 @@ export interface DeliverySpoolOptions {
   /** Deliveries it holds at most; past it `append` refuses. @default 100000 */
   maxEntries?: number;
   /**
+   * Deliveries of one connection it holds at most; past it `append` refuses that connection's
+   * (a workflow refusing its signals for good fills no more than this of the spool). @default 10000
+   */
+  maxEntriesPerConnection?: number;
+  /**
    * How long `open` waits for a lock held by another (a process that died leaves it stale after
    * 10 s) before it refuses. @default 15000
    */
@@ -100,8 +105,13 @@ export class DeliverySpool {
   /** Why the lock is lost, once it is: nothing more is appended. */
   #lockLost: string | undefined;
   readonly #names: string[];
-  /** The connection of each entry read once, so a batch passes over a full lane's without reading them. */
+  /**
+   * The connection of each entry appended here or read once, so a batch passes over a full
+   * lane's without reading them.
+   */
   readonly #laneOf = new Map<string, string>();
+  /** Per connection, its entries whose connection is known and its appends under way. */
+  readonly #perLane = new Map<string, number>();
   /**
    * Numbered, being written (by name): counted, nothing after them is replayed before them, and
    * they land before the lock goes.
@@ -110,6 +120,7 @@ export class DeliverySpool {
   /** Set once `close` began: nothing more is appended or replayed. */
   #closing = false;
   readonly #maxEntries: number;
+  readonly #maxPerLane: number;
   readonly #closeWaitMs: number;
   readonly #rescanMs: number;
   #rescanAt: number;
@@ -126,6 +137,7 @@ export class DeliverySpool {
     this.#release = release;
     this.#names = names;
     this.#maxEntries = options.maxEntries ?? 100_000;
+    this.#maxPerLane = options.maxEntriesPerConnection ?? 10_000;
     this.#closeWaitMs = options.closeWaitMs ?? 10_000;
     this.#rescanMs = options.rescanMs ?? 30_000;
     this.#rescanAt = Date.now() + this.#rescanMs;
@@ -180,9 +192,18 @@ export class DeliverySpool {
   }
 
   /**
+   * True when nothing of the connection waits here, and no entry whose connection is not read
+   * yet (a previous process's, another writer's) may be one of its: its next delivery can go
+   * straight to Temporal without passing one of its own.
+   */
+  holdsNoneOf(lane: string): boolean {
+    return !this.#perLane.has(lane) && this.#laneOf.size === this.#names.length;
+  }
+
+  /**
    * Appends a delivery durably; resolves once it would survive a crash. It is numbered (and
    * counted) at once, in arrival order, whichever write ends first. Throws
-   * {@link SpoolFullError} past `maxEntries`.
+   * {@link SpoolFullError} past `maxEntries`, or past `maxEntriesPerConnection` of its connection.
    */
   async append(event: AgentEvent): Promise<void> {
     if (this.#closing)
@@ -190,8 +211,17 @@ export class DeliverySpool {
     if (this.#lockLost !== undefined) throw new SpoolInUseError(this.#lockLost);
     if (this.depth >= this.#maxEntries)
       throw new SpoolFullError(`the spool holds its maximum of ${this.#maxEntries} deliveries`);
+    const lane = laneOf(event);
+    if ((this.#perLane.get(lane) ?? 0) >= this.#maxPerLane)
+      throw new SpoolFullError(
+        `the spool holds its maximum of ${this.#maxPerLane} deliveries of one connection`,
+      );
     const name = this.#number();
-    const appended = this.#land(name, event).finally(() => this.#writing.delete(name));
+    this.#count(lane, 1);
+    const appended = this.#land(name, event, lane).finally(() => {
+      this.#writing.delete(name);
+      this.#count(lane, -1);
+    });
     this.#writing.set(name, appended);
     await appended;
     // Landed while another may hold the spool: it stays for a replay, but this receiver answers
@@ -208,7 +238,7 @@ export class DeliverySpool {
    * written over, so one another writer landed (a receiver that lost the spool, its write landing
    * late) is taken in for replay rather than lost.
    */
-  async #land(name: string, event: AgentEvent): Promise<void> {
+  async #land(name: string, event: AgentEvent, lane: string): Promise<void> {
     const content = JSON.stringify(event);
     const takenIn: string[] = [];
     try {
@@ -219,7 +249,10 @@ export class DeliverySpool {
           throw new SpoolInUseError(`the spool ${this.#dir} is being closed: this receiver is stopping`);
         const created = await createFileExclusive(join(this.#dir, taken), content);
         this.#insert(taken);
-        if (created) return;
+        if (created) {
+          this.#know(taken, lane);
+          return;
+        }
         takenIn.push(taken);
       }
       throw new SpoolInUseError(
@@ -291,7 +324,7 @@ export class DeliverySpool {
       const parsed = eventSchema.safeParse(parseJson(text));
       if (parsed.success) {
         const lane = laneOf(parsed.data);
-        this.#laneOf.set(name, lane);
+        this.#know(name, lane);
         index += 1;
         if (passOver(lane)) continue;
         taken.set(lane, (taken.get(lane) ?? 0) + 1);
@@ -326,7 +359,23 @@ export class DeliverySpool {
   #drop(name: string): void {
     const index = this.#names.indexOf(name);
     if (index >= 0) this.#names.splice(index, 1);
+    const lane = this.#laneOf.get(name);
+    if (lane === undefined) return;
     this.#laneOf.delete(name);
+    this.#count(lane, -1);
+  }
+
+  /** Notes the connection of a spooled entry (once). */
+  #know(name: string, lane: string): void {
+    if (this.#laneOf.has(name)) return;
+    this.#laneOf.set(name, lane);
+    this.#count(lane, 1);
+  }
+
+  #count(lane: string, by: number): void {
+    const count = (this.#perLane.get(lane) ?? 0) + by;
+    if (count > 0) this.#perLane.set(lane, count);
+    else this.#perLane.delete(lane);
   }
 
   /**

@@ -42,11 +42,14 @@ export interface ReceiverOptions {
   log?: OperationalLog;
   /** Deliveries the spool holds at most; past it deliveries get 503 (not accepted). @default 100000 */
   maxSpooledDeliveries?: number;
+  /** Deliveries of one connection the spool holds at most; past it its deliveries get 503. @default 10000 */
+  maxSpooledPerConnection?: number;
   /** Tenants whose connections are onboarded (`onboarding` workflow) instead of `agentConnection`. @default none */
   onboarding?: OnboardingSettings;
   /**
-   * Where `idv_receiver_deliveries{result}` and `idv_receiver_spool_depth` go (the Temporal
-   * runtime's meter, so they share the worker's Prometheus endpoint). @default none
+   * Where `idv_receiver_deliveries{result}`, `idv_receiver_spool_depth` and
+   * `idv_receiver_longest_wait_seconds` go (the Temporal runtime's meter, so they share the worker's
+   * Prometheus endpoint). @default none
    */
   meter?: MetricMeter;
 }
@@ -77,6 +80,9 @@ export async function startReceiver(options: ReceiverOptions): Promise<Receiver>
   const spool = await DeliverySpool.open(options.spoolDir, {
     log,
     ...(options.maxSpooledDeliveries !== undefined ? { maxEntries: options.maxSpooledDeliveries } : {}),
+    ...(options.maxSpooledPerConnection !== undefined
+      ? { maxEntriesPerConnection: options.maxSpooledPerConnection }
+      : {}),
   });
   /** Events of onboarded tenants that no onboarding took, by reason. */
   const notOnboarded = { ended: new SampledCount(), invalid: new SampledCount() };
@@ -99,7 +105,7 @@ export async function startReceiver(options: ReceiverOptions): Promise<Receiver>
     }),
     { log },
   );
-  const metrics = receiverMetrics(options.meter, () => spool.depth);
+  const metrics = receiverMetrics(options.meter, intake);
   const returning = returnRoute({ client: options.client, tokens: options.tokens, log });
   /** Said once per stretch of refusals, not per refused POST. */
   let refusing = false;
@@ -123,7 +129,11 @@ export async function startReceiver(options: ReceiverOptions): Promise<Receiver>
       // A receiver that lost its spool's lock accepts nothing it cannot hand straight on: unhealthy.
       return spool.lockLost
         ? sendJson(response, 503, { ok: false, spoolDepth: spool.depth, spoolLockLost: true })
-        : sendJson(response, 200, { ok: true, spoolDepth: spool.depth });
+        : sendJson(response, 200, {
+            ok: true,
+            spoolDepth: spool.depth,
+            longestWaitSeconds: Math.floor(intake.longestWaitMs() / 1_000),
+          });
     sendJson(response, 404, { title: 'not found' }, closeConnection);
   };
   const deliver = async (
@@ -219,8 +229,11 @@ export async function startReceiver(options: ReceiverOptions): Promise<Receiver>
   };
 }
 
-/** Deliveries by result, and the spool's depth sampled every 5 s and after each delivery. */
-function receiverMetrics(meter: MetricMeter | undefined, depth: () => number) {
+/**
+ * Deliveries by result; the spool's depth, and how long the connection waiting longest has had
+ * its hand-offs fail, sampled every 5 s and after each delivery.
+ */
+function receiverMetrics(meter: MetricMeter | undefined, intake: DeliveryIntake) {
   if (!meter) return { delivery: (_result: string) => undefined, stop: () => undefined };
   const deliveries = meter.createCounter(
     'idv_receiver_deliveries',
@@ -233,13 +246,23 @@ function receiverMetrics(meter: MetricMeter | undefined, depth: () => number) {
     'deliveries',
     'Deliveries waiting in the spool',
   );
-  spoolDepth.set(depth());
-  const sampler = setInterval(() => spoolDepth.set(depth()), 5_000);
+  const longestWait = meter.createGauge(
+    'idv_receiver_longest_wait_seconds',
+    'int',
+    's',
+    "How long the connection waiting longest has had its deliveries' hand-offs to Temporal fail",
+  );
+  const sample = () => {
+    spoolDepth.set(intake.spoolDepth);
+    longestWait.set(Math.floor(intake.longestWaitMs() / 1_000));
+  };
+  sample();
+  const sampler = setInterval(sample, 5_000);
   sampler.unref();
   return {
     delivery(result: string) {
       deliveries.add(1, { result });
-      spoolDepth.set(depth());
+      sample();
     },
     stop: () => clearInterval(sampler),
   };

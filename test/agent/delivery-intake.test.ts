@@ -2,7 +2,7 @@ import { mkdtemp, rm, utimes, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DeliveryIntake, type IntakeSpool } from '../../workers/receiver/delivery-intake';
-import { DeliverySpool } from '../../workers/receiver/delivery-spool';
+import { DeliverySpool, SpoolFullError } from '../../workers/receiver/delivery-spool';
 import { type AgentEvent } from '../../agent-platform/shared/messages';
 import { eventually } from '../harness/eventually';
 
@@ -170,8 +170,9 @@ describe('DeliveryIntake', () => {
     expect(await intake.accept({ ...event('stuck'), connectionId: 'conn-stuck' })).toBe('spooled');
     // Spooled behind a failure (Temporal may be away), replayed at once, showing Temporal takes.
     expect(await intake.accept({ ...event('first'), connectionId: 'conn-other' })).toBe('spooled');
+    // Handed off and removed: only the stuck connection's delivery is left.
     await eventually(
-      () => Promise.resolve(taken.includes('first') ? true : undefined),
+      () => Promise.resolve(intake.spoolDepth === 1 ? true : undefined),
       'the first handed off',
     );
     // Before, every delivery went through the disk while any waited there.
@@ -195,6 +196,56 @@ describe('DeliveryIntake', () => {
     expect(await intake.accept({ ...event('a'), connectionId: 'conn-a' })).toBe('spooled');
     expect(await intake.accept({ ...event('b'), connectionId: 'conn-b' })).toBe('spooled');
     expect(tried).toEqual(['a']);
+  });
+
+  it('tries Temporal again every so often while it seemed away, one delivery at a time', async () => {
+    const temporal = temporalStandIn();
+    temporal.state.up = false;
+    const tried: string[] = [];
+    const intake = new DeliveryIntake(
+      await DeliverySpool.open(dir),
+      (delivery) => {
+        tried.push(delivery.objectId);
+        return temporal.handOff(delivery);
+      },
+      { minBackoffMs: 10, maxBackoffMs: 20, probeAfterMs: 200 },
+    );
+    opened.push(intake);
+    // No replay running, and what is spooled cannot show Temporal back: a delivery has to.
+    expect(await intake.accept({ ...event('a'), connectionId: 'conn-a' })).toBe('spooled');
+    temporal.state.up = true;
+    expect(await intake.accept({ ...event('b'), connectionId: 'conn-b' })).toBe('spooled');
+    await new Promise((resolve) => setTimeout(resolve, 250));
+    expect(await intake.accept({ ...event('c'), connectionId: 'conn-c' })).toBe('delivered');
+    expect(await intake.accept({ ...event('d'), connectionId: 'conn-d' })).toBe('delivered');
+    expect(tried).toEqual(['a', 'c', 'd']);
+  });
+
+  it("hands a delivery straight on when the spool is full of another connection's, though Temporal seemed away", async () => {
+    let refuseNext = true;
+    const taken: string[] = [];
+    const intake = new DeliveryIntake(
+      await DeliverySpool.open(dir, { maxEntries: 2 }),
+      (delivery) => {
+        // The stuck connection's workflow refuses its signals; the first refusal looks like an outage.
+        if (delivery.connectionId === 'conn-stuck' || refuseNext) {
+          refuseNext = false;
+          return Promise.reject(new Error('unavailable'));
+        }
+        taken.push(delivery.objectId);
+        return Promise.resolve();
+      },
+      { minBackoffMs: 10, maxBackoffMs: 20 },
+    );
+    opened.push(intake);
+    expect(await intake.accept({ ...event('s1'), connectionId: 'conn-stuck' })).toBe('spooled');
+    expect(await intake.accept({ ...event('s2'), connectionId: 'conn-stuck' })).toBe('spooled');
+    // Before, it went to the full spool and was refused, and so was every delivery after it.
+    expect(await intake.accept({ ...event('x'), connectionId: 'conn-x' })).toBe('delivered');
+    await expect(intake.accept({ ...event('s3'), connectionId: 'conn-stuck' })).rejects.toThrow(
+      SpoolFullError,
+    );
+    expect(taken).toEqual(['x']);
   });
 
   it("says once when a connection's deliveries have waited long, and how long the longest wait is", async () => {

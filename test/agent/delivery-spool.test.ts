@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import {
   DeliverySpool,
   laneOf,
-  SpoolFullError,
+  ConnectionShareFullError,
   SpoolInUseError,
 } from '../../workers/receiver/delivery-spool';
 import { type AgentEvent } from '../../agent-platform/shared/messages';
@@ -55,7 +55,7 @@ describe('DeliverySpool', () => {
     const other = { ...event('other'), connectionId: 'conn-2' };
     await spool.append(event('a'));
     await spool.append(event('b'));
-    await expect(spool.append(event('c'))).rejects.toThrow(SpoolFullError);
+    await expect(spool.append(event('c'))).rejects.toThrow(ConnectionShareFullError);
     await spool.append(other);
     // Taken by Temporal: room again for the connection.
     await spool.remove((await spool.oldest())?.name ?? '');

@@ -1,6 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { type AgentEvent } from '../../agent-platform/shared/messages';
-import { type DeliverySpool, laneOf, type SpoolEntry } from './delivery-spool';
+import { type DeliverySpool, laneOf, type SpoolEntry, SpoolFullError } from './delivery-spool';
 import { failureFields } from './failure-kind';
 import { type OperationalFields, type OperationalLog } from './operational-log';
 import { Mutex } from 'async-mutex';
@@ -41,6 +41,44 @@ export interface DeliveryIntakeOptions {
    * said (its workflow refuses them while the others' go in). @default 300000
    */
   longWaitMs?: number;
+  /**
+   * While Temporal is believed away, how often one delivery tries it rather than the spool
+   * (nothing else may show it back: the spool may hold only what cannot go). @default 5000
+   */
+  probeAfterMs?: number;
+}
+
+/**
+ * Whether Temporal takes deliveries now, learned from the hand-offs' outcomes in the order they
+ * began: one that began before the outcome last learned says nothing newer (a slow refusal, or
+ * a success from before an outage). Believed away, deliveries are spooled at once rather than
+ * each waiting out a hand-off, but one tries Temporal every `probeAfterMs`.
+ */
+class TemporalTaking {
+  #taking = true;
+  #asOf = Number.NEGATIVE_INFINITY;
+  #probing = false;
+
+  constructor(private readonly probeAfterMs: number) {}
+
+  /** Whether a delivery tries Temporal now: `probe` when it is the one trying while believed away. */
+  tryNow(now: number): 'yes' | 'probe' | 'no' {
+    if (this.#taking) return 'yes';
+    if (this.#probing || now - this.#asOf < this.probeAfterMs) return 'no';
+    this.#probing = true;
+    return 'probe';
+  }
+
+  /** A probe ended, whatever was learned from it. */
+  probed(): void {
+    this.#probing = false;
+  }
+
+  learn(startedAt: number, took: boolean): void {
+    if (startedAt < this.#asOf) return;
+    this.#asOf = startedAt;
+    this.#taking = took;
+  }
 }
 
 /** A connection whose last hand-off failed: tried again at `at`, its backoff doubling. */
@@ -73,11 +111,7 @@ export class DeliveryIntake {
    * so one whose workflow refuses its signals holds none but its own deliveries.
    */
   readonly #waiting = new Map<string, LaneWait>();
-  /**
-   * Whether the last hand-off of a connection not already waiting went in: while Temporal takes
-   * nothing, a delivery is spooled at once rather than after a hand-off's timeout.
-   */
-  #taking = true;
+  readonly #temporal: TemporalTaking;
   readonly #recent = new Set<string>();
   readonly #inFlight = new Map<string, Promise<IntakeOutcome>>();
   /** Per connection, the last delivery's way in: the next one waits for it (order kept). */
@@ -95,6 +129,7 @@ export class DeliveryIntake {
     this.#maxBackoffMs = options.maxBackoffMs ?? 15_000;
     this.#recentLimit = options.recentKeys ?? 10_000;
     this.#longWaitMs = options.longWaitMs ?? 300_000;
+    this.#temporal = new TemporalTaking(options.probeAfterMs ?? 5_000);
   }
 
   /** Deliveries waiting in the spool. */
@@ -104,8 +139,9 @@ export class DeliveryIntake {
 
   /** How long the connection waiting longest has had its hand-offs fail (0 when none). */
   longestWaitMs(now = Date.now()): number {
-    const since = Math.min(...[...this.#waiting.values()].map((wait) => wait.since));
-    return Number.isFinite(since) ? now - since : 0;
+    let since = now;
+    for (const wait of this.#waiting.values()) since = Math.min(since, wait.since);
+    return now - since;
   }
 
   /** Starts replaying what the spool holds (a previous process may have left some). */
@@ -151,21 +187,36 @@ export class DeliveryIntake {
     // While the connection's earlier deliveries wait, later ones queue behind them: order is
     // kept. Another connection's waiting deliveries hold none of this one's, unless Temporal
     // takes nothing now.
+    const lane = laneOf(event);
     let reason: OperationalFields = { reason: 'earlier deliveries are waiting' };
-    if (this.#spool.depth === 0 || (this.#taking && this.#spool.holdsNoneOf(laneOf(event)))) {
+    const startedAt = Date.now();
+    const trying =
+      this.#spool.depth === 0
+        ? 'yes'
+        : this.#spool.holdsNoneOf(lane)
+          ? this.#temporal.tryNow(startedAt)
+          : 'no';
+    if (trying !== 'no') {
       try {
-        await this.#handOff(event);
-        this.#taking = true;
+        await this.#straight(lane, event, startedAt);
         return 'delivered';
       } catch (error) {
         // Temporal did not take it (or did not say so in time): spooled below, replayed later.
-        this.#taking = false;
         reason = failureFields(error);
+      } finally {
+        if (trying === 'probe') this.#temporal.probed();
       }
     }
     const wasEmpty = this.#spool.depth === 0;
     try {
       await this.#spool.append(event);
+    } catch (error) {
+      // The spool refuses (full): a delivery with nothing of its own waiting that did not try
+      // Temporal tries it now, rather than being refused while Temporal may take it.
+      if (!(error instanceof SpoolFullError) || trying !== 'no' || !this.#spool.holdsNoneOf(lane))
+        throw error;
+      await this.#straight(lane, event, Date.now()).catch(() => Promise.reject(error));
+      return 'delivered';
     } finally {
       // Also when the write failed: later entries waited behind it and may go now.
       this.#notify();
@@ -177,6 +228,19 @@ export class DeliveryIntake {
         'warn',
       );
     return 'spooled';
+  }
+
+  /** Hands a delivery straight to Temporal (nothing of its connection waits), learning from it. */
+  async #straight(lane: string, event: AgentEvent, startedAt: number): Promise<void> {
+    try {
+      await this.#handOff(event);
+    } catch (error) {
+      this.#temporal.learn(startedAt, false);
+      throw error;
+    }
+    this.#temporal.learn(startedAt, true);
+    // Gone straight: it has nothing left waiting (its entries removed by hand, say).
+    this.#waiting.delete(lane);
   }
 
   #remember(key: string): void {
@@ -195,6 +259,8 @@ export class DeliveryIntake {
     const waits = (lane: string) => (waiting.get(lane)?.at ?? 0) > Date.now();
     while (!this.#stop.signal.aborted) {
       try {
+        // A wait whose connection has nothing left here (removed by hand, set aside) is over.
+        for (const lane of waiting.keys()) if (this.#spool.holdsNoneOf(lane)) waiting.delete(lane);
         const lookedAt = Date.now();
         const entries = await this.#spool.oldestEntries(REPLAY_BATCH, REPLAY_PER_CONNECTION, waits);
         if (entries.length === 0) {
@@ -222,14 +288,17 @@ export class DeliveryIntake {
         const settled = await Promise.allSettled(
           [...lanes].map(async ([lane, laneEntries]) => {
             for (const entry of laneEntries) {
+              const startedAt = Date.now();
               try {
                 await this.#handOff(entry.event);
               } catch (error) {
+                // Only a connection not already waiting says something of Temporal as a whole.
+                if (!waiting.has(lane)) this.#temporal.learn(startedAt, false);
                 this.#failed(lane, entry.name, error);
                 failures.push(error);
                 return;
               }
-              this.#taking = true;
+              this.#temporal.learn(startedAt, true);
               waiting.delete(lane);
               await this.#spool.remove(entry.name);
               replayed += 1;
@@ -266,8 +335,6 @@ export class DeliveryIntake {
   #failed(lane: string, entry: string, error: unknown): void {
     const now = Date.now();
     const before = this.#waiting.get(lane);
-    // Only a connection not already waiting says something of Temporal as a whole.
-    if (!before) this.#taking = false;
     const backoffMs = before ? Math.min(before.backoffMs * 2, this.#maxBackoffMs) : this.#minBackoffMs;
     const wait: LaneWait = {
       at: now + backoffMs,

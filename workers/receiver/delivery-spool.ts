@@ -27,7 +27,12 @@ const NUMBER_TRIES = 100;
 
 /** Thrown when the spool holds its maximum of deliveries: the delivery is not accepted. */
 export class SpoolFullError extends Error {
-  override readonly name = 'SpoolFullError';
+  override readonly name: string = 'SpoolFullError';
+}
+
+/** Thrown when the spool holds its maximum of one connection's deliveries: that one is not accepted. */
+export class ConnectionShareFullError extends SpoolFullError {
+  override readonly name = 'ConnectionShareFullError';
 }
 
 /** Options of {@link DeliverySpool.open}. */
@@ -213,7 +218,7 @@ export class DeliverySpool {
       throw new SpoolFullError(`the spool holds its maximum of ${this.#maxEntries} deliveries`);
     const lane = laneOf(event);
     if ((this.#perLane.get(lane) ?? 0) >= this.#maxPerLane)
-      throw new SpoolFullError(
+      throw new ConnectionShareFullError(
         `the spool holds its maximum of ${this.#maxPerLane} deliveries of one connection`,
       );
     const name = this.#number();

@@ -12,7 +12,7 @@ import { tenantSchema } from '../../agent-platform/domain/tenant-schema';
 import { readBody } from '../../http/read-body';
 import { closeConnection, sendJson } from '../../http/respond';
 import { DeliveryIntake, type IntakeOutcome } from './delivery-intake';
-import { DeliverySpool, SpoolFullError } from './delivery-spool';
+import { ConnectionShareFullError, DeliverySpool, SpoolFullError } from './delivery-spool';
 import { failureFields } from './failure-kind';
 import { type OperationalLog, SampledCount } from './operational-log';
 import { returnRoute } from './return-route';
@@ -109,6 +109,8 @@ export async function startReceiver(options: ReceiverOptions): Promise<Receiver>
   const returning = returnRoute({ client: options.client, tokens: options.tokens, log });
   /** Said once per stretch of refusals, not per refused POST. */
   let refusing = false;
+  /** Deliveries refused for their connection's share of the spool: the first and every 100th said. */
+  const connectionFull = new SampledCount();
   const route = async (request: IncomingMessage, response: ServerResponse) => {
     const path = (request.url ?? '/').split('?', 1)[0] ?? '/';
     const agent = AGENT_PATH.exec(path);
@@ -180,9 +182,19 @@ export async function startReceiver(options: ReceiverOptions): Promise<Receiver>
     } catch (error) {
       // Not durable anywhere: the platform must not take this for acceptance.
       if (error instanceof SpoolFullError) {
-        if (!refusing) log('refusing deliveries: the spool is full', { spoolDepth: spool.depth }, 'error');
+        if (error instanceof ConnectionShareFullError) {
+          // One connection's (its workflow refusing its signals): the others go on.
+          if (connectionFull.add())
+            log(
+              "refusing a connection's deliveries: it holds its share of the spool",
+              { count: connectionFull.count },
+              'warn',
+            );
+        } else {
+          if (!refusing) log('refusing deliveries: the spool is full', { spoolDepth: spool.depth }, 'error');
+          refusing = true;
+        }
         metrics.delivery('refused');
-        refusing = true;
         return sendJson(
           response,
           503,

@@ -211,4 +211,42 @@ describe('create attempts', () => {
     const attempts = await deps.vault.createAttempts(profileId(), 'idv-closed');
     expect(attempts).toEqual([expect.objectContaining({ settled: true, endedAtMs: expect.any(Number) })]);
   });
+
+  it('lists a closed window whole before forgetting its attempt, finding a session the service listed long after the date it gives it', async () => {
+    const HOUR = 3_600_000;
+    const nowMs = Date.now();
+    const control = emulatorControl(emulator.controlUrl);
+    await control('PUT', '/script', { outcome: 'manual' });
+    const { sessionId } = await identity.sessions.createDirectProviderSession({
+      verificationProfileId: profileId(),
+      provider: 'yoti',
+      capabilities: ['DeeplinkToMobile', 'PollResult', 'RefreshStepContent'],
+    });
+    // Dated when its create arrived, three hours ago; listed only now that it was carried out.
+    const session = emulator.store.sessions.get(sessionId);
+    if (!session) throw new Error('the session is missing');
+    session.createdMs = nowMs - 3 * HOUR + 2_000;
+    // That create's attempt got no answer; its window (an hour's horizon) closed two hours ago.
+    const attemptId = await deps.vault.recordCreateAttempt({
+      workflowId: 'idv-listed-late',
+      profileId: profileId(),
+      startedAtMs: nowMs - 3 * HOUR,
+    });
+    await deps.vault.endCreateAttempt(profileId(), attemptId, {
+      endedAtMs: nowMs - 3 * HOUR + 30_000,
+      settled: false,
+    });
+    const activities = createActivities({ ...deps, orphans: { horizonMs: HOUR } });
+    const sweep = (args: Parameters<typeof activities.sweepOrphans>[0]) => activities.sweepOrphans(args);
+    // The looks before covered up to five minutes ago, each relisting a minute back: none saw it.
+    const looked = await environment('idv-orphans-listed-late').run(sweep, {
+      verificationProfileId: profileId(),
+      coveredToMs: nowMs - 5 * 60_000,
+    });
+    // Swept: redacted (the service had expired it meanwhile, three hours after the date it gave it).
+    expect(looked).toMatchObject({ redacted: expect.arrayContaining([sessionId]) });
+    expect(session.redacted?.by).toBe('request');
+    const attempts = await deps.vault.createAttempts(profileId(), 'idv-listed-late');
+    expect(attempts).toEqual([]);
+  });
 });

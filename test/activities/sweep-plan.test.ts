@@ -48,6 +48,37 @@ describe("the orphan sweep's plan", () => {
     expect(inWindows(plan.windows, nowMs - 5 * HOUR)).toBe(false);
   });
 
+  it('keeps the attempts of a closed window for one listing of it whole, an hour after it closed or once nothing else is open', () => {
+    const nowMs = Date.UTC(2026, 10, 28, 12);
+    const attempt = (id: string, endedAtMs: number): CreateAttempt => ({
+      id,
+      workflowId: 'idv-1',
+      profileId: 'profile-1',
+      startedAtMs: endedAtMs - 1_000,
+      endedAtMs,
+      settled: false,
+    });
+    // Closed ten minutes ago, while another window is open: kept, and the sweep goes on looking.
+    const closedLately = attempt('a', nowMs - HOUR - 10 * 60_000);
+    const open = attempt('b', nowMs - 10 * 60_000);
+    const waiting = planSweep([closedLately, open], nowMs, HOUR);
+    expect(waiting.done).toEqual([]);
+    expect(waiting.lastListingFromMs).toBeUndefined();
+    expect(waiting.open).toBe(true);
+    // Alone, it is listed whole now and forgotten.
+    const alone = planSweep([closedLately], nowMs, HOUR);
+    expect(alone).toMatchObject({
+      done: ['a'],
+      open: false,
+      lastListingFromMs: closedLately.startedAtMs - CLOCK_SLACK_MS,
+    });
+    // An hour after it closed, with the other open still: listed whole, with any closed since.
+    const later = planSweep([closedLately, attempt('c', nowMs - HOUR - 2 * HOUR), open], nowMs, HOUR);
+    expect(later.done.sort()).toEqual(['a', 'c']);
+    expect(later.lastListingFromMs).toBe(nowMs - 3 * HOUR - 1_000 - CLOCK_SLACK_MS);
+    expect(later.open).toBe(true);
+  });
+
   it('settles an attempt the call budget never sent, and not one the service failed', () => {
     expect(attemptSettled(new OverBudgetError({ operation: 'CreateDirectProviderSession' }))).toBe(true);
     const operation = 'CreateDirectProviderSession';

@@ -174,9 +174,14 @@ export function cleanupActivities(deps: VerificationDeps) {
     const plan = planSweep(await deps.vault.createAttempts(profileId), nowMs, orphanSettings.horizonMs);
     // Orphans the listing showed finished: nothing to end, only to redact.
     const knownDone = new Set<string>();
-    const fromMs = Math.max(
-      plan.windows[0]?.fromMs ?? Number.POSITIVE_INFINITY,
-      (args.coveredToMs ?? Number.NEGATIVE_INFINITY) - RELOOK_MS,
+    // From a minute before what the last look covered; the whole of the windows whose attempts
+    // are forgotten after this look (a session the service listed late).
+    const fromMs = Math.min(
+      plan.lastListingFromMs ?? Number.POSITIVE_INFINITY,
+      Math.max(
+        plan.windows[0]?.fromMs ?? Number.POSITIVE_INFINITY,
+        (args.coveredToMs ?? Number.NEGATIVE_INFINITY) - RELOOK_MS,
+      ),
     );
     // A listing that fails (for good: a refusal of this profile's listing) holds up none of the
     // orphans known by their ids; the look fails after them, and Temporal tries it again.

@@ -56,6 +56,16 @@ export function mayHaveOrphans(
   );
 }
 
+/**
+ * How long after an unsettled attempt's window has closed it waits for the listing that covers
+ * its window whole once more, before it is forgotten: a service may list a session later than a
+ * look's relisting reaches ({@link RELOOK_MS}), dated when its create arrived and listed once
+ * carried out. Windows closing within this share one such listing (it pages through every session
+ * of the profile created since the earliest of them), so a day of lost answers costs at most
+ * one an hour.
+ */
+export const LAST_LISTING_AFTER_MS = 3_600_000;
+
 /** A time range (epoch ms, inclusive) in which an unsettled attempt's session may have been created. */
 export interface CreateWindow {
   fromMs: number;
@@ -80,6 +90,11 @@ export interface SweepPlan {
   open: boolean;
   /** Attempts nothing can come of any more once this look has covered `coverToMs`. */
   done: string[];
+  /**
+   * Where this look lists from, whole, before the unsettled attempts among `done` are forgotten:
+   * the earliest start of their windows. Undefined when none is forgotten now.
+   */
+  lastListingFromMs?: number;
 }
 
 /**
@@ -100,12 +115,28 @@ export function planSweep(attempts: readonly CreateAttempt[], nowMs: number, hor
     toMs: (attempt.endedAtMs ?? attempt.startedAtMs + ATTEMPT_BOUND_MS) + horizonMs + CLOCK_SLACK_MS,
   });
   const windows = merged(unsettled.map(windowOf));
-  const done = [
-    ...unsettled.filter((attempt) => windowOf(attempt).toMs <= coverToMs),
-    ...attempts.filter(answered),
-  ].map((attempt) => attempt.id);
-  const open = windows.some((window) => window.toMs > coverToMs) || attempts.some(underWay);
-  return { coverToMs, windows, open, done };
+  const closed = unsettled.filter((attempt) => windowOf(attempt).toMs <= coverToMs);
+  const stillOpen = windows.some((window) => window.toMs > coverToMs) || attempts.some(underWay);
+  // Listed whole once the first closed an hour ago, or when nothing else keeps the sweep looking.
+  const lastListing =
+    closed.length > 0 &&
+    (!stillOpen || closed.some((attempt) => coverToMs - windowOf(attempt).toMs >= LAST_LISTING_AFTER_MS));
+  const done = [...(lastListing ? closed : []), ...attempts.filter(answered)].map((attempt) => attempt.id);
+  const open = stillOpen || (closed.length > 0 && !lastListing);
+  return {
+    coverToMs,
+    windows,
+    open,
+    done,
+    ...(lastListing
+      ? {
+          lastListingFromMs: closed.reduce(
+            (earliest, attempt) => Math.min(earliest, windowOf(attempt).fromMs),
+            Number.POSITIVE_INFINITY,
+          ),
+        }
+      : {}),
+  };
 }
 
 /** Windows that overlap or touch as one, earliest first. */

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { type WorkflowFailedError, WorkflowUpdateFailedError } from '@temporalio/client';
@@ -301,10 +302,10 @@ describe('verification ending paths, end to end', () => {
   }, 60_000);
 
   it('looks again later still, up to its last look, while the service goes on answering 404 for the session', async () => {
-    const { started, sessionId } = await servedAs404({ redactAfter: 'never' });
-    await expect(started.handle.result()).resolves.toMatchObject({ errorCode: 'SessionNotFound' });
-    // The hour has passed (the look again started at once, as Temporal would then), and the
-    // 404s go on: it looks again 6 hours later, rather than leaving a session it cannot see.
+    // A session the service answers 404 for at every call (one it never had, here); the hour
+    // has passed (the look again started at once, as Temporal would then), and the 404s go on:
+    // it looks again 6 hours later, rather than leaving a session it cannot see.
+    const sessionId = randomUUID();
     const args: RedactionArgs = { sessionId, delayMs: 0, recheck: true };
     const look = await stack().client.workflow.start<RedactionWorkflow>('sessionRedaction', {
       taskQueue: stack().taskQueue,

@@ -136,6 +136,65 @@ async function lookAgainLater(sessionId: string, redact: boolean): Promise<void>
   }
 }
 
+/** What {@link lookAgain} uses of its redaction run. */
+interface LookAgainRun {
+  settle: <T>(step: string, outcome: StepOutcome<T>) => T | undefined;
+  doing: (what: string) => void;
+  /** No step has given up so far. */
+  clean: () => boolean;
+  finish: <T extends RedactionReport>(report: T) => Promise<T>;
+}
+
+/**
+ * A look again at a session the service said it did not know: after `args.delayMs`, ends it if
+ * it is there (and redacts it, unless `args.redact` is false); while the service still says it
+ * does not know it, again {@link RECHECK_AGAIN_MS} later.
+ */
+async function lookAgain(
+  sessionId: string,
+  args: RedactionArgs,
+  run: LookAgainRun,
+): Promise<RedactionReport> {
+  const { settle, doing, finish } = run;
+  const redact = args.redact !== false;
+  for (let look = 0; ; look += 1) {
+    const waitMs = look === 0 ? args.delayMs : (RECHECK_AGAIN_MS[look - 1] as number);
+    doing(
+      `looking again at ${new Date(Date.now() + waitMs).toISOString()}: the service said it did not know the session`,
+    );
+    if (waitMs > 0) await sleep(waitMs, { summary: 'until the session is looked at again' });
+    doing(
+      redact ? 'ending the session if it is there, then redacting it' : 'ending the session if it is there',
+    );
+    const ended = settle(
+      'ending the session',
+      await boundedStep(redactionBounds.endSession, (calls) => calls.endSessionIfLive(sessionId)),
+    );
+    const redacted = redact
+      ? settle(
+          'redacting at the service',
+          await boundedStep(redactionBounds.redactAtService, (calls) => calls.redactAtService(sessionId)),
+        )?.redacted
+      : undefined;
+    const stillUnknown = ended?.gone === true || redacted === false;
+    if (
+      stillUnknown &&
+      run.clean() &&
+      look < RECHECK_AGAIN_MS.length &&
+      patched(RECHECK_UNKNOWN_SESSION_AGAIN)
+    )
+      continue;
+    if (!redact)
+      return await finish({ sessionId, redactedAt: '', redactedAtService: false, attachmentsDeleted: 0 });
+    return await finish({
+      sessionId,
+      redactedAt: new Date(Date.now()).toISOString(),
+      redactedAtService: redacted ?? false,
+      attachmentsDeleted: 0,
+    });
+  }
+}
+
 /** How long results due "right after delivery" wait for the caller to receive them. */
 export const DELIVERY_GRACE_MS = HOUR;
 
@@ -259,45 +318,8 @@ export async function sessionRedaction(args: RedactionArgs): Promise<RedactionRe
     throw problems.length > 0 ? givenUp() : cancelled;
   };
 
-  if (args.recheck === true && sessionId !== undefined) {
-    const redact = args.redact !== false;
-    for (let look = 0; ; look += 1) {
-      const waitMs = look === 0 ? args.delayMs : (RECHECK_AGAIN_MS[look - 1] as number);
-      doing(
-        `looking again at ${new Date(Date.now() + waitMs).toISOString()}: the service said it did not know the session`,
-      );
-      if (waitMs > 0) await sleep(waitMs, { summary: 'until the session is looked at again' });
-      doing(
-        redact ? 'ending the session if it is there, then redacting it' : 'ending the session if it is there',
-      );
-      const ended = settle(
-        'ending the session',
-        await boundedStep(redactionBounds.endSession, (calls) => calls.endSessionIfLive(sessionId)),
-      );
-      const redacted = redact
-        ? settle(
-            'redacting at the service',
-            await boundedStep(redactionBounds.redactAtService, (calls) => calls.redactAtService(sessionId)),
-          )?.redacted
-        : undefined;
-      const stillUnknown = ended?.gone === true || redacted === false;
-      if (
-        stillUnknown &&
-        problems.length === 0 &&
-        look < RECHECK_AGAIN_MS.length &&
-        patched(RECHECK_UNKNOWN_SESSION_AGAIN)
-      )
-        continue;
-      if (!redact)
-        return await finish({ sessionId, redactedAt: '', redactedAtService: false, attachmentsDeleted: 0 });
-      return await finish({
-        sessionId,
-        redactedAt: new Date(Date.now()).toISOString(),
-        redactedAtService: redacted ?? false,
-        attachmentsDeleted: 0,
-      });
-    }
-  }
+  if (args.recheck === true && sessionId !== undefined)
+    return await lookAgain(sessionId, args, { settle, doing, clean: () => problems.length === 0, finish });
   if (sessionId === undefined) {
     doing(`due ${new Date(Date.now() + args.delayMs).toISOString()}: destroying the data key`);
     const destroyOwnKey = settledOnce(async () =>

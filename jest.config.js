@@ -14,6 +14,7 @@ module.exports = {
   setupFiles: ['<rootDir>/test/harness/quiet-runtime.ts'],
   testTimeout: 60_000,
   // Most suites wait on Temporal's timers and the emulator more than they compute: with 3 workers
-  // the 2 cores were 70 % idle through the run (994 s).
-  maxWorkers: 5,
+  // the 2 cores were 70 % idle through the run (994 s); with 5, 13 % (730 s), and a child
+  // process's start outran its test's bound.
+  maxWorkers: 4,
 };

@@ -50,13 +50,13 @@ describe('the idv command line in its own process', () => {
       expect(result.stderr).toContain(expected);
       expect(result.stderr.trimEnd().split('\n')).toHaveLength(1);
     },
-    20_000,
+    60_000,
   );
 
   it('idv --version prints the version', async () => {
     const result = await idv(['--version']);
     expect(result).toMatchObject({ code: 0, stdout: expect.stringMatching(/^idv \d+\.\d+\.\d+\n$/) });
-  }, 20_000);
+  }, 60_000);
 });
 
 describe('the idv command line with a running stack', () => {
@@ -105,6 +105,6 @@ describe('the idv command line with a running stack', () => {
       expect(result).toMatchObject({ code: 2, stderr: expected });
       expect(connections).toBe(before);
     },
-    20_000,
+    60_000,
   );
 });

@@ -33,5 +33,6 @@ describe('idv demo', () => {
         'migration applied again',
       ]),
     );
-  });
+    // Its own process starts a whole stack and bundles the workflows: 47 s on a busy CI.
+  }, 120_000);
 });

@@ -41,7 +41,7 @@ describe('a stack file whose idv dev has gone', () => {
     expect(stderr).toBe(
       `idv: the stack in ${join(root, '.data')} is not running (its stack.json names Temporal at 127.0.0.1:7999, but idv dev pid ${2 ** 22 + 17} has stopped): start \`idv dev\`, or set TEMPORAL_ADDRESS\n`,
     );
-  }, 20_000);
+  }, 60_000);
 
   it('is found from a subfolder: the data dir is the nearest .data with a stack file above', () => {
     expect(defaultDataDir(join(root, 'sub', 'folder'))).toBe(join(root, '.data'));

@@ -16,6 +16,10 @@ import { prepareVerificationInput } from '../../verification/client/prepare-inpu
 import { type Emulator, startEmulator } from '../../emulator/emulator';
 import { emulatorControl } from '../../emulator/control-client';
 import { localActivityDeps } from '../harness/activity-deps';
+import {
+  LAST_LISTING_PAGES_PER_LOOK,
+  type OrphanLook,
+} from '../../verification/activities/cleanup-activities';
 import { FixedKeyring } from '../harness/fixed-keyring';
 import { DataKeys } from '../../codec/data-keys';
 import { type Keyring } from '../../codec/keyring';
@@ -212,7 +216,7 @@ describe('create attempts', () => {
     expect(attempts).toEqual([expect.objectContaining({ settled: true, endedAtMs: expect.any(Number) })]);
   });
 
-  it('lists a closed window whole before forgetting its attempt, finding a session the service listed long after the date it gives it', async () => {
+  it('lists closed windows whole over several looks before forgetting their attempts, finding a session the service listed long after the date it gives it', async () => {
     const HOUR = 3_600_000;
     const nowMs = Date.now();
     const control = emulatorControl(emulator.controlUrl);
@@ -226,27 +230,49 @@ describe('create attempts', () => {
     const session = emulator.store.sessions.get(sessionId);
     if (!session) throw new Error('the session is missing');
     session.createdMs = nowMs - 3 * HOUR + 2_000;
-    // That create's attempt got no answer; its window (an hour's horizon) closed two hours ago.
-    const attemptId = await deps.vault.recordCreateAttempt({
-      workflowId: 'idv-listed-late',
-      profileId: profileId(),
-      startedAtMs: nowMs - 3 * HOUR,
-    });
-    await deps.vault.endCreateAttempt(profileId(), attemptId, {
-      endedAtMs: nowMs - 3 * HOUR + 30_000,
-      settled: false,
-    });
+    // More sessions of the profile created since than one look lists.
+    const since = Array.from({ length: (LAST_LISTING_PAGES_PER_LOOK + 2) * 50 }, (_, n) => ({
+      ...session,
+      id: randomUUID(),
+      createdMs: nowMs - 2 * HOUR + 60_000 + n * 1_000,
+    }));
+    for (const other of since) emulator.store.sessions.set(other.id, other);
+    const attempt = async (workflowId: string, startedAtMs: number) => {
+      const id = await deps.vault.recordCreateAttempt({ workflowId, profileId: profileId(), startedAtMs });
+      await deps.vault.endCreateAttempt(profileId(), id, { endedAtMs: startedAtMs + 30_000, settled: false });
+    };
+    // That create's attempt got no answer; its window (an hour's horizon) closed two hours ago,
+    // while another's window keeps the sweep looking.
+    await attempt('idv-listed-late', nowMs - 3 * HOUR);
+    await attempt('idv-still-open', nowMs - 2 * 60_000);
     const activities = createActivities({ ...deps, orphans: { horizonMs: HOUR } });
-    const sweep = (args: Parameters<typeof activities.sweepOrphans>[0]) => activities.sweepOrphans(args);
-    // The looks before covered up to five minutes ago, each relisting a minute back: none saw it.
-    const looked = await environment('idv-orphans-listed-late').run(sweep, {
-      verificationProfileId: profileId(),
-      coveredToMs: nowMs - 5 * 60_000,
-    });
-    // Swept: redacted (the service had expired it meanwhile, three hours after the date it gave it).
-    expect(looked).toMatchObject({ redacted: expect.arrayContaining([sessionId]) });
-    expect(session.redacted?.by).toBe('request');
-    const attempts = await deps.vault.createAttempts(profileId(), 'idv-listed-late');
-    expect(attempts).toEqual([]);
+    type LookArgs = Parameters<typeof activities.sweepOrphans>[0];
+    const sweep = (args: LookArgs) => activities.sweepOrphans(args);
+    const look = (args: LookArgs) =>
+      environment('idv-orphans-listed-late').run<[LookArgs], OrphanLook, typeof sweep>(sweep, args);
+    try {
+      // The looks before covered up to five minutes ago, each relisting a minute back: none saw it.
+      const first = await look({
+        verificationProfileId: profileId(),
+        coveredToMs: nowMs - 5 * 60_000,
+      });
+      // Its bound reached, the look goes on looking, its attempt kept.
+      expect(first).toMatchObject({ open: true, lastListing: { page: expect.any(Number) } });
+      expect(session.redacted).toBeUndefined();
+      expect(await deps.vault.createAttempts(profileId(), 'idv-listed-late')).toHaveLength(1);
+      const second = await look({
+        verificationProfileId: profileId(),
+        coveredToMs: first.coveredToMs,
+        ...(first.lastListing ? { lastListing: first.lastListing } : {}),
+      });
+      // Swept: redacted (the service had expired it meanwhile, three hours after the date it gave it).
+      expect(second.redacted).toContain(sessionId);
+      expect(session.redacted?.by).toBe('request');
+      expect(second.lastListing).toBeUndefined();
+      expect(await deps.vault.createAttempts(profileId(), 'idv-listed-late')).toEqual([]);
+      expect(await deps.vault.createAttempts(profileId(), 'idv-still-open')).toHaveLength(1);
+    } finally {
+      for (const other of since) emulator.store.sessions.delete(other.id);
+    }
   });
 });

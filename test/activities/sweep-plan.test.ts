@@ -58,24 +58,31 @@ describe("the orphan sweep's plan", () => {
       endedAtMs,
       settled: false,
     });
-    // Closed ten minutes ago, while another window is open: kept, and the sweep goes on looking.
+    // Its window (an hour's horizon) closed ten minutes ago, apart from one still open.
     const closedLately = attempt('a', nowMs - HOUR - 10 * 60_000);
-    const open = attempt('b', nowMs - 10 * 60_000);
+    const open = attempt('b', nowMs - 5 * 60_000);
     const waiting = planSweep([closedLately, open], nowMs, HOUR);
+    expect(waiting.windows).toHaveLength(2);
     expect(waiting.done).toEqual([]);
-    expect(waiting.lastListingFromMs).toBeUndefined();
+    expect(waiting.lastListing).toBeUndefined();
     expect(waiting.open).toBe(true);
     // Alone, it is listed whole now and forgotten.
     const alone = planSweep([closedLately], nowMs, HOUR);
     expect(alone).toMatchObject({
       done: ['a'],
       open: false,
-      lastListingFromMs: closedLately.startedAtMs - CLOCK_SLACK_MS,
+      lastListing: { fromMs: closedLately.startedAtMs - CLOCK_SLACK_MS, attempts: ['a'] },
     });
-    // An hour after it closed, with the other open still: listed whole, with any closed since.
-    const later = planSweep([closedLately, attempt('c', nowMs - HOUR - 2 * HOUR), open], nowMs, HOUR);
-    expect(later.done.sort()).toEqual(['a', 'c']);
-    expect(later.lastListingFromMs).toBe(nowMs - 3 * HOUR - 1_000 - CLOCK_SLACK_MS);
+    // Just under an hour after one closed, the other open still: kept.
+    const closedAnHourAgo = attempt('c', nowMs - 2 * HOUR - CLOCK_SLACK_MS + 1_000);
+    expect(planSweep([closedLately, closedAnHourAgo, open], nowMs, HOUR).done).toEqual([]);
+    // An hour after it closed: listed whole, with any closed since, the open one kept.
+    const later = planSweep([closedLately, attempt('d', nowMs - 3 * HOUR), open], nowMs, HOUR);
+    expect(later.done.sort()).toEqual(['a', 'd']);
+    expect(later.lastListing).toEqual({
+      fromMs: nowMs - 3 * HOUR - 1_000 - CLOCK_SLACK_MS,
+      attempts: ['a', 'd'],
+    });
     expect(later.open).toBe(true);
   });
 

@@ -8,6 +8,7 @@ import { destroyRecordKeys, recordErasure } from '../client/records';
 import { redactionWorkflowId, verificationWorkflowId } from '../shared/ids';
 import { redactionMetadata } from '../shared/metadata';
 import {
+  type LastListingCursor,
   lookAgainArgs,
   RECHECK_AFTER_MS,
   type RedactionArgs,
@@ -29,6 +30,8 @@ export interface OrphanLook {
   redacted: string[];
   /** Sessions created up to this time were judged; the next look starts a little before it. */
   coveredToMs: number;
+  /** A last listing of closed windows this look could not finish: the next one goes on from there. */
+  lastListing?: LastListingCursor;
   /** A later look is needed (a window still open, an attempt under way, or an orphan not done). */
   open: boolean;
   /**
@@ -51,6 +54,12 @@ export interface ClosedCreation {
  * the service no longer knowing the session.
  */
 const REDACTION_404_REASKS_MS = [1_000, 2_000];
+
+/**
+ * The pages of a last listing of closed windows (50 sessions each) one look reads at most: a
+ * profile with many sessions since is listed over several looks, each well inside its attempt.
+ */
+export const LAST_LISTING_PAGES_PER_LOOK = 100;
 
 /** How often a look heartbeats, whatever it waits on (a slow page, a budget turn). */
 const LOOK_HEARTBEAT_EVERY_MS = 1_000;
@@ -159,6 +168,7 @@ export function cleanupActivities(deps: VerificationDeps) {
   const look = async (args: {
     verificationProfileId: string;
     coveredToMs?: number;
+    lastListing?: LastListingCursor;
     toClose?: CreationToClose[];
   }): Promise<OrphanLook> => {
     const { verificationProfileId: profileId } = args;
@@ -174,21 +184,23 @@ export function cleanupActivities(deps: VerificationDeps) {
     const plan = planSweep(await deps.vault.createAttempts(profileId), nowMs, orphanSettings.horizonMs);
     // Orphans the listing showed finished: nothing to end, only to redact.
     const knownDone = new Set<string>();
-    // From a minute before what the last look covered; the whole of the windows whose attempts
-    // are forgotten after this look (a session the service listed late).
-    const fromMs = Math.min(
-      plan.lastListingFromMs ?? Number.POSITIVE_INFINITY,
-      Math.max(
-        plan.windows[0]?.fromMs ?? Number.POSITIVE_INFINITY,
-        (args.coveredToMs ?? Number.NEGATIVE_INFINITY) - RELOOK_MS,
-      ),
+    // From a minute before what the last look covered.
+    const sinceMs = Math.max(
+      plan.windows[0]?.fromMs ?? Number.POSITIVE_INFINITY,
+      (args.coveredToMs ?? Number.NEGATIVE_INFINITY) - RELOOK_MS,
     );
+    // And the whole of the closed windows, before their attempts are forgotten (a session the
+    // service listed late), going on where an earlier look's listing of them stopped.
+    const last = plan.lastListing;
+    const fromMs = Math.min(last?.fromMs ?? Number.POSITIVE_INFINITY, sinceMs);
+    const resumeAt = last && args.lastListing?.fromMs === last.fromMs ? args.lastListing.page : 1;
+    let stoppedAt: number | undefined;
     // A listing that fails (for good: a refusal of this profile's listing) holds up none of the
     // orphans known by their ids; the look fails after them, and Temporal tries it again.
     let listingFailure: { error: unknown } | undefined;
     if (plan.windows.length > 0 && fromMs <= plan.coverToMs) {
       try {
-        await takeListed();
+        stoppedAt = await takeListed();
       } catch (error) {
         if (signal().aborted) throw error;
         listingFailure = { error };
@@ -198,13 +210,23 @@ export function cleanupActivities(deps: VerificationDeps) {
     for (const sessionId of await deps.vault.orphans(profileId))
       await sweepOne(sessionId, result, knownDone.has(sessionId));
     if (listingFailure) throw listingFailure.error;
-    await deps.vault.forgetCreateAttempts(profileId, plan.done);
+    const listedWhole = new Set(stoppedAt === undefined ? [] : (last?.attempts ?? []));
+    await deps.vault.forgetCreateAttempts(
+      profileId,
+      plan.done.filter((id) => !listedWhole.has(id)),
+    );
     result.coveredToMs = Math.max(plan.coverToMs, result.coveredToMs);
-    result.open = plan.open || result.failures > 0;
+    if (last && stoppedAt !== undefined) result.lastListing = { fromMs: last.fromMs, page: stoppedAt };
+    result.open = plan.open || stoppedAt !== undefined || result.failures > 0;
     return result;
 
-    /** Takes for the sweep every listed session of the profile in the plan's windows that nothing accounts for. */
-    async function takeListed(): Promise<void> {
+    /**
+     * Takes for the sweep every listed session of the profile in the plan's windows that nothing
+     * accounts for. Resolves to the page where the last listing stopped, at its bound for one
+     * look; undefined once everything was listed.
+     */
+    async function takeListed(): Promise<number | undefined> {
+      let pagesPast = 0;
       for (let page = 1; ; page += 1) {
         const answer = await deps.identity.sessions.list(
           profileId,
@@ -225,7 +247,13 @@ export function cleanupActivities(deps: VerificationDeps) {
           if (stateOf(session).done) knownDone.add(id);
         }
         const oldest = Math.min(...answer.sessions.map(createdMs).filter((at) => !Number.isNaN(at)));
-        if (!answer.more || answer.sessions.length === 0 || oldest < fromMs) break;
+        if (!answer.more || answer.sessions.length === 0 || oldest < fromMs) return undefined;
+        if (oldest < sinceMs) {
+          // Past what the look itself needs: the last listing, from where it stopped.
+          page = Math.max(page, resumeAt - 1);
+          pagesPast += 1;
+          if (pagesPast >= LAST_LISTING_PAGES_PER_LOOK) return page + 1;
+        }
       }
     }
   };
@@ -387,11 +415,14 @@ export function cleanupActivities(deps: VerificationDeps) {
      * sweep (a claim that comes later is refused). Each taken or marked orphan is ended if live
      * and redacted, whatever the ending does; one the service refuses stays marked, is tried at
      * the next look, and is counted in `failures`. The look itself fails (and Temporal retries
-     * it) only when the store or the listing does.
+     * it) only when the store or the listing does. Before the attempts of windows that closed
+     * are forgotten, their windows are listed whole, over several looks when many sessions were
+     * created since (`lastListing`: where the last look stopped).
      */
     async sweepOrphans(args: {
       verificationProfileId: string;
       coveredToMs?: number;
+      lastListing?: LastListingCursor;
       toClose?: CreationToClose[];
     }): Promise<OrphanLook> {
       const context = Context.current();

@@ -91,10 +91,10 @@ export interface SweepPlan {
   /** Attempts nothing can come of any more once this look has covered `coverToMs`. */
   done: string[];
   /**
-   * Where this look lists from, whole, before the unsettled attempts among `done` are forgotten:
-   * the earliest start of their windows. Undefined when none is forgotten now.
+   * The closed windows this look lists whole before their unsettled attempts (among `done`) are
+   * forgotten: from the earliest start of them. Undefined when none is forgotten now.
    */
-  lastListingFromMs?: number;
+  lastListing?: { fromMs: number; attempts: string[] };
 }
 
 /**
@@ -130,10 +130,13 @@ export function planSweep(attempts: readonly CreateAttempt[], nowMs: number, hor
     done,
     ...(lastListing
       ? {
-          lastListingFromMs: closed.reduce(
-            (earliest, attempt) => Math.min(earliest, windowOf(attempt).fromMs),
-            Number.POSITIVE_INFINITY,
-          ),
+          lastListing: {
+            fromMs: closed.reduce(
+              (earliest, attempt) => Math.min(earliest, windowOf(attempt).fromMs),
+              Number.POSITIVE_INFINITY,
+            ),
+            attempts: closed.map((attempt) => attempt.id),
+          },
         }
       : {}),
   };

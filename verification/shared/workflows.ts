@@ -109,13 +109,22 @@ export interface CreationCloseReport {
   sweepAsked: boolean;
 }
 
+/**
+ * A last listing of closed windows that one look could not finish (a profile with many sessions
+ * since): the next look goes on from `page` (new sessions only push older ones to later pages).
+ */
+export interface LastListingCursor {
+  fromMs: number;
+  page: number;
+}
+
 /** Input of {@link orphanSweep}. */
 export interface OrphanSweepInput {
   verificationProfileId: string;
   /** Verifications whose creation their clean-up could not close (the store was away). */
   toClose?: CreationToClose[];
   /** Set by the sweep itself when it continues as new. */
-  carried?: { coveredToMs?: number; failingSinceMs?: number; swept: number };
+  carried?: { coveredToMs?: number; lastListing?: LastListingCursor; failingSinceMs?: number; swept: number };
 }
 
 /** What a sweep did, when nothing was left to look for. */

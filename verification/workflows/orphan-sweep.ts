@@ -97,6 +97,7 @@ export async function orphanSweep(input: OrphanSweepInput): Promise<OrphanSweepS
     retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute' },
   });
   let coveredToMs = input.carried?.coveredToMs;
+  let lastListing = input.carried?.lastListing;
   let failingSinceMs = input.carried?.failingSinceMs;
   let swept = input.carried?.swept ?? 0;
   let waitMs = schedule.lookEveryMs;
@@ -112,6 +113,7 @@ export async function orphanSweep(input: OrphanSweepInput): Promise<OrphanSweepS
       look = await sweepOrphans({
         verificationProfileId,
         ...(coveredToMs === undefined ? {} : { coveredToMs }),
+        ...(lastListing === undefined ? {} : { lastListing }),
         ...(closing.length > 0 ? { toClose: closing } : {}),
       });
       if (look.failures > 0)
@@ -134,6 +136,7 @@ export async function orphanSweep(input: OrphanSweepInput): Promise<OrphanSweepS
     }
     if (look) {
       coveredToMs = look.coveredToMs;
+      lastListing = look.lastListing;
       swept += look.redacted.length;
       if (!look.open && !lookRequested && toClose.length === 0) {
         // A close being handed on by a handler is handed on before the sweep ends.
@@ -166,6 +169,7 @@ export async function orphanSweep(input: OrphanSweepInput): Promise<OrphanSweepS
         ...(toClose.length > 0 ? { toClose } : {}),
         carried: {
           ...(coveredToMs === undefined ? {} : { coveredToMs }),
+          ...(lastListing === undefined ? {} : { lastListing }),
           ...(failingSinceMs === undefined ? {} : { failingSinceMs }),
           swept,
         },

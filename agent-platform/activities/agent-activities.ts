@@ -71,16 +71,13 @@ export function agentActivities(deps: AgentPlatformDeps) {
     },
 
     /**
-     * EnableWebhook or DisableWebhook, unless the platform lists the webhook in that state
-     * already: a retry after a lost answer (or a dead worker) writes nothing twice.
+     * EnableWebhook or DisableWebhook, sent every time: each sets the state (a PUT), so a retry
+     * after a lost answer changes nothing, while a list read first may lag (a replica behind)
+     * and show the state the webhook is just leaving, which left it there.
      */
     async setTenantWebhookEnabled(request: TenantWebhook & { enabled: boolean }): Promise<void> {
       const client = clientFor(request.tenant);
       await classified(async () => {
-        const current = (await client.listWebhooks({ signal: signal() })).find(
-          (w) => w.id === request.webhookId,
-        );
-        if (current?.enabled === request.enabled) return;
         await (request.enabled
           ? client.enableWebhook(request.webhookId, { signal: signal() })
           : client.disableWebhook(request.webhookId, { signal: signal() }));

@@ -230,11 +230,12 @@ describe('create attempts', () => {
     const session = emulator.store.sessions.get(sessionId);
     if (!session) throw new Error('the session is missing');
     session.createdMs = nowMs - 3 * HOUR + 2_000;
-    // More sessions of the profile created since than one look lists.
-    const since = Array.from({ length: (LAST_LISTING_PAGES_PER_LOOK + 2) * 50 }, (_, n) => ({
+    // More sessions of the profile created since than one look lists (it lands on the first page
+    // past them), and some before.
+    const since = Array.from({ length: LAST_LISTING_PAGES_PER_LOOK * 50 + 100 }, (_, n) => ({
       ...session,
       id: randomUUID(),
-      createdMs: nowMs - 2 * HOUR + 60_000 + n * 1_000,
+      createdMs: n < 100 ? nowMs - 4 * HOUR + n * 1_000 : nowMs - 2 * HOUR + n * 1_000,
     }));
     for (const other of since) emulator.store.sessions.set(other.id, other);
     const attempt = async (workflowId: string, startedAtMs: number) => {
@@ -251,13 +252,10 @@ describe('create attempts', () => {
     const look = (args: LookArgs) =>
       environment('idv-orphans-listed-late').run<[LookArgs], OrphanLook, typeof sweep>(sweep, args);
     try {
-      // The looks before covered up to five minutes ago, each relisting a minute back: none saw it.
-      const first = await look({
-        verificationProfileId: profileId(),
-        coveredToMs: nowMs - 5 * 60_000,
-      });
-      // Its bound reached, the look goes on looking, its attempt kept.
-      expect(first).toMatchObject({ open: true, lastListing: { page: expect.any(Number) } });
+      // A sweep started anew (the one before gave up): its first look lists the whole windows, up to
+      // its bound, and the sweep goes on looking, the attempt kept.
+      const first = await look({ verificationProfileId: profileId() });
+      expect(first).toMatchObject({ lastListing: { page: LAST_LISTING_PAGES_PER_LOOK + 1 } });
       expect(session.redacted).toBeUndefined();
       expect(await deps.vault.createAttempts(profileId(), 'idv-listed-late')).toHaveLength(1);
       const second = await look({

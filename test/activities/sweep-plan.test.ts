@@ -71,7 +71,10 @@ describe("the orphan sweep's plan", () => {
     expect(alone).toMatchObject({
       done: ['a'],
       open: false,
-      lastListing: { fromMs: closedLately.startedAtMs - CLOCK_SLACK_MS, attempts: ['a'] },
+      lastListing: {
+        fromMs: closedLately.startedAtMs - CLOCK_SLACK_MS,
+        attempts: [{ id: 'a', closedAtMs: nowMs - 10 * 60_000 + CLOCK_SLACK_MS }],
+      },
     });
     // Just under an hour after one closed, the other open still: kept.
     const closedAnHourAgo = attempt('c', nowMs - 2 * HOUR - CLOCK_SLACK_MS + 1_000);
@@ -81,7 +84,10 @@ describe("the orphan sweep's plan", () => {
     expect(later.done.sort()).toEqual(['a', 'd']);
     expect(later.lastListing).toEqual({
       fromMs: nowMs - 3 * HOUR - 1_000 - CLOCK_SLACK_MS,
-      attempts: ['a', 'd'],
+      attempts: [
+        { id: 'a', closedAtMs: nowMs - 10 * 60_000 + CLOCK_SLACK_MS },
+        { id: 'd', closedAtMs: nowMs - 2 * HOUR + CLOCK_SLACK_MS },
+      ],
     });
     expect(later.open).toBe(true);
   });

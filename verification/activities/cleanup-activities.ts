@@ -61,6 +61,9 @@ const REDACTION_404_REASKS_MS = [1_000, 2_000];
  */
 export const LAST_LISTING_PAGES_PER_LOOK = 100;
 
+/** How far back of where a listing stopped the next look goes on (sessions no longer listed). */
+const RESUME_OVERLAP_PAGES = 2;
+
 /** How often a look heartbeats, whatever it waits on (a slow page, a budget turn). */
 const LOOK_HEARTBEAT_EVERY_MS = 1_000;
 
@@ -184,16 +187,24 @@ export function cleanupActivities(deps: VerificationDeps) {
     const plan = planSweep(await deps.vault.createAttempts(profileId), nowMs, orphanSettings.horizonMs);
     // Orphans the listing showed finished: nothing to end, only to redact.
     const knownDone = new Set<string>();
-    // From a minute before what the last look covered.
+    // From a minute before what the last look covered (a sweep's first look: the whole windows).
+    const covered = args.coveredToMs !== undefined && args.coveredToMs > 0;
     const sinceMs = Math.max(
       plan.windows[0]?.fromMs ?? Number.POSITIVE_INFINITY,
-      (args.coveredToMs ?? Number.NEGATIVE_INFINITY) - RELOOK_MS,
+      covered ? (args.coveredToMs as number) - RELOOK_MS : Number.NEGATIVE_INFINITY,
     );
     // And the whole of the closed windows, before their attempts are forgotten (a session the
-    // service listed late), going on where an earlier look's listing of them stopped.
+    // service listed late).
     const last = plan.lastListing;
     const fromMs = Math.min(last?.fromMs ?? Number.POSITIVE_INFINITY, sinceMs);
-    const resumeAt = last && args.lastListing?.fromMs === last.fromMs ? args.lastListing.page : 1;
+    // A listing an earlier look began (the same reach): what was created since the last look is
+    // read whole, then the listing goes on where it stopped, a little back (a session the
+    // service stopped listing moves the later ones up); the pages past what is read whole are
+    // bounded for each look.
+    const going = args.lastListing?.fromMs === fromMs ? args.lastListing : undefined;
+    const freshFromMs = going ? going.freshFromMs : covered ? sinceMs : Number.POSITIVE_INFINITY;
+    const resumeAt = going ? Math.max(1, going.page - RESUME_OVERLAP_PAGES) : 1;
+    const beganAtMs = going ? going.beganAtMs : plan.coverToMs;
     let stoppedAt: number | undefined;
     // A listing that fails (for good: a refusal of this profile's listing) holds up none of the
     // orphans known by their ids; the look fails after them, and Temporal tries it again.
@@ -210,14 +221,24 @@ export function cleanupActivities(deps: VerificationDeps) {
     for (const sessionId of await deps.vault.orphans(profileId))
       await sweepOne(sessionId, result, knownDone.has(sessionId));
     if (listingFailure) throw listingFailure.error;
-    const listedWhole = new Set(stoppedAt === undefined ? [] : (last?.attempts ?? []));
+    // The closed windows' attempts go once their listing is done, those closed since it began
+    // at the next one.
+    const closed = new Set((last?.attempts ?? []).map((attempt) => attempt.id));
+    const listed = new Set(
+      stoppedAt === undefined
+        ? (last?.attempts ?? [])
+            .filter((attempt) => attempt.closedAtMs <= beganAtMs)
+            .map((attempt) => attempt.id)
+        : [],
+    );
     await deps.vault.forgetCreateAttempts(
       profileId,
-      plan.done.filter((id) => !listedWhole.has(id)),
+      plan.done.filter((id) => !closed.has(id) || listed.has(id)),
     );
-    result.coveredToMs = Math.max(plan.coverToMs, result.coveredToMs);
-    if (last && stoppedAt !== undefined) result.lastListing = { fromMs: last.fromMs, page: stoppedAt };
-    result.open = plan.open || stoppedAt !== undefined || result.failures > 0;
+    if (stoppedAt === undefined) result.coveredToMs = Math.max(plan.coverToMs, result.coveredToMs);
+    // While it goes on, what the looks covered stays, and so does the listing's reach.
+    else result.lastListing = { fromMs, page: stoppedAt, freshFromMs: plan.coverToMs - RELOOK_MS, beganAtMs };
+    result.open = plan.open || stoppedAt !== undefined || closed.size > listed.size || result.failures > 0;
     return result;
 
     /**
@@ -248,8 +269,8 @@ export function cleanupActivities(deps: VerificationDeps) {
         }
         const oldest = Math.min(...answer.sessions.map(createdMs).filter((at) => !Number.isNaN(at)));
         if (!answer.more || answer.sessions.length === 0 || oldest < fromMs) return undefined;
-        if (oldest < sinceMs) {
-          // Past what the look itself needs: the last listing, from where it stopped.
+        if (oldest < freshFromMs) {
+          // Past what is read whole: the listing, from where it stopped.
           page = Math.max(page, resumeAt - 1);
           pagesPast += 1;
           if (pagesPast >= LAST_LISTING_PAGES_PER_LOOK) return page + 1;

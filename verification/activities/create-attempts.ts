@@ -91,10 +91,11 @@ export interface SweepPlan {
   /** Attempts nothing can come of any more once this look has covered `coverToMs`. */
   done: string[];
   /**
-   * The closed windows this look lists whole before their unsettled attempts (among `done`) are
-   * forgotten: from the earliest start of them. Undefined when none is forgotten now.
+   * The closed windows listed whole before their unsettled attempts (among `done`) are
+   * forgotten: from the earliest start of them; each attempt with the time its window closed.
+   * Undefined when none is due now.
    */
-  lastListing?: { fromMs: number; attempts: string[] };
+  lastListing?: { fromMs: number; attempts: Array<{ id: string; closedAtMs: number }> };
 }
 
 /**
@@ -135,7 +136,7 @@ export function planSweep(attempts: readonly CreateAttempt[], nowMs: number, hor
               (earliest, attempt) => Math.min(earliest, windowOf(attempt).fromMs),
               Number.POSITIVE_INFINITY,
             ),
-            attempts: closed.map((attempt) => attempt.id),
+            attempts: closed.map((attempt) => ({ id: attempt.id, closedAtMs: windowOf(attempt).toMs })),
           },
         }
       : {}),

@@ -110,12 +110,16 @@ export interface CreationCloseReport {
 }
 
 /**
- * A last listing of closed windows that one look could not finish (a profile with many sessions
- * since): the next look goes on from `page` (new sessions only push older ones to later pages).
+ * A listing of the orphan sweep that one look could not finish (a profile with many sessions
+ * since): the next look reads whole what was created since `freshFromMs`, then goes on from
+ * `page` (new sessions only push older ones to later pages), until it reaches `fromMs`.
  */
 export interface LastListingCursor {
   fromMs: number;
   page: number;
+  freshFromMs: number;
+  /** The time the listing covered when it began: attempts whose windows closed later wait for the next. */
+  beganAtMs: number;
 }
 
 /** Input of {@link orphanSweep}. */

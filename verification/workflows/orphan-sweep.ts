@@ -146,9 +146,9 @@ export async function orphanSweep(input: OrphanSweepInput): Promise<OrphanSweepS
           return { verificationProfileId, swept };
         }
       }
-      // Orphans found: they come in bursts, so look again soon; else more rarely.
+      // Orphans found (they come in bursts) or a listing going on: look again soon; else more rarely.
       waitMs =
-        look.redacted.length > 0 || failure
+        look.redacted.length > 0 || failure || look.lastListing
           ? schedule.lookEveryMs
           : Math.min(waitMs * 2, schedule.maxLookEveryMs);
     }

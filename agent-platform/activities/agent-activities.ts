@@ -7,7 +7,10 @@ import { sameWebhookUrl } from '../domain/webhook-rules';
 import { type AgentPlatformDeps } from './deps';
 import { classified } from '../../verification/activities/failures';
 
-/** A RemoveWebhook answered 404 for a webhook the platform still lists: retried as a failed call. */
+/**
+ * A webhook call answered 404 for a webhook the platform still lists (a gateway's, or a
+ * replica's behind): retried as a failed call.
+ */
 export class RemovalNotAppliedError extends Error {
   override readonly name = 'RemovalNotAppliedError';
 }
@@ -39,6 +42,16 @@ export function agentActivities(deps: AgentPlatformDeps) {
     type: webhook.type,
     ...(webhook.enabled === undefined ? {} : { enabled: webhook.enabled }),
   });
+  /** After a call on the webhook answered 404: throws {@link RemovalNotAppliedError} while the platform lists it. */
+  const notAppliedWhileListed = async (client: AgentClient, webhookId: string, operation: string) => {
+    const listed = (await client.listWebhooks({ signal: signal() })).some(
+      (webhook) => webhook.id === webhookId,
+    );
+    if (listed)
+      throw new RemovalNotAppliedError(
+        `${operation} answered 404 while the platform still lists webhook ${webhookId}`,
+      );
+  };
   return {
     /** ListWebhooks of a tenant. */
     async listTenantWebhooks(tenant: string): Promise<ObservedWebhook[]> {
@@ -73,14 +86,26 @@ export function agentActivities(deps: AgentPlatformDeps) {
     /**
      * EnableWebhook or DisableWebhook, sent every time: each sets the state (a PUT), so a retry
      * after a lost answer changes nothing, while a list read first may lag (a replica behind)
-     * and show the state the webhook is just leaving, which left it there.
+     * and show the state the webhook is just leaving, which left it there. A 404 counts only
+     * when the list, read right after, no longer has the webhook (the interface defines none);
+     * a webhook still listed fails the attempt, which is retried.
      */
     async setTenantWebhookEnabled(request: TenantWebhook & { enabled: boolean }): Promise<void> {
       const client = clientFor(request.tenant);
       await classified(async () => {
-        await (request.enabled
-          ? client.enableWebhook(request.webhookId, { signal: signal() })
-          : client.disableWebhook(request.webhookId, { signal: signal() }));
+        try {
+          await (request.enabled
+            ? client.enableWebhook(request.webhookId, { signal: signal() })
+            : client.disableWebhook(request.webhookId, { signal: signal() }));
+        } catch (error) {
+          if (!(error instanceof NotFoundError)) throw error;
+          await notAppliedWhileListed(
+            client,
+            request.webhookId,
+            request.enabled ? 'EnableWebhook' : 'DisableWebhook',
+          );
+          throw error;
+        }
       });
     },
 
@@ -98,13 +123,8 @@ export function agentActivities(deps: AgentPlatformDeps) {
           return { removed: true };
         } catch (error) {
           if (!(error instanceof NotFoundError)) throw error;
-          const listed = (await client.listWebhooks({ signal: signal() })).some(
-            (webhook) => webhook.id === request.webhookId,
-          );
-          if (!listed) return { removed: false };
-          throw new RemovalNotAppliedError(
-            `RemoveWebhook answered 404 while the platform still lists webhook ${request.webhookId}`,
-          );
+          await notAppliedWhileListed(client, request.webhookId, 'RemoveWebhook');
+          return { removed: false };
         }
       });
     },

@@ -299,7 +299,7 @@ export function migrationActivities(deps: AgentPlatformDeps) {
     /**
      * Enables again a webhook the cut-over touched (compensation). A managed one is always sent
      * the update: it queues behind a disable the registry may still be carrying out, which a
-     * look at its state would miss (the registry writes nothing already done).
+     * look at its state would miss.
      */
     async enableEarlierWebhook(request: CutOverWebhook): Promise<'re-enabled'> {
       return await throughRegistry(async (): Promise<'re-enabled'> => {

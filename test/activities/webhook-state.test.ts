@@ -41,4 +41,34 @@ describe("setting a webhook's state at the earlier platform", () => {
       }
     },
   );
+
+  it('retries a write answered 404 while the platform still lists the webhook, and fails it once it does not', async () => {
+    const service = mockService();
+    const put = { method: 'PUT', path: `/credentials/v1/webhooks/${webhook.id}/enable` };
+    const list = { method: 'GET', path: '/credentials/v1/webhooks' };
+    // A gateway's 404: the webhook is there.
+    service.answer(put, 404, { title: 'not found' });
+    service.answer(list, 200, [{ ...webhook, enabled: false }]);
+    // Removed since: the 404 is believed.
+    service.answer(put, 404, { title: 'not found' });
+    service.answer(list, 200, []);
+    const deps = { agent: { clients: { clientFor: () => service.earlier } } } as unknown as AgentPlatformDeps;
+    const activities = agentActivities(deps);
+    const enable = () =>
+      new MockActivityEnvironment()
+        .run(
+          (request: Parameters<typeof activities.setTenantWebhookEnabled>[0]) =>
+            activities.setTenantWebhookEnabled(request),
+          { tenant: 'tenant-1', webhookId: webhook.id, enabled: true },
+        )
+        .catch((error: unknown) => error);
+    try {
+      // Before, the 404 failed the write for good, the webhook left disabled.
+      expect(await enable()).toMatchObject({ name: 'RemovalNotAppliedError' });
+      expect(await enable()).toMatchObject({ type: 'NotFoundError', nonRetryable: true });
+    } finally {
+      await service.earlier.close();
+      await service.agent.close();
+    }
+  });
 });

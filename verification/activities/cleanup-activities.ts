@@ -197,19 +197,23 @@ export function cleanupActivities(deps: VerificationDeps) {
     // service listed late).
     const last = plan.lastListing;
     const fromMs = Math.min(last?.fromMs ?? Number.POSITIVE_INFINITY, sinceMs);
-    // A listing an earlier look began (the same reach): what was created since the last look is
-    // read whole, then the listing goes on where it stopped, a little back (a session the
-    // service stopped listing moves the later ones up); the pages past what is read whole are
-    // bounded for each look.
-    const going = args.lastListing?.fromMs === fromMs ? args.lastListing : undefined;
-    const freshFromMs = going ? going.freshFromMs : covered ? sinceMs : Number.POSITIVE_INFINITY;
+    // A listing an earlier look began goes on while it reaches as far back as this look needs:
+    // what was created since the last look is read whole, then the listing goes on where it
+    // stopped, a little back (a session the service stopped listing moves the later ones up).
+    // One that needs to reach further starts again from the first page. The pages past what is
+    // read whole are bounded for each look; while a listing goes on, the looks before it read
+    // whole everything since what they covered.
+    const cursor = args.lastListing;
+    const going = cursor !== undefined && fromMs >= cursor.fromMs ? cursor : undefined;
+    const reachMs = going ? going.fromMs : fromMs;
+    const freshFromMs = cursor ? cursor.freshFromMs : covered ? sinceMs : Number.POSITIVE_INFINITY;
     const resumeAt = going ? Math.max(1, going.page - RESUME_OVERLAP_PAGES) : 1;
     const beganAtMs = going ? going.beganAtMs : plan.coverToMs;
     let stoppedAt: number | undefined;
     // A listing that fails (for good: a refusal of this profile's listing) holds up none of the
     // orphans known by their ids; the look fails after them, and Temporal tries it again.
     let listingFailure: { error: unknown } | undefined;
-    if (plan.windows.length > 0 && fromMs <= plan.coverToMs) {
+    if (plan.windows.length > 0 && reachMs <= plan.coverToMs) {
       try {
         stoppedAt = await takeListed();
       } catch (error) {
@@ -237,7 +241,13 @@ export function cleanupActivities(deps: VerificationDeps) {
     );
     if (stoppedAt === undefined) result.coveredToMs = Math.max(plan.coverToMs, result.coveredToMs);
     // While it goes on, what the looks covered stays, and so does the listing's reach.
-    else result.lastListing = { fromMs, page: stoppedAt, freshFromMs: plan.coverToMs - RELOOK_MS, beganAtMs };
+    else
+      result.lastListing = {
+        fromMs: reachMs,
+        page: stoppedAt,
+        freshFromMs: plan.coverToMs - RELOOK_MS,
+        beganAtMs,
+      };
     result.open = plan.open || stoppedAt !== undefined || closed.size > listed.size || result.failures > 0;
     return result;
 
@@ -257,7 +267,7 @@ export function cleanupActivities(deps: VerificationDeps) {
         const createdMs = (session: { created?: number | null }) => (session.created ?? Number.NaN) * 1000;
         const candidates = answer.sessions.filter((session) => {
           const at = createdMs(session);
-          return at >= fromMs && at <= plan.coverToMs && inWindows(plan.windows, at);
+          return at >= reachMs && at <= plan.coverToMs && inWindows(plan.windows, at);
         });
         const accounted = await deps.vault.accountedFor(
           candidates.map((session) => session.id.toLowerCase()),
@@ -268,7 +278,7 @@ export function cleanupActivities(deps: VerificationDeps) {
           if (stateOf(session).done) knownDone.add(id);
         }
         const oldest = Math.min(...answer.sessions.map(createdMs).filter((at) => !Number.isNaN(at)));
-        if (!answer.more || answer.sessions.length === 0 || oldest < fromMs) return undefined;
+        if (!answer.more || answer.sessions.length === 0 || oldest < reachMs) return undefined;
         if (oldest < freshFromMs) {
           // Past what is read whole: the listing, from where it stopped.
           page = Math.max(page, resumeAt - 1);

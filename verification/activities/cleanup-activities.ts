@@ -30,7 +30,7 @@ export interface OrphanLook {
   redacted: string[];
   /** Sessions created up to this time were judged; the next look starts a little before it. */
   coveredToMs: number;
-  /** A last listing of closed windows this look could not finish: the next one goes on from there. */
+  /** A listing this look could not finish (a sweep's first, or closed windows'): the next one goes on from there. */
   lastListing?: LastListingCursor;
   /** A later look is needed (a window still open, an attempt under way, or an orphan not done). */
   open: boolean;
@@ -56,8 +56,9 @@ export interface ClosedCreation {
 const REDACTION_404_REASKS_MS = [1_000, 2_000];
 
 /**
- * The pages of a last listing of closed windows (50 sessions each) one look reads at most: a
- * profile with many sessions since is listed over several looks, each well inside its attempt.
+ * The pages (50 sessions each) one look reads at most past what it reads whole (the sessions
+ * created since the last look): a sweep's first listing, or a last listing of closed windows, of
+ * a profile with many sessions is listed over several looks, each well inside its attempt.
  */
 export const LAST_LISTING_PAGES_PER_LOOK = 100;
 
@@ -253,8 +254,8 @@ export function cleanupActivities(deps: VerificationDeps) {
 
     /**
      * Takes for the sweep every listed session of the profile in the plan's windows that nothing
-     * accounts for. Resolves to the page where the last listing stopped, at its bound for one
-     * look; undefined once everything was listed.
+     * accounts for. Resolves to the page where the listing stopped, at its bound for one look;
+     * undefined once everything was listed.
      */
     async function takeListed(): Promise<number | undefined> {
       let pagesPast = 0;

@@ -198,7 +198,7 @@ export class DeliveryIntake {
           : 'no';
     if (trying !== 'no') {
       try {
-        await this.#straight(lane, event, startedAt);
+        await this.#handOffLearning(lane, event, startedAt, true);
         return 'delivered';
       } catch (error) {
         // Temporal did not take it (or did not say so in time): spooled below, replayed later.
@@ -215,7 +215,7 @@ export class DeliveryIntake {
       // Temporal tries it now, rather than being refused while Temporal may take it.
       if (!(error instanceof SpoolFullError) || trying !== 'no' || !this.#spool.holdsNoneOf(lane))
         throw error;
-      await this.#straight(lane, event, Date.now()).catch(() => Promise.reject(error));
+      await this.#handOffLearning(lane, event, Date.now(), true).catch(() => Promise.reject(error));
       return 'delivered';
     } finally {
       // Also when the write failed: later entries waited behind it and may go now.
@@ -230,16 +230,25 @@ export class DeliveryIntake {
     return 'spooled';
   }
 
-  /** Hands a delivery straight to Temporal (nothing of its connection waits), learning from it. */
-  async #straight(lane: string, event: AgentEvent, startedAt: number): Promise<void> {
+  /**
+   * Hands a delivery to Temporal and learns from the outcome whether it takes deliveries; a
+   * connection that goes in waits no more. Only a failure of a delivery that goes straight, or
+   * of a connection not already waiting, says something of Temporal as a whole.
+   */
+  async #handOffLearning(
+    lane: string,
+    event: AgentEvent,
+    startedAt: number,
+    straight: boolean,
+  ): Promise<void> {
+    const failureSaysAway = straight || !this.#waiting.has(lane);
     try {
       await this.#handOff(event);
     } catch (error) {
-      this.#temporal.learn(startedAt, false);
+      if (failureSaysAway) this.#temporal.learn(startedAt, false);
       throw error;
     }
     this.#temporal.learn(startedAt, true);
-    // Gone straight: it has nothing left waiting (its entries removed by hand, say).
     this.#waiting.delete(lane);
   }
 
@@ -272,8 +281,10 @@ export class DeliveryIntake {
           // A wait over before this look found nothing to try (its entries removed, or the
           // spool's lock lost): forgotten, so the loop idles rather than spins. One that ended
           // during the look (a slow disk) was passed over, and is tried at once.
-          for (const [lane, wait] of waiting) if (wait.at <= lookedAt) waiting.delete(lane);
-          const nextTry = Math.min(...[...waiting.values()].map((wait) => wait.at));
+          let nextTry = Number.POSITIVE_INFINITY;
+          for (const [lane, wait] of waiting)
+            if (wait.at <= lookedAt) waiting.delete(lane);
+            else nextTry = Math.min(nextTry, wait.at);
           await this.#idle(Number.isFinite(nextTry) ? Math.max(0, nextTry - Date.now()) : undefined);
           continue;
         }
@@ -288,18 +299,13 @@ export class DeliveryIntake {
         const settled = await Promise.allSettled(
           [...lanes].map(async ([lane, laneEntries]) => {
             for (const entry of laneEntries) {
-              const startedAt = Date.now();
               try {
-                await this.#handOff(entry.event);
+                await this.#handOffLearning(lane, entry.event, Date.now(), false);
               } catch (error) {
-                // Only a connection not already waiting says something of Temporal as a whole.
-                if (!waiting.has(lane)) this.#temporal.learn(startedAt, false);
                 this.#failed(lane, entry.name, error);
                 failures.push(error);
                 return;
               }
-              this.#temporal.learn(startedAt, true);
-              waiting.delete(lane);
               await this.#spool.remove(entry.name);
               replayed += 1;
             }

@@ -15,11 +15,13 @@ import { createIdentityClient, type IdentityClient } from '../../api/identity/id
 import { prepareVerificationInput } from '../../verification/client/prepare-input';
 import { type Emulator, startEmulator } from '../../emulator/emulator';
 import { emulatorControl } from '../../emulator/control-client';
+import { type SessionRecord } from '../../emulator/state/model';
 import { localActivityDeps } from '../harness/activity-deps';
 import {
   LAST_LISTING_PAGES_PER_LOOK,
   type OrphanLook,
 } from '../../verification/activities/cleanup-activities';
+import { CLOCK_SLACK_MS } from '../../verification/activities/create-attempts';
 import { FixedKeyring } from '../harness/fixed-keyring';
 import { DataKeys } from '../../codec/data-keys';
 import { type Keyring } from '../../codec/keyring';
@@ -272,5 +274,112 @@ describe('create attempts', () => {
     } finally {
       for (const other of since) emulator.store.sessions.delete(other.id);
     }
+  });
+
+  /**
+   * A session dated three hours back behind more sessions of the profile than one look lists, and
+   * two windows closed: the first look stops at its bound. `between` changes the service's list
+   * before the second look; the second must find the session all the same.
+   */
+  async function listedLateBehindMany(
+    name: string,
+    between: (listing: {
+      since: SessionRecord[];
+      nowMs: number;
+      first: OrphanLook;
+    }) => Array<{ id: string }> | Promise<Array<{ id: string }>>,
+    after?: (second: OrphanLook) => Promise<void>,
+  ): Promise<void> {
+    const HOUR = 3_600_000;
+    const nowMs = Date.now();
+    const control = emulatorControl(emulator.controlUrl);
+    await control('PUT', '/script', { outcome: 'manual' });
+    const { sessionId } = await identity.sessions.createDirectProviderSession({
+      verificationProfileId: profileId(),
+      provider: 'yoti',
+      capabilities: ['DeeplinkToMobile', 'PollResult', 'RefreshStepContent'],
+    });
+    const session = emulator.store.sessions.get(sessionId);
+    if (!session) throw new Error('the session is missing');
+    session.createdMs = nowMs - 3 * HOUR + 2_000;
+    // Newer ones, a second apart, the newest first in the list.
+    const since = Array.from({ length: LAST_LISTING_PAGES_PER_LOOK * 50 + 100 }, (_, n) => ({
+      ...session,
+      id: randomUUID(),
+      createdMs: nowMs - 2 * HOUR + n * 1_000,
+    }));
+    for (const other of since) emulator.store.sessions.set(other.id, other);
+    const added: Array<{ id: string }> = [];
+    const attempt = async (workflowId: string, startedAtMs: number) => {
+      const id = await deps.vault.recordCreateAttempt({ workflowId, profileId: profileId(), startedAtMs });
+      await deps.vault.endCreateAttempt(profileId(), id, { endedAtMs: startedAtMs + 30_000, settled: false });
+    };
+    await attempt(`idv-${name}-late`, nowMs - 3 * HOUR);
+    await attempt(`idv-${name}-open`, nowMs - 2 * 60_000);
+    const activities = createActivities({ ...deps, orphans: { horizonMs: HOUR } });
+    type LookArgs = Parameters<typeof activities.sweepOrphans>[0];
+    const sweep = (args: LookArgs) => activities.sweepOrphans(args);
+    const look = (args: LookArgs) =>
+      environment(`idv-orphans-${name}`).run<[LookArgs], OrphanLook, typeof sweep>(sweep, args);
+    try {
+      const first = await look({ verificationProfileId: profileId() });
+      expect(first.lastListing).toBeDefined();
+      expect(session.redacted).toBeUndefined();
+      added.push(...(await between({ since, nowMs: Date.now(), first })));
+      const second = await look({
+        verificationProfileId: profileId(),
+        coveredToMs: first.coveredToMs,
+        ...(first.lastListing ? { lastListing: first.lastListing } : {}),
+      });
+      expect(second.redacted).toContain(sessionId);
+      expect(await deps.vault.createAttempts(profileId(), `idv-${name}-late`)).toEqual([]);
+      await after?.(second);
+    } finally {
+      for (const other of [...since, ...added]) emulator.store.sessions.delete(other.id);
+    }
+  }
+
+  it('goes on where a listing stopped though more sessions were created since than one look lists', async () => {
+    await listedLateBehindMany('busy', ({ since, nowMs }) => {
+      // Each pushes every older session one place later in the list.
+      const created = Array.from({ length: LAST_LISTING_PAGES_PER_LOOK * 50 + 1_000 }, (_, n) => ({
+        ...(since[0] as SessionRecord),
+        id: randomUUID(),
+        createdMs: nowMs + 2_000 + n,
+      }));
+      for (const other of created) emulator.store.sessions.set(other.id, other);
+      return created;
+    });
+  });
+
+  it('goes on where a listing stopped though the service stopped listing sessions before that place', async () => {
+    await listedLateBehindMany('dropped', ({ since }) => {
+      // The newest 300 the first look read: every later session moves six pages up.
+      for (const gone of since.slice(-300)) emulator.store.sessions.delete(gone.id);
+      return [];
+    });
+  });
+
+  it('keeps for the next listing the attempt whose window closed while a listing went on', async () => {
+    const HOUR = 3_600_000;
+    await listedLateBehindMany(
+      'closed-meanwhile',
+      async ({ first }) => {
+        // Its window (an hour's horizon past its end, and the clocks' slack) closed just after
+        // the listing began: sessions of it the listing passed already could be missed.
+        const endedAtMs = (first.lastListing?.beganAtMs ?? Number.NaN) + 1 - HOUR - CLOCK_SLACK_MS;
+        const id = await deps.vault.recordCreateAttempt({
+          workflowId: 'idv-closed-meanwhile-mid',
+          profileId: profileId(),
+          startedAtMs: endedAtMs - 30_000,
+        });
+        await deps.vault.endCreateAttempt(profileId(), id, { endedAtMs, settled: false });
+        return [];
+      },
+      async (second) => {
+        expect(await deps.vault.createAttempts(profileId(), 'idv-closed-meanwhile-mid')).toHaveLength(1);
+        expect(second.open).toBe(true);
+      },
+    );
   });
 });

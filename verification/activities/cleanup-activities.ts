@@ -62,11 +62,14 @@ const REDACTION_404_REASKS_MS = [1_000, 2_000];
  */
 export const LAST_LISTING_PAGES_PER_LOOK = 100;
 
-/** How far back of where a listing stopped the next look goes on (sessions no longer listed). */
-const RESUME_OVERLAP_PAGES = 2;
+/** The sessions of one page of ListSessions the sweep asks for (the interface's most). */
+const LISTING_PAGE_SIZE = 50;
 
 /** How often a look heartbeats, whatever it waits on (a slow page, a budget turn). */
 const LOOK_HEARTBEAT_EVERY_MS = 1_000;
+
+/** Where a listing over several looks stopped (see `LastListingCursor`). */
+type ListingStop = Pick<LastListingCursor, 'page' | 'stoppedAtMs' | 'newestMs'>;
 
 /** Redaction and orphan clean-up. */
 export function cleanupActivities(deps: VerificationDeps) {
@@ -208,9 +211,8 @@ export function cleanupActivities(deps: VerificationDeps) {
     const going = cursor !== undefined && fromMs >= cursor.fromMs ? cursor : undefined;
     const reachMs = going ? going.fromMs : fromMs;
     const freshFromMs = cursor ? cursor.freshFromMs : covered ? sinceMs : Number.POSITIVE_INFINITY;
-    const resumeAt = going ? Math.max(1, going.page - RESUME_OVERLAP_PAGES) : 1;
     const beganAtMs = going ? going.beganAtMs : plan.coverToMs;
-    let stoppedAt: number | undefined;
+    let stoppedAt: ListingStop | undefined;
     // A listing that fails (for good: a refusal of this profile's listing) holds up none of the
     // orphans known by their ids; the look fails after them, and Temporal tries it again.
     let listingFailure: { error: unknown } | undefined;
@@ -245,7 +247,7 @@ export function cleanupActivities(deps: VerificationDeps) {
     else
       result.lastListing = {
         fromMs: reachMs,
-        page: stoppedAt,
+        ...stoppedAt,
         freshFromMs: plan.coverToMs - RELOOK_MS,
         beganAtMs,
       };
@@ -254,15 +256,24 @@ export function cleanupActivities(deps: VerificationDeps) {
 
     /**
      * Takes for the sweep every listed session of the profile in the plan's windows that nothing
-     * accounts for. Resolves to the page where the listing stopped, at its bound for one look;
-     * undefined once everything was listed.
+     * accounts for. Resolves to where the listing stopped, at its bound for one look; undefined
+     * once everything was listed.
      */
-    async function takeListed(): Promise<number | undefined> {
+    async function takeListed(): Promise<ListingStop | undefined> {
       let pagesPast = 0;
-      for (let page = 1; ; page += 1) {
+      // Sessions listed newer than the newest the listing going on had seen: each put where it
+      // stopped one place later.
+      let pushed = 0;
+      let newestMs: number | undefined;
+      let resumed = going === undefined;
+      // Set while the page read must begin before where the listing going on stopped; one that
+      // begins after it (sessions no longer listed moved the later ones up) is followed by the
+      // page before it, so that none between is passed.
+      let mustReach: number | undefined;
+      for (let page = 1; ;) {
         const answer = await deps.identity.sessions.list(
           profileId,
-          { orderBy: 'Created', orderDirection: 'Descending', pageSize: 50, page },
+          { orderBy: 'Created', orderDirection: 'Descending', pageSize: LISTING_PAGE_SIZE, page },
           { signal: signal() },
         );
         const createdMs = (session: { created?: number | null }) => (session.created ?? Number.NaN) * 1000;
@@ -278,14 +289,39 @@ export function cleanupActivities(deps: VerificationDeps) {
           if (accounted.has(id) || !(await deps.vault.takeOrphan(id, profileId))) continue;
           if (stateOf(session).done) knownDone.add(id);
         }
-        const oldest = Math.min(...answer.sessions.map(createdMs).filter((at) => !Number.isNaN(at)));
-        if (!answer.more || answer.sessions.length === 0 || oldest < reachMs) return undefined;
-        if (oldest < freshFromMs) {
-          // Past what is read whole: the listing, from where it stopped.
-          page = Math.max(page, resumeAt - 1);
-          pagesPast += 1;
-          if (pagesPast >= LAST_LISTING_PAGES_PER_LOOK) return page + 1;
+        const dates = answer.sessions.map(createdMs).filter((at) => !Number.isNaN(at));
+        const newest = dates.reduce((most, at) => Math.max(most, at), Number.NEGATIVE_INFINITY);
+        const oldest = dates.reduce((least, at) => Math.min(least, at), Number.POSITIVE_INFINITY);
+        if (page === 1 && dates.length > 0) newestMs = newest;
+        const seenNewest = going?.newestMs;
+        if (seenNewest !== undefined) pushed += dates.filter((at) => at > seenNewest).length;
+        let next = page + 1;
+        if (mustReach !== undefined && page > 1 && !(newest > mustReach)) next = page - 1;
+        else {
+          mustReach = undefined;
+          if (!answer.more || dates.length === 0 || oldest < reachMs) return undefined;
         }
+        if (oldest < freshFromMs || mustReach !== undefined) {
+          if (!resumed && going) {
+            // Past what is read whole: the listing, from the page that holds where it stopped.
+            resumed = true;
+            const stopped = (going.page - 1) * LISTING_PAGE_SIZE - 1 + pushed;
+            const resumeAt = Math.floor(Math.max(0, stopped) / LISTING_PAGE_SIZE) + 1;
+            if (resumeAt > next) {
+              next = resumeAt;
+              if (going.stoppedAtMs !== undefined) mustReach = going.stoppedAtMs;
+            }
+          }
+          pagesPast += 1;
+          if (pagesPast >= LAST_LISTING_PAGES_PER_LOOK)
+            return {
+              page: next,
+              // Stopped while finding where the last look stopped: that place is still the one.
+              stoppedAtMs: mustReach ?? oldest,
+              ...(newestMs === undefined ? {} : { newestMs }),
+            };
+        }
+        page = next;
       }
     }
   };

@@ -111,15 +111,23 @@ export interface CreationCloseReport {
 
 /**
  * A listing of the orphan sweep that one look could not finish (a profile with many sessions
- * since): the next look reads whole what was created since `freshFromMs`, then goes on from
- * `page` (new sessions only push older ones to later pages), until it reaches `fromMs`.
+ * since): the next look reads whole what was created since `freshFromMs`, then goes on where it
+ * stopped, until it reaches `fromMs`. The service lists by page number, newest first, so where it
+ * stopped moves: later by the sessions created since, earlier by any the service stopped listing.
+ * The next look finds it again from `page`, the sessions newer than `newestMs` it counts, and
+ * `stoppedAtMs`.
  */
 export interface LastListingCursor {
   fromMs: number;
+  /** The page to read next, as the service numbered its pages then. */
   page: number;
   freshFromMs: number;
   /** The time the listing covered when it began: attempts whose windows closed later wait for the next. */
   beganAtMs: number;
+  /** The creation date of the newest session listed then (the service's clock). */
+  newestMs?: number;
+  /** The creation date of the last session read: every session listed before it was read. */
+  stoppedAtMs?: number;
 }
 
 /** Input of {@link orphanSweep}. */

@@ -73,14 +73,24 @@ describe('DeliverySpool', () => {
     expect(spool.holdsNoneOf(lane)).toBe(false);
     expect(spool.holdsNoneOf(otherLane)).toBe(true);
     await spool.close();
-    // What a previous process left is of no known connection until read.
+    // What a previous process left is read as the spool opens.
     const reopened = await DeliverySpool.open(dir);
-    expect(reopened.holdsNoneOf(otherLane)).toBe(false);
-    const left = await reopened.oldest();
     expect(reopened.holdsNoneOf(otherLane)).toBe(true);
     expect(reopened.holdsNoneOf(lane)).toBe(false);
+    const left = await reopened.oldest();
     await reopened.remove(left?.name ?? '');
     expect(reopened.holdsNoneOf(lane)).toBe(true);
+    await reopened.close();
+  });
+
+  it("counts in a connection's share what a previous process left", async () => {
+    const spool = await DeliverySpool.open(dir);
+    await spool.append(event('a'));
+    await spool.append(event('b'));
+    await spool.close();
+    const reopened = await DeliverySpool.open(dir, { maxEntriesPerConnection: 2 });
+    await expect(reopened.append(event('c'))).rejects.toThrow(ConnectionShareFullError);
+    await reopened.append({ ...event('other'), connectionId: 'conn-2' });
     await reopened.close();
   });
 

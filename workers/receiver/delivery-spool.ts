@@ -78,6 +78,9 @@ const eventSchema = z.strictObject({
   receivedAt: z.string(),
 });
 
+/** Entries `open` reads at once to learn their connections. */
+const LANE_READS_AT_ONCE = 64;
+
 /** The connection a delivery belongs to: its deliveries are handed off in order, one lane. */
 export function laneOf(event: Pick<AgentEvent, 'tenant' | 'connectionId'>): string {
   return `${event.tenant}\n${event.connectionId}`;
@@ -174,10 +177,30 @@ export class DeliverySpool {
       // What a crashed write left (its entry never appeared): written again by whoever sent it.
       await Promise.all(files.filter((file) => file.endsWith('.tmp')).map((file) => rm(join(dir, file))));
       spool = new DeliverySpool(dir, files.filter((file) => ENTRY.test(file)).sort(), options, release);
+      await spool.#learnLanes();
       return spool;
     } catch (error) {
       await release().catch(() => undefined);
       throw error;
+    }
+  }
+
+  /**
+   * Reads the connection of each entry a previous process left, so that its share counts them
+   * from the first append, and a connection with none of them goes straight to Temporal at once.
+   * One that does not parse (or has gone) is left to the replay, which sets it aside.
+   */
+  async #learnLanes(): Promise<void> {
+    for (let from = 0; from < this.#names.length; from += LANE_READS_AT_ONCE) {
+      const names = this.#names.slice(from, from + LANE_READS_AT_ONCE);
+      const texts = await Promise.all(
+        names.map((name) => readFile(join(this.#dir, name), 'utf8').catch(() => undefined)),
+      );
+      names.forEach((name, at) => {
+        const text = texts[at];
+        const parsed = text === undefined ? undefined : eventSchema.safeParse(parseJson(text));
+        if (parsed?.success) this.#know(name, laneOf(parsed.data));
+      });
     }
   }
 

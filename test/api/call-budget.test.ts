@@ -7,6 +7,7 @@ import {
   EASE_FLOOR,
   MIN_REFUSALS,
   REFUSAL_WINDOW_MS,
+  USER_CAP_SHARE,
 } from '../../api/http/call-budget';
 import { FIRST_CALL_WAIT_MS } from '../../api/http/http-core';
 import { OverBudgetError, RateLimitedError } from '../../api/http/errors';
@@ -164,6 +165,29 @@ describe('the call budget', () => {
     expect(busiestSecond(granted.map(([, when]) => when))).toBeLessThanOrEqual(25);
   });
 
+  it("keeps the users' turns free while returns come faster than a window's kept turns, a burst of creates waiting", async () => {
+    // 25 calls/s: three turns kept. Returns come every 250 ms, each a check and its results.
+    const budget = new CallBudget({ callsPerSecond: 25 });
+    const waited: Array<[askedAt: number, waitedMs: number]> = [];
+    const creates = ask(budget, 'first', 200, []);
+    const users: Array<Promise<unknown>> = [];
+    for (let n = 0; n < 30; n += 1) {
+      const askedAt = Date.now();
+      for (let call = 0; call < 2; call += 1)
+        users.push(
+          budget.acquire('user').then(() => waited.push([askedAt - 1_000_000, Date.now() - askedAt])),
+        );
+      await jest.advanceTimersByTimeAsync(250);
+    }
+    await jest.advanceTimersByTimeAsync(20_000);
+    await Promise.all([...creates, ...users]);
+    // Once the creates' first bursts have left the window (they took 22 turns at once), each is
+    // granted at once: the creates leave the kept turns free however many the users took. (When
+    // the kept turns counted against the creates only, returns waited up to a window throughout.)
+    expect(waited).toHaveLength(60);
+    expect(waited.filter(([askedAt, waitedMs]) => askedAt >= 3_500 && waitedMs > 0)).toEqual([]);
+  });
+
   it("leaves first calls a turn of each window beside the polls' part and the users'", async () => {
     // 5 calls/s: one kept for users, so polls take 3 of the other 4.
     const budget = new CallBudget({ callsPerSecond: 5 });
@@ -177,18 +201,18 @@ describe('the call budget', () => {
     await Promise.all([...polls, ...first]);
   });
 
-  it("caps users' calls at half of each window, so a caller that keeps asking leaves the others their turns", async () => {
+  it("caps users' calls at most of each window, so a caller that keeps asking leaves the others their turns", async () => {
     const budget = new CallBudget({ callsPerSecond: 10, userShare: 0 });
     const granted: Array<[CallPriority, number]> = [];
     // A client refreshing a step in a loop (or signalling returns) asks far more than the rate.
     const users = ask(budget, 'user', 100, granted);
     const creates = ask(budget, 'first', 10, granted);
     const polls = ask(budget, 'poll', 10, granted);
-    await jest.advanceTimersByTimeAsync(3 * BUDGET_WINDOW_MS);
+    await jest.advanceTimersByTimeAsync(6 * BUDGET_WINDOW_MS);
     const grantedBy = (of: CallPriority) =>
       granted.filter(([priority]) => priority === of).map(([, at]) => at);
-    // Three windows: the users took half of each, the creates and then the polls the rest.
-    expect(busiestSecond(grantedBy('user'))).toBe(5);
+    // Six windows: the users took eight of each (their cap), the creates and then the polls the rest.
+    expect(busiestSecond(grantedBy('user'))).toBe(10 * USER_CAP_SHARE);
     expect(grantedBy('first')).toHaveLength(10);
     expect(grantedBy('poll').length).toBeGreaterThan(0);
     expect(busiestSecond(granted.map(([, at]) => at))).toBe(10);
@@ -229,7 +253,7 @@ describe('the call budget', () => {
     const busy = planned();
     // A caller that keeps asking holds the users' part; the other turns are free for polls.
     const users = ask(busy, 'user', 20, []);
-    expect(busy.stats().waiting).toBe(15);
+    expect(busy.stats().waiting).toBe(20 - 10 * USER_CAP_SHARE);
     expect(busy.turnLostDelayMs('s-1', 2_000)).toBe(idle.turnLostDelayMs('s-1', 2_000));
     busy.close();
     idle.close();

@@ -126,27 +126,11 @@ export const orphanSchedule = proxyActivities<VerificationActivities>({
  * Closing a verification's creation, in its clean-up: a minute of retries, then a workflow of its
  * own is handed the close (the store is away), so the clean-up never waits on the store for long.
  */
-const creationCallOptions = {
+export const creationCalls = proxyActivities<VerificationActivities>({
   startToCloseTimeout: '20 seconds',
   scheduleToCloseTimeout: '1 minute',
   retry,
-} as const;
-
-/** The clean-up's calls as activity tasks (runs recorded before {@link CLEAN_UP_LOCALLY}). */
-export const creationCalls = proxyActivities<VerificationActivities>(creationCallOptions);
-
-/**
- * The patch under which the clean-up closes the creation and starts the delayed redaction as
- * local activities: both are work of the worker's own (its store, its Temporal client), and as
- * activity tasks each cost a dispatch through the server and a workflow task of its own to hear
- * the answer, every verification (and under load, each a wait behind every other verification's
- * tasks before the outcome is known). Run in the workflow task that ends the wait, the close and
- * the start answer in it.
- */
-export const CLEAN_UP_LOCALLY = 'clean-up-in-the-workflow-task';
-
-/** The clean-up's calls in the worker's own process (see {@link CLEAN_UP_LOCALLY}), with the same bounds. */
-export const localCreationCalls = proxyLocalActivities<VerificationActivities>(creationCallOptions);
+});
 
 /**
  * A refused start's data key, destroyed before the run fails: ten minutes of retries (the store

@@ -22,6 +22,13 @@ const PRIORITIES: readonly CallPriority[] = ['user', 'first', 'poll'];
  */
 export const USER_CAP_SHARE = 0.8;
 
+/**
+ * The least of each window left to calls other than `user` ones (at least one turn), however
+ * many `user` calls wait: creates, cancels, redactions and the sweep's listing go on while people
+ * keep asking (a worker's part of 5 calls/s would otherwise leave them none).
+ */
+export const OTHERS_FLOOR_SHARE = 0.25;
+
 /** Calls per second a worker makes to the identity service unless configured otherwise (`IDV_API_RATE`). */
 export const DEFAULT_API_RATE = 25;
 /** The longest pause 429s impose, whatever their `Retry-After` says. */
@@ -209,6 +216,8 @@ export class CallBudget {
   readonly #recent: number[] = [];
   /** Of those, the polls'. */
   readonly #recentPolls: number[] = [];
+  /** Of those, the calls other than `user` ones'. */
+  readonly #recentOthers: number[] = [];
   /** Of those, the `user` calls'. */
   readonly #recentUsers: number[] = [];
   /** The keys of those `user` calls, in the same order (see {@link acquire}). */
@@ -541,7 +550,9 @@ export class CallBudget {
    */
   #pollPart(limit: number): number {
     const others = this.#othersPart(limit);
-    // At least one turn of the others' part stays free for first calls (none is left at 1).
+    // At least one turn of the others' part stays free for first calls while users take none of
+    // it (none is left at 1); users' calls come first, and the next poll's turn goes to a first
+    // call waiting.
     return Math.max(1, Math.min(others - 1, Math.floor(limit * this.#pollShare)));
   }
 
@@ -558,9 +569,21 @@ export class CallBudget {
     return Math.max(1, limit - Math.round(limit * this.#userShare));
   }
 
-  /** The `user` calls a window may hold out of `limit` (see {@link USER_CAP_SHARE}). */
+  /** The turns of a window `user` calls never take from the others (see {@link OTHERS_FLOOR_SHARE}). */
+  #othersFloor(limit: number): number {
+    return Math.max(1, Math.floor(limit * OTHERS_FLOOR_SHARE));
+  }
+
+  /** Another call than a `user` one fits in the window now: below the others' part, or their floor. */
+  #othersFit(limit: number): boolean {
+    return (
+      this.#recent.length < this.#othersPart(limit) || this.#recentOthers.length < this.#othersFloor(limit)
+    );
+  }
+
+  /** The `user` calls a window may hold out of `limit` (see {@link USER_CAP_SHARE}), the others' floor left. */
   #userCap(limit: number): number {
-    return Math.max(1, Math.floor(limit * USER_CAP_SHARE));
+    return Math.max(1, Math.min(Math.floor(limit * USER_CAP_SHARE), limit - this.#othersFloor(limit)));
   }
 
   /**
@@ -574,7 +597,7 @@ export class CallBudget {
 
   /** Drops from the window's records the calls granted before it. */
   #pruneWindow(now: number): void {
-    for (const times of [this.#recent, this.#recentPolls])
+    for (const times of [this.#recent, this.#recentOthers, this.#recentPolls])
       while (times.length > 0 && (times[0] as number) <= now - WINDOW_MS) times.shift();
     while (this.#recentUsers.length > 0 && (this.#recentUsers[0] as number) <= now - WINDOW_MS) {
       this.#recentUsers.shift();
@@ -590,7 +613,7 @@ export class CallBudget {
     this.#pruneWindow(now);
     if (this.#recent.length >= this.#limit) return false;
     if (priority === 'user' && this.#recentUsers.length >= this.#userCap(this.#limit)) return false;
-    if (priority !== 'user' && this.#recent.length >= this.#othersPart(this.#limit)) return false;
+    if (priority !== 'user' && !this.#othersFit(this.#limit)) return false;
     if (priority === 'poll') {
       if (this.#recentPolls.length >= this.#pollPart(this.#limit)) return false;
       if (now < this.#lastPollAt + this.#pollSpacingMs()) return false;
@@ -600,7 +623,7 @@ export class CallBudget {
     if (priority === 'user') {
       this.#recentUsers.push(now);
       this.#recentUserKeys.push(key);
-    }
+    } else this.#recentOthers.push(now);
     this.#recent.push(now);
     this.#granted += 1;
     this.#bucket(now).granted += 1;
@@ -673,7 +696,10 @@ export class CallBudget {
         freeAt(this.#recent, this.#limit),
         priority === 'user'
           ? freeAt(this.#recentUsers, this.#userCap(this.#limit))
-          : freeAt(this.#recent, this.#othersPart(this.#limit)),
+          : Math.min(
+              freeAt(this.#recent, this.#othersPart(this.#limit)),
+              freeAt(this.#recentOthers, this.#othersFloor(this.#limit)),
+            ),
         priority === 'poll'
           ? Math.max(
               freeAt(this.#recentPolls, this.#pollPart(this.#limit)),

@@ -220,6 +220,23 @@ describe('the call budget', () => {
     await Promise.all([...users, ...creates, ...polls]);
   });
 
+  it("leaves other calls a quarter of each window however many users' calls wait, in a worker's small part", async () => {
+    // Five workers sharing 25 calls/s: 5 a window each, one kept for users.
+    for (const callsPerSecond of [5, 25]) {
+      const budget = new CallBudget({ callsPerSecond });
+      const granted: Array<[CallPriority, number]> = [];
+      const users = ask(budget, 'user', 500, granted);
+      const creates = ask(budget, 'first', 100, granted);
+      await jest.advanceTimersByTimeAsync(4 * BUDGET_WINDOW_MS);
+      const createTurns = granted.filter(([priority]) => priority === 'first');
+      // Every window a quarter for creates (at least one), the users the rest.
+      expect(createTurns.length).toBeGreaterThanOrEqual(4 * Math.max(1, Math.floor(callsPerSecond / 4)));
+      expect(busiestSecond(granted.map(([, at]) => at))).toBeLessThanOrEqual(callsPerSecond);
+      budget.close();
+      await Promise.all([...users, ...creates]);
+    }
+  });
+
   it("shares users' turns past their cap fairly, so one caller that keeps asking waits behind every other person's call", async () => {
     const budget = new CallBudget({ callsPerSecond: 10, userShare: 0 });
     const granted: Array<[string, number]> = [];

@@ -289,6 +289,8 @@ describe('create attempts', () => {
       first: OrphanLook;
     }) => Array<{ id: string }> | Promise<Array<{ id: string }>>,
     after?: (second: OrphanLook) => Promise<void>,
+    /** Called before each ListSessions of the first look, with how many it made before. */
+    duringFirst?: (listed: number) => void,
   ): Promise<void> {
     const HOUR = 3_600_000;
     const nowMs = Date.now();
@@ -316,13 +318,28 @@ describe('create attempts', () => {
     };
     await attempt(`idv-${name}-late`, nowMs - 3 * HOUR);
     await attempt(`idv-${name}-open`, nowMs - 2 * 60_000);
-    const activities = createActivities({ ...deps, orphans: { horizonMs: HOUR } });
+    let firstLook = true;
+    let listed = 0;
+    const list: IdentityClient['sessions']['list'] = (...args) => {
+      if (firstLook) duringFirst?.(listed++);
+      return identity.sessions.list(...args);
+    };
+    const sessions = new Proxy(identity.sessions, {
+      get: (target, property, receiver) =>
+        property === 'list' ? list : (Reflect.get(target, property, receiver) as unknown),
+    });
+    const activities = createActivities({
+      ...deps,
+      identity: { ...deps.identity, sessions },
+      orphans: { horizonMs: HOUR },
+    });
     type LookArgs = Parameters<typeof activities.sweepOrphans>[0];
     const sweep = (args: LookArgs) => activities.sweepOrphans(args);
     const look = (args: LookArgs) =>
       environment(`idv-orphans-${name}`).run<[LookArgs], OrphanLook, typeof sweep>(sweep, args);
     try {
       const first = await look({ verificationProfileId: profileId() });
+      firstLook = false;
       expect(first.lastListing).toBeDefined();
       expect(session.redacted).toBeUndefined();
       added.push(...(await between({ since, nowMs: Date.now(), first })));
@@ -358,6 +375,28 @@ describe('create attempts', () => {
       for (const gone of since.slice(-300)) emulator.store.sessions.delete(gone.id);
       return [];
     });
+  });
+
+  it('goes on where a listing stopped though many sessions were created while it was read', async () => {
+    const created: SessionRecord[] = [];
+    await listedLateBehindMany(
+      'busy-during',
+      () => created,
+      undefined,
+      (listed) => {
+        if (listed !== 50) return;
+        // Half way through the first look: every later page of it is numbered past them.
+        const template = [...emulator.store.sessions.values()].find(
+          (session) => session.profileId === profileId(),
+        ) as SessionRecord;
+        const nowMs = Date.now();
+        for (let n = 0; n < 3_000; n += 1) {
+          const session = { ...template, id: randomUUID(), createdMs: nowMs + 2_000 + n };
+          created.push(session);
+          emulator.store.sessions.set(session.id, session);
+        }
+      },
+    );
   });
 
   it('keeps for the next listing the attempt whose window closed while a listing went on', async () => {

@@ -299,13 +299,15 @@ export function cleanupActivities(deps: VerificationDeps) {
         if (mustReach !== undefined && page > 1 && !(newest > mustReach)) next = page - 1;
         else {
           mustReach = undefined;
-          if (!answer.more || dates.length === 0 || oldest < reachMs) return undefined;
+          if (!answer.more || answer.sessions.length === 0 || oldest < reachMs) return undefined;
         }
         if (oldest < freshFromMs || mustReach !== undefined) {
           if (!resumed && going) {
             // Past what is read whole: the listing, from the page that holds where it stopped.
             resumed = true;
-            const stopped = (going.page - 1) * LISTING_PAGE_SIZE - 1 + pushed;
+            // A cursor of an earlier build knows no place to find: it goes on a page further back.
+            const back = going.stoppedAtMs === undefined ? LISTING_PAGE_SIZE : 0;
+            const stopped = (going.page - 1) * LISTING_PAGE_SIZE - 1 + pushed - back;
             const resumeAt = Math.floor(Math.max(0, stopped) / LISTING_PAGE_SIZE) + 1;
             if (resumeAt > next) {
               next = resumeAt;
@@ -313,13 +315,23 @@ export function cleanupActivities(deps: VerificationDeps) {
             }
           }
           pagesPast += 1;
-          if (pagesPast >= LAST_LISTING_PAGES_PER_LOOK)
+          if (pagesPast >= LAST_LISTING_PAGES_PER_LOOK) {
+            // The pages are numbered as they stood at the last one read, the sessions created
+            // during this look in front: the next look counts from the newest listed now.
+            const first = await deps.identity.sessions.list(
+              profileId,
+              { orderBy: 'Created', orderDirection: 'Descending', pageSize: LISTING_PAGE_SIZE, page: 1 },
+              { signal: signal() },
+            );
+            const newestNow = Math.max(...first.sessions.map(createdMs).filter((at) => !Number.isNaN(at)));
+            if (Number.isFinite(newestNow)) newestMs = Math.max(newestNow, newestMs ?? newestNow);
             return {
               page: next,
               // Stopped while finding where the last look stopped: that place is still the one.
               stoppedAtMs: mustReach ?? oldest,
               ...(newestMs === undefined ? {} : { newestMs }),
             };
+          }
         }
         page = next;
       }

@@ -73,8 +73,9 @@ describe('DeliverySpool', () => {
     expect(spool.holdsNoneOf(lane)).toBe(false);
     expect(spool.holdsNoneOf(otherLane)).toBe(true);
     await spool.close();
-    // What a previous process left is read as the spool opens.
+    // What a previous process left is read beside the receiver's work once the spool opens.
     const reopened = await DeliverySpool.open(dir);
+    await reopened.lanesLearnt;
     expect(reopened.holdsNoneOf(otherLane)).toBe(true);
     expect(reopened.holdsNoneOf(lane)).toBe(false);
     const left = await reopened.oldest();
@@ -89,6 +90,7 @@ describe('DeliverySpool', () => {
     await spool.append(event('b'));
     await spool.close();
     const reopened = await DeliverySpool.open(dir, { maxEntriesPerConnection: 2 });
+    await reopened.lanesLearnt;
     await expect(reopened.append(event('c'))).rejects.toThrow(ConnectionShareFullError);
     await reopened.append({ ...event('other'), connectionId: 'conn-2' });
     await reopened.close();

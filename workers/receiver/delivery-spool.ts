@@ -127,6 +127,8 @@ export class DeliverySpool {
   readonly #writing = new Map<string, Promise<void>>();
   /** Set once `close` began: nothing more is appended or replayed. */
   #closing = false;
+  /** The reading of the connections of the entries found at `open`. */
+  #lanesLearnt: Promise<void> = Promise.resolve();
   readonly #maxEntries: number;
   readonly #maxPerLane: number;
   readonly #closeWaitMs: number;
@@ -177,7 +179,7 @@ export class DeliverySpool {
       // What a crashed write left (its entry never appeared): written again by whoever sent it.
       await Promise.all(files.filter((file) => file.endsWith('.tmp')).map((file) => rm(join(dir, file))));
       spool = new DeliverySpool(dir, files.filter((file) => ENTRY.test(file)).sort(), options, release);
-      await spool.#learnLanes();
+      spool.#lanesLearnt = spool.#learnLanes();
       return spool;
     } catch (error) {
       await release().catch(() => undefined);
@@ -185,23 +187,54 @@ export class DeliverySpool {
     }
   }
 
+  /** Resolves once the connection of every entry a previous process left is known (see `#learnLanes`). */
+  get lanesLearnt(): Promise<void> {
+    return this.#lanesLearnt;
+  }
+
   /**
-   * Reads the connection of each entry a previous process left, so that its share counts them
-   * from the first append, and a connection with none of them goes straight to Temporal at once.
-   * One that does not parse (or has gone) is left to the replay, which sets it aside.
+   * Reads, beside the receiver's work, the connection of each entry a previous process left
+   * (up to `maxEntries` of them after a long outage: the receiver answers meanwhile), so that its
+   * share counts them, and a connection with none of them goes straight to Temporal once all are
+   * read (until then every delivery is spooled: it could be of a connection that waits). One that
+   * does not parse, or has gone, is left to the replay, which sets it aside or drops it.
    */
   async #learnLanes(): Promise<void> {
-    for (let from = 0; from < this.#names.length; from += LANE_READS_AT_ONCE) {
-      const names = this.#names.slice(from, from + LANE_READS_AT_ONCE);
-      const texts = await Promise.all(
-        names.map((name) => readFile(join(this.#dir, name), 'utf8').catch(() => undefined)),
+    const left = [...this.#names];
+    try {
+      for (let from = 0; from < left.length && !this.#closing; from += LANE_READS_AT_ONCE) {
+        const names = left.slice(from, from + LANE_READS_AT_ONCE);
+        const texts = await Promise.all(
+          names.map((name) => readFile(join(this.#dir, name), 'utf8').catch(() => undefined)),
+        );
+        names.forEach((name, at) => {
+          const text = texts[at];
+          const parsed = text === undefined ? undefined : eventSchema.safeParse(parseJson(text));
+          // Replayed and removed meanwhile: nothing of it waits.
+          if (parsed?.success && this.#holds(name)) this.#know(name, laneOf(parsed.data));
+        });
+      }
+    } catch (error) {
+      this.#log(
+        'spool entries left by a previous process could not be read: their connections are learnt as they are replayed',
+        { reason: error instanceof Error ? error.message : String(error) },
+        'warn',
       );
-      names.forEach((name, at) => {
-        const text = texts[at];
-        const parsed = text === undefined ? undefined : eventSchema.safeParse(parseJson(text));
-        if (parsed?.success) this.#know(name, laneOf(parsed.data));
-      });
     }
+  }
+
+  /** The entry is still waiting here (the names are kept in order). */
+  #holds(name: string): boolean {
+    let low = 0;
+    let high = this.#names.length - 1;
+    while (low <= high) {
+      const middle = (low + high) >> 1;
+      const found = this.#names[middle] as string;
+      if (found === name) return true;
+      if (found < name) low = middle + 1;
+      else high = middle - 1;
+    }
+    return false;
   }
 
   /** How often, idle, it looks in its folder for entries it did not write. */
@@ -419,6 +452,7 @@ export class DeliverySpool {
       sleep(this.#closeWaitMs, false, { signal: timer.signal }).catch(() => false),
     ]);
     timer.abort();
+    await this.#lanesLearnt;
     if (!waited)
       this.#log(
         'spool appends still under way at close: the spool is given up without them',

@@ -82,9 +82,10 @@ export interface CallBudgetOptions {
   /**
    * Share of the budget kept for `user` calls (0 to under 0.5): another call is granted only while
    * the window holds fewer calls in all, `user` ones too, than the limit less this share of it
-   * (rounded, so 0.1 keeps none under 5 calls/s). That many turns stay free for the next person
-   * however many `user` calls the window holds already, so a returning user's check finds a turn
-   * at once while a burst of creates and polls fills the rest. @default 0.1
+   * (rounded, so 0.1 keeps none under 5 calls/s), or while the other calls hold less than their
+   * floor ({@link OTHERS_FLOOR_SHARE}). That many turns stay free for the next person however
+   * many `user` calls the window holds already, so a returning user's check finds a turn at once
+   * while a burst of creates and polls fills the rest. @default 0.1
    */
   userShare?: number;
   /** After 429s halved it (see {@link OVERLOAD_SHARE}), the limit grows back by a tenth of `callsPerSecond` this often without another halving. @default 5_000 */
@@ -224,6 +225,8 @@ export class CallBudget {
   readonly #recentUserKeys: Array<string | undefined> = [];
   /** When the last poll was granted (see {@link #pollSpacingMs}). */
   #lastPollAt = Number.NEGATIVE_INFINITY;
+  /** The last call granted was a `user` one (see {@link #take}: a window of one turn alternates). */
+  #lastWasUser = false;
   /** The turn the last poll sent back after losing its turn was given (see {@link turnLostDelayMs}). */
   #lostTurnAt = Number.NEGATIVE_INFINITY;
   /** The calls waiting for a turn, by priority (each in the order they asked). */
@@ -613,6 +616,10 @@ export class CallBudget {
     this.#pruneWindow(now);
     if (this.#recent.length >= this.#limit) return false;
     if (priority === 'user' && this.#recentUsers.length >= this.#userCap(this.#limit)) return false;
+    // A window of one turn has no room for both kinds: it alternates while a first call waits
+    // (which fits whenever a user's call does, so the turn is never left unused).
+    if (priority === 'user' && this.#limit <= 1 && this.#lastWasUser && this.#waiting.first.length > 0)
+      return false;
     if (priority !== 'user' && !this.#othersFit(this.#limit)) return false;
     if (priority === 'poll') {
       if (this.#recentPolls.length >= this.#pollPart(this.#limit)) return false;
@@ -624,6 +631,7 @@ export class CallBudget {
       this.#recentUsers.push(now);
       this.#recentUserKeys.push(key);
     } else this.#recentOthers.push(now);
+    this.#lastWasUser = priority === 'user';
     this.#recent.push(now);
     this.#granted += 1;
     this.#bucket(now).granted += 1;

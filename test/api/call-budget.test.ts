@@ -237,6 +237,23 @@ describe('the call budget', () => {
     }
   });
 
+  it('alternates users and first calls when a window holds one call', async () => {
+    const budget = new CallBudget({ callsPerSecond: 1 });
+    const granted: Array<[CallPriority, number]> = [];
+    const users = ask(budget, 'user', 10, granted);
+    const creates = ask(budget, 'first', 2, granted);
+    await jest.advanceTimersByTimeAsync(5 * BUDGET_WINDOW_MS);
+    expect(granted.slice(0, 5).map(([priority]) => priority)).toEqual([
+      'user',
+      'first',
+      'user',
+      'first',
+      'user',
+    ]);
+    budget.close();
+    await Promise.all([...users, ...creates]);
+  });
+
   it("shares users' turns past their cap fairly, so one caller that keeps asking waits behind every other person's call", async () => {
     const budget = new CallBudget({ callsPerSecond: 10, userShare: 0 });
     const granted: Array<[string, number]> = [];

@@ -318,11 +318,18 @@ export function cleanupActivities(deps: VerificationDeps) {
           if (pagesPast >= LAST_LISTING_PAGES_PER_LOOK) {
             // The pages are numbered as they stood at the last one read, the sessions created
             // during this look in front: the next look counts from the newest listed now.
-            const first = await deps.identity.sessions.list(
-              profileId,
-              { orderBy: 'Created', orderDirection: 'Descending', pageSize: LISTING_PAGE_SIZE, page: 1 },
-              { signal: signal() },
-            );
+            // Not read (a 429, no turn): the newest seen first stands, and the next look reads
+            // back what was created meanwhile.
+            const first = await deps.identity.sessions
+              .list(
+                profileId,
+                { orderBy: 'Created', orderDirection: 'Descending', pageSize: LISTING_PAGE_SIZE, page: 1 },
+                { signal: signal() },
+              )
+              .catch((error: unknown) => {
+                if (signal().aborted) throw error;
+                return { sessions: [] };
+              });
             const newestNow = Math.max(...first.sessions.map(createdMs).filter((at) => !Number.isNaN(at)));
             if (Number.isFinite(newestNow)) newestMs = Math.max(newestNow, newestMs ?? newestNow);
             return {

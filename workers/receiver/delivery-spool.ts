@@ -203,7 +203,10 @@ export class DeliverySpool {
     const left = [...this.#names];
     try {
       for (let from = 0; from < left.length && !this.#closing; from += LANE_READS_AT_ONCE) {
-        const names = left.slice(from, from + LANE_READS_AT_ONCE);
+        // Not those the replay has read or removed already.
+        const names = left
+          .slice(from, from + LANE_READS_AT_ONCE)
+          .filter((name) => !this.#laneOf.has(name) && this.#holds(name));
         const texts = await Promise.all(
           names.map((name) => readFile(join(this.#dir, name), 'utf8').catch(() => undefined)),
         );

@@ -219,61 +219,17 @@ describe('create attempts', () => {
   });
 
   it('lists closed windows whole over several looks before forgetting their attempts, finding a session the service listed long after the date it gives it', async () => {
-    const HOUR = 3_600_000;
-    const nowMs = Date.now();
-    const control = emulatorControl(emulator.controlUrl);
-    await control('PUT', '/script', { outcome: 'manual' });
-    const { sessionId } = await identity.sessions.createDirectProviderSession({
-      verificationProfileId: profileId(),
-      provider: 'yoti',
-      capabilities: ['DeeplinkToMobile', 'PollResult', 'RefreshStepContent'],
-    });
-    // Dated when its create arrived, three hours ago; listed only now that it was carried out.
-    const session = emulator.store.sessions.get(sessionId);
-    if (!session) throw new Error('the session is missing');
-    session.createdMs = nowMs - 3 * HOUR + 2_000;
-    // More sessions of the profile created since than one look lists (it lands on the first page
-    // past them), and some before.
-    const since = Array.from({ length: LAST_LISTING_PAGES_PER_LOOK * 50 + 100 }, (_, n) => ({
-      ...session,
-      id: randomUUID(),
-      createdMs: n < 100 ? nowMs - 4 * HOUR + n * 1_000 : nowMs - 2 * HOUR + n * 1_000,
-    }));
-    for (const other of since) emulator.store.sessions.set(other.id, other);
-    const attempt = async (workflowId: string, startedAtMs: number) => {
-      const id = await deps.vault.recordCreateAttempt({ workflowId, profileId: profileId(), startedAtMs });
-      await deps.vault.endCreateAttempt(profileId(), id, { endedAtMs: startedAtMs + 30_000, settled: false });
-    };
-    // That create's attempt got no answer; its window (an hour's horizon) closed two hours ago,
-    // while another's window keeps the sweep looking.
-    await attempt('idv-listed-late', nowMs - 3 * HOUR);
-    await attempt('idv-still-open', nowMs - 2 * 60_000);
-    const activities = createActivities({ ...deps, orphans: { horizonMs: HOUR } });
-    type LookArgs = Parameters<typeof activities.sweepOrphans>[0];
-    const sweep = (args: LookArgs) => activities.sweepOrphans(args);
-    const look = (args: LookArgs) =>
-      environment('idv-orphans-listed-late').run<[LookArgs], OrphanLook, typeof sweep>(sweep, args);
-    try {
-      // A sweep started anew (the one before gave up): its first look lists the whole windows, up to
-      // its bound, and the sweep goes on looking, the attempt kept.
-      const first = await look({ verificationProfileId: profileId() });
-      expect(first).toMatchObject({ lastListing: { page: LAST_LISTING_PAGES_PER_LOOK + 1 } });
-      expect(session.redacted).toBeUndefined();
-      expect(await deps.vault.createAttempts(profileId(), 'idv-listed-late')).toHaveLength(1);
-      const second = await look({
-        verificationProfileId: profileId(),
-        coveredToMs: first.coveredToMs,
-        ...(first.lastListing ? { lastListing: first.lastListing } : {}),
-      });
-      // Swept: redacted (the service had expired it meanwhile, three hours after the date it gave it).
-      expect(second.redacted).toContain(sessionId);
-      expect(session.redacted?.by).toBe('request');
-      expect(second.lastListing).toBeUndefined();
-      expect(await deps.vault.createAttempts(profileId(), 'idv-listed-late')).toEqual([]);
-      expect(await deps.vault.createAttempts(profileId(), 'idv-still-open')).toHaveLength(1);
-    } finally {
-      for (const other of since) emulator.store.sessions.delete(other.id);
-    }
+    // A sweep started anew (the one before gave up): its first look lists the whole windows, up
+    // to its bound, the attempt kept; the second goes on and finds the session.
+    await listedLateBehindMany(
+      'listed-late',
+      () => [],
+      async (second) => {
+        expect(second.lastListing).toBeUndefined();
+        // Another's window keeps the sweep looking.
+        expect(await deps.vault.createAttempts(profileId(), 'idv-listed-late-open')).toHaveLength(1);
+      },
+    );
   });
 
   /**
@@ -304,11 +260,13 @@ describe('create attempts', () => {
     const session = emulator.store.sessions.get(sessionId);
     if (!session) throw new Error('the session is missing');
     session.createdMs = nowMs - 3 * HOUR + 2_000;
-    // Newer ones, a second apart, the newest first in the list.
-    const since = Array.from({ length: LAST_LISTING_PAGES_PER_LOOK * 50 + 100 }, (_, n) => ({
+    // Dated when its create arrived, three hours ago; listed only now that it was carried out.
+    // More sessions of the profile created since than one look lists (a second apart, the newest
+    // first in the list), and some before.
+    const since = Array.from({ length: LAST_LISTING_PAGES_PER_LOOK * 50 + 200 }, (_, n) => ({
       ...session,
       id: randomUUID(),
-      createdMs: nowMs - 2 * HOUR + n * 1_000,
+      createdMs: n < 100 ? nowMs - 4 * HOUR + n * 1_000 : nowMs - 2 * HOUR + n * 1_000,
     }));
     for (const other of since) emulator.store.sessions.set(other.id, other);
     const added: Array<{ id: string }> = [];
@@ -316,6 +274,8 @@ describe('create attempts', () => {
       const id = await deps.vault.recordCreateAttempt({ workflowId, profileId: profileId(), startedAtMs });
       await deps.vault.endCreateAttempt(profileId(), id, { endedAtMs: startedAtMs + 30_000, settled: false });
     };
+    // That create's attempt got no answer; its window (an hour's horizon) closed two hours ago,
+    // while another's window keeps the sweep looking.
     await attempt(`idv-${name}-late`, nowMs - 3 * HOUR);
     await attempt(`idv-${name}-open`, nowMs - 2 * 60_000);
     let firstLook = true;
@@ -340,15 +300,18 @@ describe('create attempts', () => {
     try {
       const first = await look({ verificationProfileId: profileId() });
       firstLook = false;
-      expect(first.lastListing).toBeDefined();
+      expect(first).toMatchObject({ lastListing: { page: LAST_LISTING_PAGES_PER_LOOK + 1 } });
       expect(session.redacted).toBeUndefined();
+      expect(await deps.vault.createAttempts(profileId(), `idv-${name}-late`)).toHaveLength(1);
       added.push(...(await between({ since, nowMs: Date.now(), first })));
       const second = await look({
         verificationProfileId: profileId(),
         coveredToMs: first.coveredToMs,
         ...(first.lastListing ? { lastListing: first.lastListing } : {}),
       });
+      // Swept: redacted (the service had expired it meanwhile, three hours after the date it gave it).
       expect(second.redacted).toContain(sessionId);
+      expect(session.redacted?.by).toBe('request');
       expect(await deps.vault.createAttempts(profileId(), `idv-${name}-late`)).toEqual([]);
       await after?.(second);
     } finally {

@@ -270,13 +270,18 @@ export function cleanupActivities(deps: VerificationDeps) {
       // begins after it (sessions no longer listed moved the later ones up) is followed by the
       // page before it, so that none between is passed.
       let mustReach: number | undefined;
-      for (let page = 1; ;) {
-        const answer = await deps.identity.sessions.list(
+      const listPage = (page: number) =>
+        deps.identity.sessions.list(
           profileId,
           { orderBy: 'Created', orderDirection: 'Descending', pageSize: LISTING_PAGE_SIZE, page },
           { signal: signal() },
         );
-        const createdMs = (session: { created?: number | null }) => (session.created ?? Number.NaN) * 1000;
+      const createdMs = (session: { created?: number | null }) => (session.created ?? Number.NaN) * 1000;
+      /** The creation dates a page gives (some may give none). */
+      const datesOf = (sessions: ReadonlyArray<{ created?: number | null }>) =>
+        sessions.map(createdMs).filter((at) => !Number.isNaN(at));
+      for (let page = 1; ;) {
+        const answer = await listPage(page);
         const candidates = answer.sessions.filter((session) => {
           const at = createdMs(session);
           return at >= reachMs && at <= plan.coverToMs && inWindows(plan.windows, at);
@@ -289,7 +294,7 @@ export function cleanupActivities(deps: VerificationDeps) {
           if (accounted.has(id) || !(await deps.vault.takeOrphan(id, profileId))) continue;
           if (stateOf(session).done) knownDone.add(id);
         }
-        const dates = answer.sessions.map(createdMs).filter((at) => !Number.isNaN(at));
+        const dates = datesOf(answer.sessions);
         const newest = dates.reduce((most, at) => Math.max(most, at), Number.NEGATIVE_INFINITY);
         const oldest = dates.reduce((least, at) => Math.min(least, at), Number.POSITIVE_INFINITY);
         if (page === 1 && dates.length > 0) newestMs = newest;
@@ -320,17 +325,11 @@ export function cleanupActivities(deps: VerificationDeps) {
             // during this look in front: the next look counts from the newest listed now.
             // Not read (a 429, no turn): the newest seen first stands, and the next look reads
             // back what was created meanwhile.
-            const first = await deps.identity.sessions
-              .list(
-                profileId,
-                { orderBy: 'Created', orderDirection: 'Descending', pageSize: LISTING_PAGE_SIZE, page: 1 },
-                { signal: signal() },
-              )
-              .catch((error: unknown) => {
-                if (signal().aborted) throw error;
-                return { sessions: [] };
-              });
-            const newestNow = Math.max(...first.sessions.map(createdMs).filter((at) => !Number.isNaN(at)));
+            const first = await listPage(1).catch((error: unknown) => {
+              if (signal().aborted) throw error;
+              return { sessions: [] };
+            });
+            const newestNow = Math.max(...datesOf(first.sessions));
             if (Number.isFinite(newestNow)) newestMs = Math.max(newestNow, newestMs ?? newestNow);
             return {
               page: next,

@@ -200,29 +200,22 @@ export class DeliverySpool {
    * does not parse, or has gone, is left to the replay, which sets it aside or drops it.
    */
   async #learnLanes(): Promise<void> {
+    // Nothing here throws: a file that cannot be read is left to the replay.
     const left = [...this.#names];
-    try {
-      for (let from = 0; from < left.length && !this.#closing; from += LANE_READS_AT_ONCE) {
-        // Not those the replay has read or removed already.
-        const names = left
-          .slice(from, from + LANE_READS_AT_ONCE)
-          .filter((name) => !this.#laneOf.has(name) && this.#holds(name));
-        const texts = await Promise.all(
-          names.map((name) => readFile(join(this.#dir, name), 'utf8').catch(() => undefined)),
-        );
-        names.forEach((name, at) => {
-          const text = texts[at];
-          const parsed = text === undefined ? undefined : eventSchema.safeParse(parseJson(text));
-          // Replayed and removed meanwhile: nothing of it waits.
-          if (parsed?.success && this.#holds(name)) this.#know(name, laneOf(parsed.data));
-        });
-      }
-    } catch (error) {
-      this.#log(
-        'spool entries left by a previous process could not be read: their connections are learnt as they are replayed',
-        { reason: error instanceof Error ? error.message : String(error) },
-        'warn',
+    for (let from = 0; from < left.length && !this.#closing; from += LANE_READS_AT_ONCE) {
+      // Not those the replay has read or removed already.
+      const names = left
+        .slice(from, from + LANE_READS_AT_ONCE)
+        .filter((name) => !this.#laneOf.has(name) && this.#holds(name));
+      const texts = await Promise.all(
+        names.map((name) => readFile(join(this.#dir, name), 'utf8').catch(() => undefined)),
       );
+      names.forEach((name, at) => {
+        const text = texts[at];
+        const parsed = text === undefined ? undefined : eventSchema.safeParse(parseJson(text));
+        // Replayed and removed meanwhile: nothing of it waits.
+        if (parsed?.success && this.#holds(name)) this.#know(name, laneOf(parsed.data));
+      });
     }
   }
 
@@ -482,7 +475,7 @@ export class DeliverySpool {
     const listed = await readdir(this.#dir);
     // An append begun during the listing is this one's own, not another writer's.
     if (this.#writing.size > 0) return;
-    const found = listed.filter((file) => ENTRY.test(file) && !this.#names.includes(file));
+    const found = listed.filter((file) => ENTRY.test(file) && !this.#holds(file));
     if (found.length === 0) return;
     for (const name of found) {
       this.#insert(name);
@@ -499,7 +492,7 @@ export class DeliverySpool {
   }
 
   #insert(name: string): void {
-    if (this.#names.includes(name)) return;
+    if (this.#holds(name)) return;
     let index = this.#names.length;
     while (index > 0 && (this.#names[index - 1] as string) > name) index -= 1;
     this.#names.splice(index, 0, name);

@@ -22,7 +22,15 @@ declare global {
  */
 export default async function globalSetup(): Promise<void> {
   const postgresDir = await mkdtemp(join(tmpdir(), 'idv-postgres-'));
-  const serverStart = startDevServer({});
+  const serverStart = startDevServer({
+    // The server deletes a closed run once its close task is known done, which its queues record
+    // every 30 s by default; a check that misses it backs off to minutes (the shredding tests wait
+    // for a keyring run's deletion).
+    dynamicConfig: {
+      'history.transferProcessorUpdateAckInterval': '1s',
+      'history.visibilityProcessorUpdateAckInterval': '1s',
+    },
+  });
   const postgresStart = startPostgresServer(postgresDir);
   const bundling = bundleWorkflowCode({
     workflowsPath: require.resolve('./workflows'),

@@ -147,7 +147,8 @@ async function redactAndRotate(stack: VerificationStack, sealing: Sealing): Prom
           (error: unknown) => (error instanceof WorkflowNotFoundError ? true : undefined),
         ),
     "the keyring's earlier run deleted",
-    // The server deletes a run about half a minute after it is asked to, later on a busy CI.
+    // The server deletes a run once its queues have recorded the run's close task done (every
+    // second in the tests' server, global-setup), a few seconds after it is asked to.
     150_000,
   );
 }

@@ -1,4 +1,6 @@
-import { mkdir, mkdtemp, readdir, rm, utimes, writeFile } from 'node:fs/promises';
+import { execFileSync } from 'node:child_process';
+import { constants } from 'node:fs';
+import { mkdir, mkdtemp, open, readdir, rm, utimes, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
@@ -7,6 +9,7 @@ import {
   ConnectionShareFullError,
   SpoolInUseError,
 } from '../../workers/receiver/delivery-spool';
+import { eventually } from '../harness/eventually';
 import { type AgentEvent } from '../../agent-platform/shared/messages';
 
 const event = (objectId: string): AgentEvent => ({
@@ -94,6 +97,31 @@ describe('DeliverySpool', () => {
     await expect(reopened.append(event('c'))).rejects.toThrow(ConnectionShareFullError);
     await reopened.append({ ...event('other'), connectionId: 'conn-2' });
     await reopened.close();
+  });
+
+  it('gives the spool up within its wait while an entry it reads at open never answers (a stalled disk)', async () => {
+    const spool = await DeliverySpool.open(dir);
+    await spool.append(event('a'));
+    await spool.close();
+    // A FIFO in the entry's place: reading it waits until someone writes to it, as a read from a
+    // disk that stopped answering does.
+    const [name] = (await readdir(dir)).filter((file) => file.endsWith('.json'));
+    const stalled = join(dir, name as string);
+    await rm(stalled);
+    execFileSync('mkfifo', [stalled]);
+    const reopened = await DeliverySpool.open(dir, { closeWaitMs: 100 });
+    let closed = false;
+    const closing = reopened.close().then(() => (closed = true));
+    // The read under way ends only once the FIFO is written to: until then `close` gave up waiting
+    // or never returns.
+    await eventually(async () => (closed ? true : undefined), 'the spool given up', 2_000);
+    const writer = await open(stalled, constants.O_WRONLY | constants.O_NONBLOCK);
+    await writer.close();
+    await closing;
+    await rm(stalled);
+    // Given up, so another process takes it at once.
+    const next = await DeliverySpool.open(dir, { lockWaitMs: 0 });
+    await next.close();
   });
 
   it('drops a write that never completed and sets a damaged entry aside', async () => {

@@ -50,8 +50,8 @@ export interface DeliverySpoolOptions {
    */
   lockWaitMs?: number;
   /**
-   * How long `close` waits for appends under way (a disk that stopped answering) before it gives
-   * the spool up all the same. @default 10000
+   * How long `close` waits for appends and reads under way (a disk that stopped answering)
+   * before it gives the spool up all the same. @default 10000
    */
   closeWaitMs?: number;
   /**
@@ -437,21 +437,21 @@ export class DeliverySpool {
 
   /**
    * Gives the directory up for another process (what is spooled stays). Appends under way land
-   * first, for at most `closeWaitMs`: one that lands later is still created whole under a number
-   * no other entry holds, and was never acknowledged (the server closed its connection first).
+   * first, and the reading of connections stops, for at most `closeWaitMs`: an append that lands
+   * later is still created whole under a number no other entry holds, and was never acknowledged
+   * (the server closed its connection first); a read that ends later only reads.
    */
   async close(): Promise<void> {
     this.#closing = true;
     const timer = new AbortController();
     const waited = await Promise.race([
-      Promise.allSettled([...this.#writing.values()]).then(() => true),
+      Promise.allSettled([...this.#writing.values(), this.#lanesLearnt]).then(() => true),
       sleep(this.#closeWaitMs, false, { signal: timer.signal }).catch(() => false),
     ]);
     timer.abort();
-    await this.#lanesLearnt;
     if (!waited)
       this.#log(
-        'spool appends still under way at close: the spool is given up without them',
+        'spool appends or reads still under way at close: the spool is given up without them',
         { appends: this.#writing.size, waitedMs: this.#closeWaitMs },
         'warn',
       );

@@ -362,6 +362,41 @@ describe('create attempts', () => {
     );
   });
 
+  it('stops at its bound a listing whose pages give no creation dates', async () => {
+    // A service whose every page has more after it and dates none of its sessions: no page shows
+    // where the listing stands, so each counts toward the look's bound.
+    const nowMs = Date.now();
+    const id = await deps.vault.recordCreateAttempt({
+      workflowId: 'idv-undated',
+      profileId: profileId(),
+      startedAtMs: nowMs - 60_000,
+    });
+    await deps.vault.endCreateAttempt(profileId(), id, { endedAtMs: nowMs - 30_000, settled: false });
+    let listed = 0;
+    const list: IdentityClient['sessions']['list'] = () => {
+      listed += 1;
+      // Past this, the look would never have stopped.
+      if (listed > 10 * LAST_LISTING_PAGES_PER_LOOK) throw new Error('the listing did not stop');
+      const sessions = Array.from({ length: 50 }, () => ({ id: randomUUID(), state: 'Pending' }));
+      return Promise.resolve({ sessions, total: 1_000_000, more: true });
+    };
+    const sessions = new Proxy(identity.sessions, {
+      get: (target, property, receiver) =>
+        property === 'list' ? list : (Reflect.get(target, property, receiver) as unknown),
+    });
+    const activities = createActivities({ ...deps, identity: { ...deps.identity, sessions } });
+    type LookArgs = Parameters<typeof activities.sweepOrphans>[0];
+    const sweep = (args: LookArgs) => activities.sweepOrphans(args);
+    const looked = await environment('idv-orphans-undated').run<[LookArgs], OrphanLook, typeof sweep>(sweep, {
+      verificationProfileId: profileId(),
+    });
+    expect(looked).toMatchObject({ open: true, lastListing: { page: LAST_LISTING_PAGES_PER_LOOK + 1 } });
+    expect(listed).toBeLessThanOrEqual(LAST_LISTING_PAGES_PER_LOOK + 1);
+    // The attempt stays for the listing to go on.
+    expect(await deps.vault.createAttempts(profileId(), 'idv-undated')).toHaveLength(1);
+    await deps.vault.forgetCreateAttempts(profileId(), [id]);
+  });
+
   it('keeps for the next listing the attempt whose window closed while a listing went on', async () => {
     const HOUR = 3_600_000;
     await listedLateBehindMany(

@@ -306,7 +306,9 @@ export function cleanupActivities(deps: VerificationDeps) {
           mustReach = undefined;
           if (!answer.more || answer.sessions.length === 0 || oldest < reachMs) return undefined;
         }
-        if (oldest < freshFromMs || mustReach !== undefined) {
+        // A page that dates none of its sessions shows nothing of where the listing stands: it
+        // counts toward the bound, as a page past what is read whole does.
+        if (oldest < freshFromMs || mustReach !== undefined || dates.length === 0) {
           if (!resumed && going) {
             // Past what is read whole: the listing, from the page that holds where it stopped.
             resumed = true;
@@ -331,10 +333,12 @@ export function cleanupActivities(deps: VerificationDeps) {
             });
             const newestNow = Math.max(...datesOf(first.sessions));
             if (Number.isFinite(newestNow)) newestMs = Math.max(newestNow, newestMs ?? newestNow);
+            // Stopped while finding where the last look stopped: that place is still the one.
+            // Stopped on an undated page: none is known, and the next look goes on a page back.
+            const stoppedAtMs = mustReach ?? oldest;
             return {
               page: next,
-              // Stopped while finding where the last look stopped: that place is still the one.
-              stoppedAtMs: mustReach ?? oldest,
+              ...(Number.isFinite(stoppedAtMs) ? { stoppedAtMs } : {}),
               ...(newestMs === undefined ? {} : { newestMs }),
             };
           }

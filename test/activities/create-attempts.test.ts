@@ -12,6 +12,7 @@ import { createActivities } from '../../workers/activities';
 import { type CreatedSession } from '../../verification/activities/session-activities';
 import { type VerificationInput } from '../../verification/domain/verification';
 import { createIdentityClient, type IdentityClient } from '../../api/identity/identity-client';
+import { type ListSessionsResponse } from '../../api/identity/schemas/session';
 import { prepareVerificationInput } from '../../verification/client/prepare-input';
 import { type Emulator, startEmulator } from '../../emulator/emulator';
 import { emulatorControl } from '../../emulator/control-client';
@@ -221,15 +222,13 @@ describe('create attempts', () => {
   it('lists closed windows whole over several looks before forgetting their attempts, finding a session the service listed long after the date it gives it', async () => {
     // A sweep started anew (the one before gave up): its first look lists the whole windows, up
     // to its bound, the attempt kept; the second goes on and finds the session.
-    await listedLateBehindMany(
-      'listed-late',
-      () => [],
-      async (second) => {
+    await listedLateBehindMany('listed-late', () => [], {
+      after: async (second) => {
         expect(second.lastListing).toBeUndefined();
         // Another's window keeps the sweep looking.
         expect(await deps.vault.createAttempts(profileId(), 'idv-listed-late-open')).toHaveLength(1);
       },
-    );
+    });
   });
 
   /**
@@ -244,10 +243,15 @@ describe('create attempts', () => {
       nowMs: number;
       first: OrphanLook;
     }) => Array<{ id: string }> | Promise<Array<{ id: string }>>,
-    after?: (second: OrphanLook) => Promise<void>,
-    /** Called before each ListSessions of the first look, with how many it made before. */
-    duringFirst?: (listed: number) => void,
+    options: {
+      after?: (second: OrphanLook) => Promise<void>;
+      /** Called before each ListSessions of the first look, with how many it made before. */
+      duringFirst?: (listed: number) => void;
+      /** What the service answers the second look's ListSessions instead of the list as it is. */
+      secondAnswer?: (answer: ListSessionsResponse, page: number) => ListSessionsResponse;
+    } = {},
   ): Promise<void> {
+    const { after, duringFirst, secondAnswer } = options;
     const HOUR = 3_600_000;
     const nowMs = Date.now();
     const control = emulatorControl(emulator.controlUrl);
@@ -280,9 +284,10 @@ describe('create attempts', () => {
     await attempt(`idv-${name}-open`, nowMs - 2 * 60_000);
     let firstLook = true;
     let listed = 0;
-    const list: IdentityClient['sessions']['list'] = (...args) => {
+    const list: IdentityClient['sessions']['list'] = async (...args) => {
       if (firstLook) duringFirst?.(listed++);
-      return identity.sessions.list(...args);
+      const answer = await identity.sessions.list(...args);
+      return !firstLook && secondAnswer ? secondAnswer(answer, args[1]?.page ?? 1) : answer;
     };
     const sessions = new Proxy(identity.sessions, {
       get: (target, property, receiver) =>
@@ -342,11 +347,8 @@ describe('create attempts', () => {
 
   it('goes on where a listing stopped though many sessions were created while it was read', async () => {
     const created: SessionRecord[] = [];
-    await listedLateBehindMany(
-      'busy-during',
-      () => created,
-      undefined,
-      (listed) => {
+    await listedLateBehindMany('busy-during', () => created, {
+      duringFirst: (listed) => {
         if (listed !== 50) return;
         // Half way through the first look: every later page of it is numbered past them.
         const template = [...emulator.store.sessions.values()].find(
@@ -358,6 +360,36 @@ describe('create attempts', () => {
           created.push(session);
           emulator.store.sessions.set(session.id, session);
         }
+      },
+    });
+  });
+
+  it('reads whole what was created since the last look though its newest sessions are listed undated', async () => {
+    const created: SessionRecord[] = [];
+    await listedLateBehindMany(
+      'undated-since',
+      ({ since, first }) => {
+        // 120 sessions since the last look, dated in what this look reads whole, in the window
+        // of an attempt still open: orphans, each to be swept.
+        const fromMs = (first.lastListing?.freshFromMs ?? Number.NaN) + 1_000;
+        for (let n = 0; n < 120; n += 1) {
+          const session = { ...(since[0] as SessionRecord), id: randomUUID(), createdMs: fromMs + n * 100 };
+          created.push(session);
+          emulator.store.sessions.set(session.id, session);
+        }
+        return created;
+      },
+      {
+        // The service dates none of the first page's (sessions being created, say).
+        secondAnswer: (answer, page) =>
+          page === 1
+            ? { ...answer, sessions: answer.sessions.map(({ created: _created, ...session }) => session) }
+            : answer,
+        after: async (second) => {
+          // The 70 dated ones, on the pages after the first.
+          const dated = created.slice(0, 70).map((session) => session.id);
+          expect([...second.cancelled, ...second.redacted]).toEqual(expect.arrayContaining(dated));
+        },
       },
     );
   });
@@ -391,7 +423,10 @@ describe('create attempts', () => {
       verificationProfileId: profileId(),
     });
     expect(looked).toMatchObject({ open: true, lastListing: { page: LAST_LISTING_PAGES_PER_LOOK + 1 } });
-    expect(listed).toBeLessThanOrEqual(LAST_LISTING_PAGES_PER_LOOK + 1);
+    // No place to go on from (a date that is none would reach the next look as null).
+    expect(looked.lastListing).not.toHaveProperty('stoppedAtMs');
+    // The pages of the bound, and the first page read again for the newest.
+    expect(listed).toBe(LAST_LISTING_PAGES_PER_LOOK + 1);
     // The attempt stays for the listing to go on.
     expect(await deps.vault.createAttempts(profileId(), 'idv-undated')).toHaveLength(1);
     await deps.vault.forgetCreateAttempts(profileId(), [id]);
@@ -413,9 +448,11 @@ describe('create attempts', () => {
         await deps.vault.endCreateAttempt(profileId(), id, { endedAtMs, settled: false });
         return [];
       },
-      async (second) => {
-        expect(await deps.vault.createAttempts(profileId(), 'idv-closed-meanwhile-mid')).toHaveLength(1);
-        expect(second.open).toBe(true);
+      {
+        after: async (second) => {
+          expect(await deps.vault.createAttempts(profileId(), 'idv-closed-meanwhile-mid')).toHaveLength(1);
+          expect(second.open).toBe(true);
+        },
       },
     );
   });

@@ -270,6 +270,8 @@ export function cleanupActivities(deps: VerificationDeps) {
       // begins after it (sessions no longer listed moved the later ones up) is followed by the
       // page before it, so that none between is passed.
       let mustReach: number | undefined;
+      // The oldest date of the last page that gave any.
+      let oldestDated: number | undefined;
       const listPage = (page: number) =>
         deps.identity.sessions.list(
           profileId,
@@ -306,10 +308,12 @@ export function cleanupActivities(deps: VerificationDeps) {
           mustReach = undefined;
           if (!answer.more || answer.sessions.length === 0 || oldest < reachMs) return undefined;
         }
+        const past = oldest < freshFromMs || mustReach !== undefined;
+        if (dates.length > 0) oldestDated = oldest;
         // A page that dates none of its sessions shows nothing of where the listing stands: it
-        // counts toward the bound, as a page past what is read whole does.
-        if (oldest < freshFromMs || mustReach !== undefined || dates.length === 0) {
-          if (!resumed && going) {
+        // counts toward the bound, as a page past what is read whole does, and moves it nowhere.
+        if (past || dates.length === 0) {
+          if (past && !resumed && going) {
             // Past what is read whole: the listing, from the page that holds where it stopped.
             resumed = true;
             // A cursor of an earlier build knows no place to find: it goes on a page further back.
@@ -334,11 +338,12 @@ export function cleanupActivities(deps: VerificationDeps) {
             const newestNow = Math.max(...datesOf(first.sessions));
             if (Number.isFinite(newestNow)) newestMs = Math.max(newestNow, newestMs ?? newestNow);
             // Stopped while finding where the last look stopped: that place is still the one.
-            // Stopped on an undated page: none is known, and the next look goes on a page back.
-            const stoppedAtMs = mustReach ?? oldest;
+            // Stopped on an undated page: the oldest date of a page before it (the next look
+            // reads again from there).
+            const stoppedAtMs = mustReach ?? oldestDated;
             return {
               page: next,
-              ...(Number.isFinite(stoppedAtMs) ? { stoppedAtMs } : {}),
+              ...(stoppedAtMs === undefined ? {} : { stoppedAtMs }),
               ...(newestMs === undefined ? {} : { newestMs }),
             };
           }

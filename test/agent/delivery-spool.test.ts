@@ -112,11 +112,17 @@ describe('DeliverySpool', () => {
     const reopened = await DeliverySpool.open(dir, { closeWaitMs: 100 });
     let closed = false;
     const closing = reopened.close().then(() => (closed = true));
-    // The read under way ends only once the FIFO is written to: until then `close` gave up waiting
-    // or never returns.
-    await eventually(async () => (closed ? true : undefined), 'the spool given up', 2_000);
-    const writer = await open(stalled, constants.O_WRONLY | constants.O_NONBLOCK);
-    await writer.close();
+    try {
+      // The read under way ends only once the FIFO is opened for writing: until then `close` gave
+      // up waiting or never returns.
+      await eventually(async () => (closed ? true : undefined), 'the spool given up', 2_000);
+    } finally {
+      // Opened for reading and writing (which never waits on Linux), the reader is let go, so no
+      // thread stays blocked past the test, whatever it found.
+      const writer = await open(stalled, constants.O_RDWR);
+      await writer.close();
+      await reopened.lanesLearnt;
+    }
     await closing;
     await rm(stalled);
     // Given up, so another process takes it at once.

@@ -6,8 +6,9 @@ const ASK_AGAIN_MS = 15_000;
 
 /**
  * Deletes every run of a workflow, as the namespace's retention would, and waits until Temporal no
- * longer finds it (the server deletes a run about half a minute after it is asked to; a request
- * that came while the server was still closing the run, under load, is asked again).
+ * longer finds it (the server deletes a run once its queues have recorded the run's close task
+ * done, every second in the tests' server: global-setup; a request that came while the server was
+ * still closing the run, under load, is asked again).
  */
 export async function deleteAsRetentionWould(client: Client, workflowId: string): Promise<void> {
   const asked = new Map<string, number>();

@@ -444,15 +444,17 @@ export class DeliverySpool {
   async close(): Promise<void> {
     this.#closing = true;
     const timer = new AbortController();
+    let reading = true;
+    const read = this.#lanesLearnt.then(() => (reading = false));
     const waited = await Promise.race([
-      Promise.allSettled([...this.#writing.values(), this.#lanesLearnt]).then(() => true),
+      Promise.allSettled([...this.#writing.values(), read]).then(() => true),
       sleep(this.#closeWaitMs, false, { signal: timer.signal }).catch(() => false),
     ]);
     timer.abort();
     if (!waited)
       this.#log(
         'spool appends or reads still under way at close: the spool is given up without them',
-        { appends: this.#writing.size, waitedMs: this.#closeWaitMs },
+        { appends: this.#writing.size, readingConnections: reading ? 1 : 0, waitedMs: this.#closeWaitMs },
         'warn',
       );
     if (this.#lockLost === undefined) await this.#release().catch(() => undefined);

@@ -138,9 +138,9 @@ describe('verification outcomes, end to end on the dev server against the emulat
     });
   });
 
-  it('starts the redaction and closes the creation in one workflow task once the outcome is known', async () => {
-    // Each workflow task in series waits behind every other verification's under load: the
-    // returning user's outcome comes one task sooner.
+  it('starts the redaction and closes the creation in the workflow task that learns the outcome, the close a local activity', async () => {
+    // Each workflow task in series, and each activity task, waits behind every other
+    // verification's under load: the returning user's outcome comes that much sooner.
     const { idv, client } = stack();
     const { handle } = await idv.startVerification(stack().request({ redactAfter: 0 }));
     await handle.result();
@@ -149,15 +149,26 @@ describe('verification outcomes, end to end on the dev server against the emulat
       (event) =>
         event.startChildWorkflowExecutionInitiatedEventAttributes?.workflowType?.name === 'sessionRedaction',
     );
-    const close = events.find(
-      (event) => event.activityTaskScheduledEventAttributes?.activityType?.name === 'closeCreation',
-    );
+    const localActivity = (event: (typeof events)[number]) => {
+      const data = event.markerRecordedEventAttributes?.details?.data?.payloads?.[0]?.data;
+      return data
+        ? (JSON.parse(Buffer.from(data).toString()) as { activity_type?: string }).activity_type
+        : undefined;
+    };
+    const close = events.find((event) => localActivity(event) === 'closeCreation');
     const task = (attributes: { workflowTaskCompletedEventId?: unknown } | null | undefined) =>
       String(attributes?.workflowTaskCompletedEventId);
-    expect(task(close?.activityTaskScheduledEventAttributes)).toBe(
+    expect(close).toBeDefined();
+    expect(task(close?.markerRecordedEventAttributes)).toBe(
       task(redaction?.startChildWorkflowExecutionInitiatedEventAttributes),
     );
+    expect(
+      events.filter(
+        (event) => event.activityTaskScheduledEventAttributes?.activityType?.name === 'closeCreation',
+      ),
+    ).toEqual([]);
   });
+
   /** The activity types a verification's history scheduled, in order. */
   const scheduled = async (workflowId: string) =>
     ((await stack().client.workflow.getHandle(workflowId).fetchHistory()).events ?? []).flatMap((event) => {

@@ -84,6 +84,34 @@ describe('a clean-up whose store is away', () => {
     await stack().control('PUT', '/script', { outcome: 'by-input', latencyMs: 2_000 });
   }, 180_000);
 
+  it('hands the close over as well when the store stops answering (its calls wait, never failing)', async () => {
+    await stack().control('PUT', '/script', { outcome: 'manual' });
+    const { handle } = await stack().idv.startVerification(stack().request({ redactAfter: 'never' }));
+    // A transaction holding the table: every call of the close waits behind it, as on a store
+    // that stopped answering.
+    const holder = await pool.connect();
+    try {
+      await holder.query('BEGIN');
+      await holder.query('LOCK TABLE idv_creation_slots IN ACCESS EXCLUSIVE MODE');
+      await handle.cancel('the store stops answering');
+      const closer = await eventually(
+        async () => (await handle.progress()).creationClose,
+        'the close handed to a workflow of its own',
+        150_000,
+      );
+      expect(closer).toBe(`idv-orphans-close:${handle.workflowId}`);
+    } finally {
+      await holder.query('ROLLBACK');
+      holder.release();
+    }
+    await eventually(
+      async () => ((await stack().store.vault.creation(handle.workflowId))?.closed ? true : undefined),
+      'the creation closed',
+      90_000,
+    );
+    await stack().control('PUT', '/script', { outcome: 'by-input', latencyMs: 2_000 });
+  }, 300_000);
+
   it('gives the close up visibly when the store stays away for the orphan horizon', async () => {
     const workflowId = `idv-never-closed-${randomUUID()}`;
     await pool.query('ALTER TABLE idv_creation_slots RENAME TO idv_creation_slots_away');

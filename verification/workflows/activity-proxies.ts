@@ -133,6 +133,27 @@ export const creationCalls = proxyActivities<VerificationActivities>({
 });
 
 /**
+ * The patch under which the clean-up closes the creation and starts the delayed redaction as
+ * local activities: both are work of the worker's own (its store, its Temporal client), and as
+ * activity tasks each cost a dispatch through the server and a workflow task of its own to hear
+ * the answer, every verification (and under load, each a wait behind every other verification's
+ * tasks before the outcome is known). Run in the workflow task that ends the wait, the close and
+ * the start answer in it.
+ */
+export const CLEAN_UP_LOCALLY = 'clean-up-in-the-workflow-task';
+
+/**
+ * The clean-up's calls in the worker's own process (see {@link CLEAN_UP_LOCALLY}). Bounded by
+ * attempts, not by a schedule-to-close timeout: the SDK's local activities went on retrying long
+ * past theirs (a store refusing every call, attempts for minutes while the workflow task
+ * heartbeat). Five attempts of at most 5 s each, 1 to 8 s apart: under 45 s before the fallback.
+ */
+export const localCreationCalls = proxyLocalActivities<VerificationActivities>({
+  startToCloseTimeout: '5 seconds',
+  retry: { ...retry, maximumAttempts: 5 },
+});
+
+/**
  * A refused start's data key, destroyed before the run fails: ten minutes of retries (the store
  * away), then the failure says the key is left.
  */

@@ -13,10 +13,12 @@ import {
 import type { VerificationInput } from '../domain/verification';
 
 import {
+  CLEAN_UP_LOCALLY,
   CLOSE_BY_A_WORKFLOW_OF_ITS_OWN,
   CLOSE_WHILE_REDACTION_STARTS,
   creationCalls,
   GONE_SESSION_ENDED_BY_REDACTION,
+  localCreationCalls,
 } from './activity-proxies';
 import { bothSettled, describeFailure } from '../../common/bounded-step';
 import { endAtService } from './end-at-service';
@@ -37,6 +39,9 @@ import { redactionMetadata } from '../shared/metadata';
 import { type RedactionPlan, type SessionState } from './session-state';
 import { recordVerificationEnd } from './verification-metrics';
 
+/** How the clean-up calls its own activities (see `CLEAN_UP_LOCALLY`). */
+type CreationCalls = typeof creationCalls;
+
 /** Asks the profile's orphan sweep to look (see `askForOrphanSweep`); the verification tells it did. */
 export async function askSweepFor(
   input: VerificationInput,
@@ -55,6 +60,7 @@ async function closeCreation(
   input: VerificationInput,
   state: SessionState,
   endedAtMs: number,
+  calls: CreationCalls = creationCalls,
 ): Promise<void> {
   const ending = endingOf(input, state, endedAtMs);
   const close: CreationToClose = {
@@ -63,7 +69,7 @@ async function closeCreation(
     ending,
   };
   try {
-    const { sweepNeeded } = await creationCalls.closeCreation({
+    const { sweepNeeded } = await calls.closeCreation({
       verificationProfileId: input.verificationProfileId,
       ...close,
     });
@@ -162,7 +168,11 @@ async function startRedactionNow(args: RedactionArgs): Promise<void> {
  * due, and the build current then runs it); a session not known to be done is ended now by an
  * ending of its own. Should the delayed start fail, the redaction sleeps in a child instead.
  */
-async function startRedaction(args: RedactionArgs, endedAtMs?: number): Promise<void> {
+async function startRedaction(
+  args: RedactionArgs,
+  endedAtMs?: number,
+  calls: CreationCalls = creationCalls,
+): Promise<void> {
   if (args.delayMs === 0 || args.redact === false) return await startRedactionNow(args);
   if (args.sessionId && !args.sessionDone)
     await startRedactionNow({ sessionId: args.sessionId, delayMs: 0, redact: false });
@@ -170,7 +180,7 @@ async function startRedaction(args: RedactionArgs, endedAtMs?: number): Promise<
   // the start comes; otherwise `delayMs` after the start.
   const dueAt = endedAtMs === undefined ? undefined : redactionDueAt(args.delayMs, endedAtMs);
   try {
-    await creationCalls.scheduleRedaction({
+    await calls.scheduleRedaction({
       args: { ...args, delayMs: 0, dueAt: dueAt ?? new Date(Date.now() + args.delayMs).toISOString() },
       delayMs: args.delayMs,
       ...(dueAt === undefined ? {} : { dueAt }),
@@ -208,10 +218,11 @@ export async function cleanUp(
   // Told as soon as the redaction has started (a start that fails throws instead).
   const announce = () => state.redactionScheduled(redactionPlan(input, redaction, endedAtMs));
   if (patched(CLOSE_WHILE_REDACTION_STARTS)) {
+    const calls = patched(CLEAN_UP_LOCALLY) ? localCreationCalls : creationCalls;
     // Independent steps; the redaction is due from the ending the record says.
     await bothSettled(
-      (redaction ? startRedaction(redaction, endedAtMs) : Promise.resolve()).then(announce),
-      closeCreation(input, state, endedAtMs),
+      (redaction ? startRedaction(redaction, endedAtMs, calls) : Promise.resolve()).then(announce),
+      closeCreation(input, state, endedAtMs, calls),
     );
   } else {
     if (redaction) await startRedaction(redaction);

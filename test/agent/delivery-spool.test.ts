@@ -115,7 +115,7 @@ describe('DeliverySpool', () => {
     try {
       // The read under way ends only once the FIFO is opened for writing: until then `close` gave
       // up waiting or never returns.
-      await eventually(async () => (closed ? true : undefined), 'the spool given up', 2_000);
+      await eventually(() => Promise.resolve(closed ? true : undefined), 'the spool given up', 2_000);
     } finally {
       // Opened for reading and writing (which never waits on Linux), the reader is let go, so no
       // thread stays blocked past the test, whatever it found.

@@ -146,10 +146,10 @@ export const CLEAN_UP_LOCALLY = 'clean-up-in-the-workflow-task';
  * The clean-up's calls in the worker's own process (see {@link CLEAN_UP_LOCALLY}). Bounded by
  * attempts, not by a schedule-to-close timeout: the SDK's local activities went on retrying long
  * past theirs (a store refusing every call, attempts for minutes while the workflow task
- * heartbeat). Five attempts of at most 5 s each, 1 to 8 s apart: under 45 s before the fallback.
+ * heartbeat). Five attempts of at most 10 s each, 1 to 8 s apart: under 70 s before the fallback.
  */
 export const localCreationCalls = proxyLocalActivities<VerificationActivities>({
-  startToCloseTimeout: '5 seconds',
+  startToCloseTimeout: '10 seconds',
   retry: { ...retry, maximumAttempts: 5 },
 });
 

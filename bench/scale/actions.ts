@@ -7,7 +7,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { cpus, totalmem } from 'node:os';
 import { Runtime } from '@temporalio/worker';
-import { type temporal } from '@temporalio/proto';
 import { request } from 'undici';
 import { DEFAULT_API_RATE } from '../../api/http/call-budget';
 import { runtimeOptions } from '../../workers/logging';
@@ -16,40 +15,13 @@ import { testProviderRequest } from '../../test/harness/requests';
 import { recordSection } from '../support/record';
 import { runBench } from '../support/run-bench';
 import { round } from '../support/stats';
+import { actionsOf } from './billable-actions';
 import { startScaleStack } from './stack';
 
 const log = (line: string) => process.stderr.write(`bench/actions: ${line}\n`);
 const numberFrom = (name: string, fallback: number) => Number(process.env[name] ?? fallback);
 const EACH = numberFrom('BENCH_ACTIONS_EACH', 20);
 const USER_MS = numberFrom('BENCH_ACTIONS_USER_MS', 20_000);
-
-type History = temporal.api.history.v1.IHistory;
-
-/** Billable actions of one history, by kind (heartbeats are not in a history: not counted). */
-export function actionsOf(history: History): Record<string, number> {
-  const counts: Record<string, number> = {};
-  const add = (kind: string, n = 1) => (counts[kind] = (counts[kind] ?? 0) + n);
-  const startedAttempts = new Map<number, number>();
-  for (const event of history.events ?? []) {
-    if (event.workflowExecutionStartedEventAttributes) add('workflow starts');
-    if (event.activityTaskStartedEventAttributes)
-      startedAttempts.set(
-        Number(event.activityTaskStartedEventAttributes.scheduledEventId),
-        event.activityTaskStartedEventAttributes.attempt ?? 1,
-      );
-    if (event.activityTaskScheduledEventAttributes) startedAttempts.set(Number(event.eventId), 0);
-    if (event.timerStartedEventAttributes) add('timers');
-    if (event.workflowExecutionSignaledEventAttributes) add('signals');
-    if (event.workflowExecutionUpdateAcceptedEventAttributes) add('updates');
-    if (event.upsertWorkflowSearchAttributesEventAttributes) add('search attribute upserts');
-    if (event.markerRecordedEventAttributes) add('markers');
-    if (event.startChildWorkflowExecutionInitiatedEventAttributes) add('child starts');
-    if (event.signalExternalWorkflowExecutionInitiatedEventAttributes) add('signals sent');
-  }
-  // Every attempt of an activity is an action: a poll's retries are its polls.
-  for (const attempts of startedAttempts.values()) add('activity attempts', attempts);
-  return counts;
-}
 
 async function main(): Promise<void> {
   Runtime.install(runtimeOptions('ERROR'));
@@ -94,16 +66,16 @@ async function main(): Promise<void> {
       const per = (kind: string) => round((totals[kind] ?? 0) / EACH, 1);
       const all = Object.values(totals).reduce((sum, n) => sum + n, 0) / EACH;
       rows.push(
-        `| ${flow} | ${per('workflow starts')} | ${per('activity attempts')} | ${per('timers')} | ${per('signals')} | ${per('updates')} | ${per('search attribute upserts')} | ${per('markers') + per('child starts') + per('signals sent')} | **${round(all, 1)}** | ${round(events / EACH, 1)} |`,
+        `| ${flow} | ${per('workflow starts')} | ${per('activity attempts')} | ${per('timers')} | ${per('signals')} | ${per('updates')} | ${per('search attribute upserts')} | ${round(per('workflow tasks with markers') + per('child starts') + per('signals sent'), 1)} | **${round(all, 1)}** | ${round(events / EACH, 1)} |`,
       );
     }
     await worker.stop();
     const markdown = [
       '## npm run bench:actions: billable actions and history events per verification',
       '',
-      `Run: \`npm run bench:actions\`, ${new Date().toISOString().slice(0, 10)}, Node ${process.version}, ${cpus().length} cores, ${round(totalmem() / 2 ** 30, 0)} GiB. ${EACH} verifications per flow on one \`idv worker\` (default budget, default polling), results \`data\`, redaction right after delivery (\`result()\` confirms it); the user finishes at once (instant) or after ${USER_MS / 1000} s. Counted from the histories of the verification and its redaction, per verification: each activity attempt is an action (a poll's retries are its polls); heartbeats and queries are not in a history and are not counted.`,
+      `Run: \`npm run bench:actions\`, ${new Date().toISOString().slice(0, 10)}, Node ${process.version}, ${cpus().length} cores, ${round(totalmem() / 2 ** 30, 0)} GiB. ${EACH} verifications per flow on one \`idv worker\` (default budget, default polling), results \`data\`, redaction right after delivery (\`result()\` confirms it); the user finishes at once (instant) or after ${USER_MS / 1000} s. Counted from the histories of the verification and its redaction, per verification, as Temporal Cloud counts actions: each activity attempt is one (a poll's retries are its polls), the markers of one workflow task (local activities, patches) one, a patch's \`TemporalChangeVersion\` upsert none; heartbeats and queries are not in a history and are not counted.`,
       '',
-      '| flow | workflow starts | activity attempts | timers | signals | updates | search attribute upserts | markers, children, signals sent | actions | history events |',
+      '| flow | workflow starts | activity attempts | timers | signals | updates | search attribute upserts | workflow tasks with markers, children, signals sent | actions | history events |',
       '|---|---|---|---|---|---|---|---|---|---|',
       ...rows,
     ].join('\n');

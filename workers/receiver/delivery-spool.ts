@@ -219,18 +219,21 @@ export class DeliverySpool {
     }
   }
 
-  /** The entry is still waiting here (the names are kept in order). */
+  /** The entry is still waiting here. */
   #holds(name: string): boolean {
+    return this.#names[this.#position(name)] === name;
+  }
+
+  /** Where `name` is, or would go, among the names (kept in order): the first not before it. */
+  #position(name: string): number {
     let low = 0;
-    let high = this.#names.length - 1;
-    while (low <= high) {
+    let high = this.#names.length;
+    while (low < high) {
       const middle = (low + high) >> 1;
-      const found = this.#names[middle] as string;
-      if (found === name) return true;
-      if (found < name) low = middle + 1;
-      else high = middle - 1;
+      if ((this.#names[middle] as string) < name) low = middle + 1;
+      else high = middle;
     }
-    return false;
+    return low;
   }
 
   /** How often, idle, it looks in its folder for entries it did not write. */
@@ -414,8 +417,8 @@ export class DeliverySpool {
   }
 
   #drop(name: string): void {
-    const index = this.#names.indexOf(name);
-    if (index >= 0) this.#names.splice(index, 1);
+    const index = this.#position(name);
+    if (this.#names[index] === name) this.#names.splice(index, 1);
     const lane = this.#laneOf.get(name);
     if (lane === undefined) return;
     this.#laneOf.delete(name);
@@ -494,10 +497,8 @@ export class DeliverySpool {
   }
 
   #insert(name: string): void {
-    if (this.#holds(name)) return;
-    let index = this.#names.length;
-    while (index > 0 && (this.#names[index - 1] as string) > name) index -= 1;
-    this.#names.splice(index, 0, name);
+    const index = this.#position(name);
+    if (this.#names[index] !== name) this.#names.splice(index, 0, name);
   }
 }
 

@@ -12,6 +12,7 @@ import { type AgentEvent, agentEventSignal } from '../../agent-platform/shared/m
 import { type onboarding } from '../../agent-platform/workflows/onboarding';
 import { onboardingProgressQuery } from '../../agent-platform/shared/onboarding-messages';
 import { localActivityDeps } from '../harness/activity-deps';
+import { eventually } from '../harness/eventually';
 import { type TimeSkippingContext, withTimeSkipping } from '../harness/time-skipping';
 
 const DAY = 86_400_000;
@@ -94,7 +95,12 @@ describe('onboarding timers on the time-skipping server', () => {
   const lateEvent = (connectionId: string, receivedAt: (deadlineMs: number) => number) =>
     withTimeSkipping({ activities: createActivities(deps) }, async (context) => {
       const handle = await startWithNewConnection(context, connectionId);
-      const { deadline } = await handle.query(onboardingProgressQuery);
+      // The onboarding answers its progress once its input is checked (a local activity in its
+      // first task); a query that comes before is refused, so it is asked until answered.
+      const { deadline } = await eventually(
+        () => handle.query(onboardingProgressQuery).catch(() => undefined),
+        'the onboarding answering its progress',
+      );
       const deadlineMs = Date.parse(deadline ?? '');
       // The deadline's timer has fired (Temporal came back); the receiver's spool replays after.
       await context.env.sleep(7 * DAY + 30_000);

@@ -76,6 +76,8 @@ async function lastEndedRunProgress(
   if (last === undefined) return undefined;
   try {
     const progress = await client.workflow.getHandle(workflowId, last.runId).query(onboardingProgressQuery);
+    // A run that ended in its input check counted nothing.
+    if (progress.stage === 'checking') return undefined;
     // Runs of builds before `startedAt` was answered: the run's own start.
     const began = progress.startedAt === undefined ? last.startedAt : Date.parse(progress.startedAt);
     return { events: progress.events, startedAt: Number.isFinite(began) ? began : last.startedAt };

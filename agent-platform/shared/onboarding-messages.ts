@@ -13,8 +13,16 @@ export interface OnboardingVerificationRef {
   workflowId: string;
 }
 
-/** What the `progress` query answers. */
-export interface OnboardingProgress {
+/**
+ * What the `progress` query answers while a run checks its input, in its first task: nothing is
+ * counted or decided yet (a run continued into answers so too, briefly, before its counts).
+ */
+export interface OnboardingChecking {
+  stage: 'checking';
+}
+
+/** What the `progress` query answers once the run's input is checked. */
+export interface OnboardingStanding {
   tenant: string;
   connectionId: string;
   stage: 'waiting' | 'verifying' | 'done';
@@ -28,6 +36,9 @@ export interface OnboardingProgress {
   /** Once the verification has begun. */
   verification?: OnboardingVerificationRef;
 }
+
+/** What the `progress` query answers. */
+export type OnboardingProgress = OnboardingChecking | OnboardingStanding;
 
 /** What an onboarding ends with: counts and an outcome, never identity data or attachments. */
 export interface OnboardingSummary {

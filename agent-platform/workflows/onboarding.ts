@@ -42,6 +42,7 @@ import { type VerificationEnding, verificationEndedSignal } from '../../verifica
 import {
   type OnboardingProgress,
   onboardingProgressQuery,
+  type OnboardingStanding,
   type OnboardingSummary,
 } from '../shared/onboarding-messages';
 import { verificationWorkflowId } from '../../verification/shared/ids';
@@ -147,6 +148,10 @@ export async function onboarding(input: OnboardingInput): Promise<OnboardingSumm
   const continued = input?.carried !== undefined && patched(CARRIED_RUNS_UNCHECKED);
   const idsChecked = patched(EVENT_IDS_CHECKED);
   const lateDeliveriesWaited = patched(LATE_DELIVERIES_WAITED);
+  // Answered from the first task on: a query sent right after the start comes with that task
+  // and is answered once its first activation has run, the input check (below) still under way.
+  let progress = (): OnboardingProgress => ({ stage: 'checking' });
+  setHandler(onboardingProgressQuery, () => progress());
   // Refused at once: bad settings would otherwise wait days before failing in the verification.
   // Histories of builds that checked in the workflow passed the check there (or ended at it).
   // Not cancellable: a cancel that comes meanwhile is seen once the onboarding runs.
@@ -176,7 +181,7 @@ export async function onboarding(input: OnboardingInput): Promise<OnboardingSumm
   const keys = new Set(carried?.keys ?? []);
   const reference = onboardingReference(tenant, connectionId);
   const verification = { reference, workflowId: verificationWorkflowId(reference) };
-  let stage: OnboardingProgress['stage'] = carried?.verifying ? 'verifying' : 'waiting';
+  let stage: OnboardingStanding['stage'] = carried?.verifying ? 'verifying' : 'waiting';
   let verificationBegun = carried?.verifying !== undefined;
   let ending: VerificationEnding | undefined;
   let waitedMs = 0;
@@ -211,7 +216,7 @@ export async function onboarding(input: OnboardingInput): Promise<OnboardingSumm
   setHandler(verificationEndedSignal, (ended: VerificationEnding) => {
     if (ended?.reference === reference) ending = ended;
   });
-  setHandler(onboardingProgressQuery, () => ({
+  progress = () => ({
     tenant,
     connectionId,
     stage,
@@ -220,7 +225,7 @@ export async function onboarding(input: OnboardingInput): Promise<OnboardingSumm
     deadline: new Date(deadline).toISOString(),
     startedAt: new Date(startedAt).toISOString(),
     ...(verificationBegun && { verification }),
-  }));
+  });
 
   const historyLarge = () => {
     const info = workflowInfo();

@@ -95,13 +95,13 @@ describe('onboarding timers on the time-skipping server', () => {
   const lateEvent = (connectionId: string, receivedAt: (deadlineMs: number) => number) =>
     withTimeSkipping({ activities: createActivities(deps) }, async (context) => {
       const handle = await startWithNewConnection(context, connectionId);
-      // The onboarding answers its progress once its input is checked (a local activity in its
-      // first task); a query that comes before is refused, so it is asked until answered.
-      const { deadline } = await eventually(
-        () => handle.query(onboardingProgressQuery).catch(() => undefined),
-        'the onboarding answering its progress',
-      );
-      const deadlineMs = Date.parse(deadline ?? '');
+      // A query that comes with the first task is answered while the input is checked (a local
+      // activity), before the deadline is taken.
+      const { deadline } = await eventually(async () => {
+        const progress = await handle.query(onboardingProgressQuery);
+        return progress.stage === 'checking' ? undefined : progress;
+      }, 'the onboarding past its input check');
+      const deadlineMs = Date.parse(deadline);
       // The deadline's timer has fired (Temporal came back); the receiver's spool replays after.
       await context.env.sleep(7 * DAY + 30_000);
       await handle.signal(agentEventSignal, {

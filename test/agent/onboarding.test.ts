@@ -12,7 +12,7 @@ import {
 import { parseOnboardingSettings } from '../../agent-platform/domain/onboarding-settings';
 import { type AgentEvent, agentEventSignal } from '../../agent-platform/shared/messages';
 import { verificationEndedSignal } from '../../verification/shared/messages';
-import { type OnboardingProgress } from '../../agent-platform/shared/onboarding-messages';
+import { type OnboardingStanding } from '../../agent-platform/shared/onboarding-messages';
 import { eventually } from '../harness/eventually';
 import { useVerificationStack } from '../harness/verification-stack';
 import { expectSummaryAttributes } from '../harness/summaries';
@@ -71,14 +71,14 @@ describe('onboarding: a connection waited for, verified and reported', () => {
     })) as { deliveries: Array<{ status?: number; error?: string }> };
   const progressWhen = (
     connectionId: string,
-    ready: (progress: OnboardingProgress) => boolean,
+    ready: (progress: OnboardingStanding) => boolean,
     what: string,
   ) =>
     eventually(async () => {
       const progress = await onboardings()
         .progress(TENANT, connectionId)
         .catch(() => undefined);
-      return progress && ready(progress) ? progress : undefined;
+      return progress && progress.stage !== 'checking' && ready(progress) ? progress : undefined;
     }, what);
   /** The session of the onboarding's verification, once created. */
   const verificationSession = (connectionId: string, timeoutMs?: number) =>
@@ -278,7 +278,7 @@ describe('onboarding: a connection waited for, verified and reported', () => {
       const seen = await onboardings()
         .progress(PLAIN, connectionId)
         .catch(() => undefined);
-      return seen?.waitingFor.length === 0 ? seen : undefined;
+      return seen && seen.stage !== 'checking' && seen.waitingFor.length === 0 ? seen : undefined;
     }, 'both events taken');
     expect(progress.events.byType).toEqual({ new_connection: 1, credential_request: 1 });
     await expect(
@@ -332,6 +332,54 @@ describe('onboarding: a connection waited for, verified and reported', () => {
       code: 'OnboardingCancelled',
     });
   });
+
+  it('answers progress from its first task, while its input is still being checked', async () => {
+    const connectionId = newConnection();
+    // Asked before any worker polls the task queue: the server hands the query to the worker
+    // with the onboarding's first task, whose input check (a local activity) is then under way.
+    const alone = uniqueTaskQueue('first-task');
+    const first = new OnboardingClient({ client: stack().client, taskQueue: alone });
+    await first.start({
+      tenant: TENANT,
+      connectionId,
+      waitFor: ['credential_request'],
+      verification: mobile(stack().profileId),
+    });
+    const asked = first.progress(TENANT, connectionId).then(
+      (progress) => ({ progress }),
+      (error: unknown) => ({ error }),
+    );
+    const connection = await NativeConnection.connect({ address: harnessValue(harnessEnv.temporalAddress) });
+    try {
+      const worker = await createVerificationWorker({
+        connection,
+        taskQueue: alone,
+        identity: stack().identity,
+        store: stack().store,
+        encryptionKeys: harnessEncryptionKeys(),
+        workflowBundle: { codePath: harnessValue(harnessEnv.workflowBundle) },
+      });
+      await worker.runUntil(async () => {
+        const answer = await asked;
+        expect(answer).toEqual({ progress: { stage: 'checking' } });
+        // Once checked, it waits as always.
+        await eventually(
+          () =>
+            first
+              .progress(TENANT, connectionId)
+              .then((p) => p.stage === 'waiting' || undefined)
+              .catch(() => undefined),
+          'the run waiting',
+        );
+        await first.cancel(TENANT, connectionId);
+        await expect(first.result(TENANT, connectionId)).rejects.toMatchObject({
+          code: 'OnboardingCancelled',
+        });
+      });
+    } finally {
+      await connection.close();
+    }
+  }, 60_000);
 
   it('cancelled while it verifies: its verification is cancelled, the session at the service too, before it ends cancelled', async () => {
     const connectionId = newConnection();

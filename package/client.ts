@@ -43,12 +43,7 @@ export type {
 } from '../verification/domain/verification';
 export type { MigrationReport } from '../agent-platform/domain/migration/migration-report';
 export type { OnboardingInput } from '../agent-platform/domain/onboarding';
-export type {
-  OnboardingChecking,
-  OnboardingProgress,
-  OnboardingStanding,
-  OnboardingSummary,
-} from '../agent-platform/shared/onboarding-messages';
+export type { OnboardingProgress, OnboardingSummary } from '../agent-platform/shared/onboarding-messages';
 // Shared with the workers: the payload codec (the client must encrypt with the workers' keys) and
 // the stores (the client reads sealed results and attachments where the workers put them).
 export { encryptingDataConverter } from '../codec/data-converter';

@@ -55,8 +55,9 @@ async function connectionEvents(connection: {
 
 /**
  * What the run of `workflowId` that ended last (other than `runId`, and those that continued as
- * new) counted, and when its onboarding began; none when Temporal keeps no such run, or it ended
- * before its first task registered its query.
+ * new) counted, and when its onboarding began; none when Temporal keeps no such run, or it ran an
+ * earlier build and ended before its first task registered its query (a run answers from its
+ * first task now, one that refused its input with the counts that input carried).
  */
 async function lastEndedRunProgress(
   workflowId: string,
@@ -76,8 +77,6 @@ async function lastEndedRunProgress(
   if (last === undefined) return undefined;
   try {
     const progress = await client.workflow.getHandle(workflowId, last.runId).query(onboardingProgressQuery);
-    // A run that ended in its input check counted nothing.
-    if (progress.stage === 'checking') return undefined;
     // Runs of builds before `startedAt` was answered: the run's own start.
     const began = progress.startedAt === undefined ? last.startedAt : Date.parse(progress.startedAt);
     return { events: progress.events, startedAt: Number.isFinite(began) ? began : last.startedAt };

@@ -13,19 +13,16 @@ export interface OnboardingVerificationRef {
   workflowId: string;
 }
 
-/**
- * What the `progress` query answers while a run checks its input, in its first task: nothing is
- * counted or decided yet (a run continued into answers so too, briefly, before its counts).
- */
-export interface OnboardingChecking {
-  stage: 'checking';
-}
-
-/** What the `progress` query answers once the run's input is checked. */
-export interface OnboardingStanding {
+/** What the `progress` query answers. */
+export interface OnboardingProgress {
   tenant: string;
   connectionId: string;
-  stage: 'waiting' | 'verifying' | 'done';
+  /**
+   * `checking`: the run checks its input, in its first moments (the other fields say what the
+   * input gives: a run continued into answers its carried counts and deadline); `refused`: it
+   * failed that check and ended; then `waiting`, `verifying`, `done`.
+   */
+  stage: 'checking' | 'refused' | 'waiting' | 'verifying' | 'done';
   /** The message types still awaited (empty once it verifies). */
   waitingFor: AgentMessageType[];
   events: OnboardingEventCounts;
@@ -36,9 +33,6 @@ export interface OnboardingStanding {
   /** Once the verification has begun. */
   verification?: OnboardingVerificationRef;
 }
-
-/** What the `progress` query answers. */
-export type OnboardingProgress = OnboardingChecking | OnboardingStanding;
 
 /** What an onboarding ends with: counts and an outcome, never identity data or attachments. */
 export interface OnboardingSummary {

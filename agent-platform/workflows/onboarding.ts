@@ -20,7 +20,7 @@ import {
 import { WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
 import type { VerificationActivities } from '../../verification/activities/index';
 import type { AgentPlatformActivities } from '../activities/index';
-import { agentMessageTypes, isPlatformId } from '../../common/agent-message-types';
+import { type AgentMessageType, agentMessageTypes, isPlatformId } from '../../common/agent-message-types';
 import { deliveryKey } from '../domain/agent-delivery';
 import type { OnboardingInput } from '../domain/onboarding';
 import {
@@ -42,7 +42,6 @@ import { type VerificationEnding, verificationEndedSignal } from '../../verifica
 import {
   type OnboardingProgress,
   onboardingProgressQuery,
-  type OnboardingStanding,
   type OnboardingSummary,
 } from '../shared/onboarding-messages';
 import { verificationWorkflowId } from '../../verification/shared/ids';
@@ -150,22 +149,30 @@ export async function onboarding(input: OnboardingInput): Promise<OnboardingSumm
   const lateDeliveriesWaited = patched(LATE_DELIVERIES_WAITED);
   // Answered from the first task on: a query sent right after the start comes with that task
   // and is answered once its first activation has run, the input check (below) still under way.
-  let progress = (): OnboardingProgress => ({ stage: 'checking' });
+  // A run that ends in the check says so to the queries that reach it once ended.
+  let progress = (): OnboardingProgress => progressFromInput(input, firstTaskAt, 'checking');
   setHandler(onboardingProgressQuery, () => progress());
   // Refused at once: bad settings would otherwise wait days before failing in the verification.
   // Histories of builds that checked in the workflow passed the check there (or ended at it).
   // Not cancellable: a cancel that comes meanwhile is seen once the onboarding runs.
-  const problems = continued
-    ? await CancellationScope.nonCancellable(() => agentInputChecks.checkCarriedOnboardingInput(input))
-    : patched(INPUT_CHECKED_BY_ACTIVITY)
-      ? await CancellationScope.nonCancellable(() => agentInputChecks.checkOnboardingInput(input))
-      : [];
-  if (problems.length > 0)
+  const problems = await (
+    continued
+      ? CancellationScope.nonCancellable(() => agentInputChecks.checkCarriedOnboardingInput(input))
+      : patched(INPUT_CHECKED_BY_ACTIVITY)
+        ? CancellationScope.nonCancellable(() => agentInputChecks.checkOnboardingInput(input))
+        : Promise.resolve([])
+  ).catch((error: unknown) => {
+    progress = () => progressFromInput(input, firstTaskAt, 'refused');
+    throw error;
+  });
+  if (problems.length > 0) {
+    progress = () => progressFromInput(input, firstTaskAt, 'refused');
     throw ApplicationFailure.create({
       type: 'InvalidOnboardingInput',
       message: `invalid onboarding input: ${problems.join('; ')}`,
       nonRetryable: true,
     });
+  }
   const { tenant, connectionId, carried } = input;
   const waitFor = input.waitFor ?? onboardingLimits.waitFor;
   const maxHistoryEvents = input.maxHistoryEvents ?? onboardingLimits.maxHistoryEvents.default;
@@ -181,7 +188,7 @@ export async function onboarding(input: OnboardingInput): Promise<OnboardingSumm
   const keys = new Set(carried?.keys ?? []);
   const reference = onboardingReference(tenant, connectionId);
   const verification = { reference, workflowId: verificationWorkflowId(reference) };
-  let stage: OnboardingStanding['stage'] = carried?.verifying ? 'verifying' : 'waiting';
+  let stage: OnboardingProgress['stage'] = carried?.verifying ? 'verifying' : 'waiting';
   let verificationBegun = carried?.verifying !== undefined;
   let ending: VerificationEnding | undefined;
   let waitedMs = 0;
@@ -446,3 +453,44 @@ export async function onboarding(input: OnboardingInput): Promise<OnboardingSumm
 }
 
 setWorkflowOptions({ versioningBehavior: agentPlatformVersioning.onboarding }, onboarding);
+
+/**
+ * The progress an onboarding run answers before its input is checked (or once it refused it):
+ * what the input gives, read as anything (it may break every rule), with the defaults the run
+ * would take. A run continued into answers its carried counts and deadline.
+ */
+function progressFromInput(
+  input: unknown,
+  firstTaskAtMs: number,
+  stage: 'checking' | 'refused',
+): OnboardingProgress {
+  const given = (typeof input === 'object' && input !== null ? input : {}) as Record<string, unknown>;
+  const carried = (
+    typeof given.carried === 'object' && given.carried !== null ? given.carried : {}
+  ) as Record<string, unknown>;
+  const text = (value: unknown) => (typeof value === 'string' ? value : '');
+  const time = (value: unknown) =>
+    Number.isSafeInteger(value) && Math.abs(value as number) <= MAX_DATE_MS ? (value as number) : undefined;
+  const events: OnboardingEventCounts = { total: 0, duplicates: 0, ignored: 0, byType: {} };
+  addEventCounts(events, carried.events as OnboardingEventCounts | undefined);
+  const startedAt = time(carried.startedAt) ?? firstTaskAtMs;
+  const timeoutMs = time(given.timeoutMs) ?? onboardingLimits.timeout.defaultMs;
+  const deadline = time(carried.deadline) ?? time(startedAt + timeoutMs) ?? startedAt;
+  const waitFor = Array.isArray(given.waitFor)
+    ? given.waitFor.filter((type): type is AgentMessageType =>
+        agentMessageTypes.includes(type as AgentMessageType),
+      )
+    : onboardingLimits.waitFor;
+  return {
+    tenant: text(given.tenant),
+    connectionId: text(given.connectionId),
+    stage,
+    waitingFor: waitFor.filter((type) => !events.byType[type]),
+    events,
+    deadline: new Date(deadline).toISOString(),
+    startedAt: new Date(startedAt).toISOString(),
+  };
+}
+
+/** The latest time a JavaScript date holds (ms since the epoch). */
+const MAX_DATE_MS = 8.64e15;

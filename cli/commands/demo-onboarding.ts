@@ -78,7 +78,7 @@ async function verificationSession(
   const deadline = Date.now() + 30_000;
   while (Date.now() < deadline) {
     const progress = await onboardings.progress(tenant, connectionId).catch(() => undefined);
-    const child = progress && progress.stage !== 'checking' ? progress.verification?.workflowId : undefined;
+    const child = progress?.verification?.workflowId;
     const sessionId = child
       ? (
           await client.workflow

@@ -12,11 +12,17 @@ import {
 import { parseOnboardingSettings } from '../../agent-platform/domain/onboarding-settings';
 import { type AgentEvent, agentEventSignal } from '../../agent-platform/shared/messages';
 import { verificationEndedSignal } from '../../verification/shared/messages';
-import { type OnboardingStanding } from '../../agent-platform/shared/onboarding-messages';
+import {
+  type OnboardingProgress,
+  onboardingProgressQuery,
+} from '../../agent-platform/shared/onboarding-messages';
 import { eventually } from '../harness/eventually';
 import { useVerificationStack } from '../harness/verification-stack';
 import { expectSummaryAttributes } from '../harness/summaries';
-import { uniqueTaskQueue } from '../harness/worker';
+import { uniqueTaskQueue, withWorker } from '../harness/worker';
+import { createActivities } from '../../workers/activities';
+import { DataKeys } from '../../codec/data-keys';
+import { FixedKeyring } from '../harness/fixed-keyring';
 import { AesGcmPayloadCodec } from '../../codec/aes-gcm-codec';
 import { payloadsIn } from '../harness/history-payloads';
 import { NativeConnection } from '@temporalio/worker';
@@ -71,13 +77,14 @@ describe('onboarding: a connection waited for, verified and reported', () => {
     })) as { deliveries: Array<{ status?: number; error?: string }> };
   const progressWhen = (
     connectionId: string,
-    ready: (progress: OnboardingStanding) => boolean,
+    ready: (progress: OnboardingProgress) => boolean,
     what: string,
   ) =>
     eventually(async () => {
       const progress = await onboardings()
         .progress(TENANT, connectionId)
         .catch(() => undefined);
+      // Past its input check (a run continued into answers its carried counts while checking).
       return progress && progress.stage !== 'checking' && ready(progress) ? progress : undefined;
     }, what);
   /** The session of the onboarding's verification, once created. */
@@ -278,7 +285,7 @@ describe('onboarding: a connection waited for, verified and reported', () => {
       const seen = await onboardings()
         .progress(PLAIN, connectionId)
         .catch(() => undefined);
-      return seen && seen.stage !== 'checking' && seen.waitingFor.length === 0 ? seen : undefined;
+      return seen?.waitingFor.length === 0 ? seen : undefined;
     }, 'both events taken');
     expect(progress.events.byType).toEqual({ new_connection: 1, credential_request: 1 });
     await expect(
@@ -335,51 +342,64 @@ describe('onboarding: a connection waited for, verified and reported', () => {
 
   it('answers progress from its first task, while its input is still being checked', async () => {
     const connectionId = newConnection();
-    // Asked before any worker polls the task queue: the server hands the query to the worker
-    // with the onboarding's first task, whose input check (a local activity) is then under way.
-    const alone = uniqueTaskQueue('first-task');
-    const first = new OnboardingClient({ client: stack().client, taskQueue: alone });
-    await first.start({
+    const input: OnboardingInput = {
       tenant: TENANT,
       connectionId,
-      waitFor: ['credential_request'],
+      waitFor: ['new_connection', 'credential_request'],
+      timeoutMs: DAY,
       verification: mobile(stack().profileId),
+    };
+    // The check (a local activity) holds until released: the first workflow task stays open,
+    // and a query that comes meanwhile is answered from it (a task of two seconds heartbeats, so
+    // the query is handed over while the check still runs).
+    let release: () => void = () => undefined;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    let checking: () => void = () => undefined;
+    const checkBegun = new Promise<void>((resolve) => (checking = resolve));
+    const activities = createActivities({
+      identity: stack().identity,
+      vault: stack().store.vault,
+      blobs: stack().store.blobs,
+      records: stack().store.records,
+      dataKeys: new DataKeys(stack().store.dataKeys, new FixedKeyring()),
     });
-    const asked = first.progress(TENANT, connectionId).then(
-      (progress) => ({ progress }),
-      (error: unknown) => ({ error }),
-    );
-    const connection = await NativeConnection.connect({ address: harnessValue(harnessEnv.temporalAddress) });
-    try {
-      const worker = await createVerificationWorker({
-        connection,
-        taskQueue: alone,
-        identity: stack().identity,
-        store: stack().store,
-        encryptionKeys: harnessEncryptionKeys(),
-        workflowBundle: { codePath: harnessValue(harnessEnv.workflowBundle) },
+    const heldCheck = async (given: unknown) => {
+      checking();
+      await held;
+      return await activities.checkOnboardingInput(given);
+    };
+    await withWorker({ activities: { ...activities, checkOnboardingInput: heldCheck } }, async (context) => {
+      const handle = await context.client.workflow.start('onboarding', {
+        taskQueue: context.taskQueue,
+        workflowId: onboardingWorkflowId(TENANT, connectionId),
+        args: [input],
+        workflowTaskTimeout: '2 seconds',
       });
-      await worker.runUntil(async () => {
-        const answer = await asked;
-        expect(answer).toEqual({ progress: { stage: 'checking' } });
+      try {
+        await checkBegun;
+        const progress = await handle.query(onboardingProgressQuery);
+        expect(progress).toEqual({
+          tenant: TENANT,
+          connectionId,
+          stage: 'checking',
+          waitingFor: ['new_connection', 'credential_request'],
+          events: { total: 0, duplicates: 0, ignored: 0, byType: {} },
+          deadline: expect.any(String),
+          startedAt: expect.any(String),
+        });
+        expect(Date.parse(progress.deadline) - Date.parse(progress.startedAt ?? '')).toBe(DAY);
+        release();
         // Once checked, it waits as always.
         await eventually(
-          () =>
-            first
-              .progress(TENANT, connectionId)
-              .then((p) => p.stage === 'waiting' || undefined)
-              .catch(() => undefined),
+          async () => (await handle.query(onboardingProgressQuery)).stage === 'waiting' || undefined,
           'the run waiting',
         );
-        await first.cancel(TENANT, connectionId);
-        await expect(first.result(TENANT, connectionId)).rejects.toMatchObject({
-          code: 'OnboardingCancelled',
-        });
-      });
-    } finally {
-      await connection.close();
-    }
-  }, 60_000);
+      } finally {
+        release();
+        await handle.cancel();
+      }
+    });
+  });
 
   it('cancelled while it verifies: its verification is cancelled, the session at the service too, before it ends cancelled', async () => {
     const connectionId = newConnection();
@@ -740,6 +760,13 @@ describe('onboarding: a connection waited for, verified and reported', () => {
     expect(cause?.message).toBe(
       'invalid onboarding input: waitFor must not repeat a type; verification.timeout must be a duration such as 30m, 1h or 30 days',
     );
+    // Asked once ended, it says it refused its input.
+    expect(await onboardings().progress(TENANT, connectionId)).toMatchObject({
+      tenant: TENANT,
+      connectionId,
+      stage: 'refused',
+      events: { total: 0 },
+    });
   });
 
   it('does not check its input again in a run it continued into: a stricter build must not fail running work', async () => {

@@ -5,7 +5,6 @@
 // (`BENCH_POPULATION`, `BENCH_MEDIAN_MS`, `BENCH_TAIL_MS`); the worker reads its own variables
 // (`IDV_API_RATE`, `IDV_WORKFLOW_CACHE`). Rewrites its section of docs/benchmarks.md.
 import { Runtime } from '@temporalio/worker';
-import { temporal } from '@temporalio/proto';
 import { DEFAULT_API_RATE } from '../../api/http/call-budget';
 import { runtimeOptions } from '../../workers/logging';
 import { verificationWorkflowId } from '../../verification/shared/ids';
@@ -15,57 +14,13 @@ import { round, summarise } from '../support/stats';
 import { cpus, totalmem } from 'node:os';
 import { logNormalTimes, runPopulation } from './population';
 import { startScaleStack } from './stack';
+import { returnSpans } from './return-spans';
 
 const numberFrom = (name: string, fallback: number) => Number(process.env[name] ?? fallback);
 const POPULATION = numberFrom('BENCH_POPULATION', 1_000);
 const MEDIAN_MS = numberFrom('BENCH_MEDIAN_MS', 90_000);
 const TAIL_MS = numberFrom('BENCH_TAIL_MS', 20 * 60_000);
 const RATE = numberFrom('IDV_API_RATE', DEFAULT_API_RATE);
-
-type HistoryEvent = temporal.api.history.v1.IHistoryEvent;
-const ms = (event: HistoryEvent) =>
-  Number(event.eventTime?.seconds ?? 0) * 1000 + Math.round((event.eventTime?.nanos ?? 0) / 1e6);
-const typeName = (event: HistoryEvent) =>
-  (temporal.api.enums.v1.EventType[event.eventType ?? 0] ?? String(event.eventType)).replace(
-    'EVENT_TYPE_',
-    '',
-  );
-
-/** The steps between the return's signal and the close, as named spans (ms). */
-export function returnSpans(
-  events: readonly HistoryEvent[],
-  activityTypes: Map<number, string>,
-): Record<string, number> | undefined {
-  const signalIndex = events.findIndex(
-    (e) => e.workflowExecutionSignaledEventAttributes?.signalName === 'redirectCaptured',
-  );
-  if (signalIndex < 0) return undefined;
-  const spans: Record<string, number> = {};
-  let last = ms(events[signalIndex] as HistoryEvent);
-  for (const event of events.slice(signalIndex + 1)) {
-    // An activity's started event is written with its completion but stamped with its start: the
-    // span before it is the task's dispatch (the server's matching and a worker's free slot), the
-    // span after it the activity itself (its turn under the budget and its call).
-    const t = ms(event);
-    // Stamped before the event written ahead of it (a poll that found the session done while the
-    // return was handled, a retried attempt): not a step of the return.
-    if (t < last) continue;
-    const scheduledId =
-      event.activityTaskStartedEventAttributes?.scheduledEventId ??
-      event.activityTaskCompletedEventAttributes?.scheduledEventId ??
-      event.activityTaskFailedEventAttributes?.scheduledEventId ??
-      event.activityTaskCanceledEventAttributes?.scheduledEventId;
-    const activity =
-      event.activityTaskScheduledEventAttributes?.activityType?.name ??
-      (scheduledId !== undefined && scheduledId !== null
-        ? activityTypes.get(Number(scheduledId))
-        : undefined);
-    const name = `${typeName(event)}${activity ? ` ${activity}` : ''}`;
-    spans[name] = (spans[name] ?? 0) + (t - last);
-    last = t;
-  }
-  return spans;
-}
 
 async function main(): Promise<void> {
   Runtime.install(runtimeOptions('ERROR'));
@@ -100,7 +55,7 @@ async function main(): Promise<void> {
       '',
       `Run: \`npm run bench:returns\`, ${new Date().toISOString().slice(0, 10)}, Node ${process.version}, ${cpus().length} cores, ${round(totalmem() / 2 ** 30, 0)} GiB. ${POPULATION} verifications at once on one \`idv worker\` at ${RATE} calls/s (user times log-normal, median ${MEDIAN_MS / 1000} s, none over ${TAIL_MS / 60_000} min; every other user returns through the receiver), ${round((Date.now() - started) / 1000)} s. Returning users, the user finished → outcome known (the server's close time): p50 **${round(p50)} ms**, p99 **${round(p99)} ms**, max ${round(max)} ms. The starts took ${startsSeconds} s: the ${whileStarting.length} returns meanwhile p50 ${round(during.p50)} ms, p99 ${round(during.p99)} ms; the ${timed.length - whileStarting.length} after them p50 ${round(after.p50)} ms, p99 ${round(after.p99)} ms.`,
       '',
-      "Each step is the time before a history event after the return's signal, by event type (and activity), as a mean over the returns:",
+      "Each step is the time before a history event after the return's signal, by event type (and activity), as a mean over the returns; a row `(in the task) … running` is a local activity's run inside the workflow task, a part of the span before WORKFLOW_TASK_COMPLETED:",
       '',
     ];
     // The slowest returns beside all of them: the mean of each step.

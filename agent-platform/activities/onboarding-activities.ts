@@ -55,9 +55,8 @@ async function connectionEvents(connection: {
 
 /**
  * What the run of `workflowId` that ended last (other than `runId`, and those that continued as
- * new) counted, and when its onboarding began; none when Temporal keeps no such run, or it ran an
- * earlier build and ended before its first task registered its query (a run answers from its
- * first task now, one that refused its input with the counts that input carried).
+ * new) counted, and when its onboarding began; none when Temporal keeps no such run, or it ended
+ * in its input check (refused, or ended while checking; an earlier build's refused the query).
  */
 async function lastEndedRunProgress(
   workflowId: string,
@@ -77,6 +76,9 @@ async function lastEndedRunProgress(
   if (last === undefined) return undefined;
   try {
     const progress = await client.workflow.getHandle(workflowId, last.runId).query(onboardingProgressQuery);
+    // A run that ended in its input check counted nothing: what it answers is its input's, and
+    // its start would hide the connection's events received before it.
+    if (progress.stage === 'checking' || progress.stage === 'refused') return undefined;
     // Runs of builds before `startedAt` was answered: the run's own start.
     const began = progress.startedAt === undefined ? last.startedAt : Date.parse(progress.startedAt);
     return { events: progress.events, startedAt: Number.isFinite(began) ? began : last.startedAt };

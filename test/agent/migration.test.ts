@@ -323,7 +323,8 @@ describe('platformMigration: dry run, apply, compensation, re-run', () => {
     await stack().control('PUT', '/faults', { operation: 'ListWebhooks', latencyMs: 3_000 });
     const { handle } = await migrations().start({ tenant: TENANT, apply: true, target: target() });
     await handle.terminate('by hand');
-    const stopped = await listedAsFailed(stack().client, stack().taskQueue, handle.workflowId);
+    // The test before left a run of the same ID that needs attention (its compensation failed).
+    const stopped = await listedAsFailed(stack().client, stack().taskQueue, handle.workflowId, 'terminated');
     expect(stopped).toMatchObject({ type: 'platformMigration', state: 'terminated' });
     expect(stopped.reason).toMatch(/may have left earlier webhooks disabled/);
     expect(stopped.next).toContain(`idv webhooks list --tenant ${TENANT}`);

@@ -1,3 +1,6 @@
+/** The latest time a JavaScript date holds (ms since the epoch): later ones are not dates. */
+export const MAX_DATE_MS = 8.64e15;
+
 /** A duration as callers write it: milliseconds, or text such as `30m`, `1h`, `30 days`, `90s`. */
 export type DurationInput = number | string;
 

@@ -9,7 +9,7 @@ import {
 } from './onboarding-rules';
 
 export { type CarriedOnboarding, type OnboardingEventCounts, onboardingLimits, onboardingReference };
-import { formatDuration } from '../../common/durations';
+import { formatDuration, MAX_DATE_MS } from '../../common/durations';
 import {
   type ParsedVerificationRequest,
   resultModes,
@@ -40,7 +40,7 @@ const count = z.number().int().min(0);
 /** What a run carries into the next (set by the workflow itself; checked all the same). */
 const carriedSchema: z.ZodType<CarriedOnboarding, CarriedOnboarding> = z.strictObject({
   startedAt: count,
-  deadline: count.max(8.64e15),
+  deadline: count.max(MAX_DATE_MS),
   events: z.strictObject({
     total: count,
     duplicates: count,
@@ -48,7 +48,9 @@ const carriedSchema: z.ZodType<CarriedOnboarding, CarriedOnboarding> = z.strictO
     byType: z.partialRecord(z.enum(agentMessageTypes), count),
   }),
   keys: z.array(z.string().max(500)).max(2_000),
-  verifying: z.strictObject({ waitedMs: count.max(8.64e15), waitUntil: count.max(8.64e15) }).optional(),
+  verifying: z
+    .strictObject({ waitedMs: count.max(MAX_DATE_MS), waitUntil: count.max(MAX_DATE_MS) })
+    .optional(),
 });
 
 const bounded = (bounds: { min: number; max: number }, unit: (n: number) => string) =>

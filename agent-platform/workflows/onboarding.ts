@@ -1,4 +1,5 @@
 import { showDetails } from '../../common/current-details';
+import { MAX_DATE_MS } from '../../common/durations';
 import { onboardingMetadata } from '../shared/metadata';
 import {
   allHandlersFinished,
@@ -152,6 +153,7 @@ export async function onboarding(input: OnboardingInput): Promise<OnboardingSumm
   // A run that ends in the check says so to the queries that reach it once ended.
   let progress = (): OnboardingProgress => progressFromInput(input, firstTaskAt, 'checking');
   setHandler(onboardingProgressQuery, () => progress());
+  const refused = () => (progress = () => progressFromInput(input, firstTaskAt, 'refused'));
   // Refused at once: bad settings would otherwise wait days before failing in the verification.
   // Histories of builds that checked in the workflow passed the check there (or ended at it).
   // Not cancellable: a cancel that comes meanwhile is seen once the onboarding runs.
@@ -162,11 +164,11 @@ export async function onboarding(input: OnboardingInput): Promise<OnboardingSumm
         ? CancellationScope.nonCancellable(() => agentInputChecks.checkOnboardingInput(input))
         : Promise.resolve([])
   ).catch((error: unknown) => {
-    progress = () => progressFromInput(input, firstTaskAt, 'refused');
+    refused();
     throw error;
   });
   if (problems.length > 0) {
-    progress = () => progressFromInput(input, firstTaskAt, 'refused');
+    refused();
     throw ApplicationFailure.create({
       type: 'InvalidOnboardingInput',
       message: `invalid onboarding input: ${problems.join('; ')}`,
@@ -491,6 +493,3 @@ function progressFromInput(
     startedAt: new Date(startedAt).toISOString(),
   };
 }
-
-/** The latest time a JavaScript date holds (ms since the epoch). */
-const MAX_DATE_MS = 8.64e15;

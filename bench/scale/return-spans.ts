@@ -29,9 +29,10 @@ export function returnSpans(
     // A local activity runs inside its workflow task: its marker tells how long it ran (its
     // perceived completion is the task's start plus its run), a part of the task's span.
     const local = localActivityRun(event, taskStartedMs);
-    if (local)
-      spans[`(in the task) ${local.type} running`] =
-        (spans[`(in the task) ${local.type} running`] ?? 0) + local.ms;
+    if (local) {
+      const step = `(in the task) ${local.type} running`;
+      spans[step] = (spans[step] ?? 0) + local.ms;
+    }
     // An activity's started event is written with its completion but stamped with its start: the
     // span before it is the task's dispatch (the server's matching and a worker's free slot), the
     // span after it the activity itself (its turn under the budget and its call).
@@ -65,13 +66,10 @@ function localActivityRun(
   if (!data) return undefined;
   const marker = JSON.parse(Buffer.from(data).toString()) as {
     activity_type?: string;
-    complete_time?: string | { seconds?: number | string; nanos?: number };
+    complete_time?: { seconds?: number | string; nanos?: number };
   };
   const at = marker.complete_time;
-  const completeMs =
-    typeof at === 'string'
-      ? Date.parse(at)
-      : Number(at?.seconds ?? Number.NaN) * 1000 + Math.round((at?.nanos ?? 0) / 1e6);
+  const completeMs = Number(at?.seconds ?? Number.NaN) * 1000 + Math.round((at?.nanos ?? 0) / 1e6);
   if (marker.activity_type === undefined || !Number.isFinite(completeMs)) return undefined;
   return { type: marker.activity_type, ms: Math.max(0, completeMs - taskStartedMs) };
 }

@@ -1,3 +1,4 @@
+import { MAX_DATE_MS } from '../../common/durations';
 import { type NormalisedSessionState } from '../domain/session-status';
 import type { FetchedResults } from '../activities/result-activities';
 import { type Sealed } from '../../codec/sealed';
@@ -11,9 +12,6 @@ import {
   type VerificationProgress,
   type VerificationStatus,
 } from '../domain/outcome';
-
-/** The latest time a JavaScript date holds (ms since the epoch). */
-const MAX_DATE_MS = 8.64e15;
 
 /** How a verification ended, before results are attached. */
 export interface Ending {

@@ -125,6 +125,8 @@ export interface BudgetShare {
 /** Calls granted and 429s in a stretch of time, and the longest `Retry-After` of those 429s. */
 interface Counts {
   granted: number;
+  /** Of those, polls. */
+  polls: number;
   refused: number;
   retryAfterMs: number;
 }
@@ -467,7 +469,7 @@ export class CallBudget {
    * rate; `newSession`: one more, not counted yet.
    */
   #fairDelay(newSession: 0 | 1): number {
-    const share = (this.#pollPart(this.#rate) * SECOND_MS) / WINDOW_MS;
+    const share = (this.#plannedPollTurns() * SECOND_MS) / WINDOW_MS;
     // Shared by several processes, the count across all of them plans for the whole rate: what
     // this process saw misses sessions polled only elsewhere, and keeps those another process
     // found done until their announced return. Only a count below the sessions whose next poll
@@ -482,6 +484,25 @@ export class CallBudget {
           ? (this.#awaited + newSession) * this.#workers
           : this.#sessions.size + newSession;
     return Math.min(MAX_POLL_DELAY_MS, (sessions / share) * SECOND_MS);
+  }
+
+  /**
+   * The poll turns of a window (of the whole rate) polls are planned for: their part, less what
+   * the other calls took over the last {@link REFUSAL_WINDOW_MS} beyond what the window leaves
+   * them. Creates, results fetches, cancels and users' checks come before polls in the same
+   * window: planned for their whole part while those took a third of it (bench:polls), every
+   * poll waited about its longest wait for a turn and two in five found none. Never under half
+   * the part: a burst of creates takes every turn for a while, and polls planned meanwhile for
+   * none would wait minutes once it is over (the turns they lose then come back, see
+   * {@link turnLostDelayMs}). With several processes, the others' calls are taken to be alike.
+   */
+  #plannedPollTurns(): number {
+    const part = this.#pollPart(this.#rate);
+    const counts = this.#counts(this.#now());
+    const taken = ((counts.granted - counts.polls) * WINDOW_MS) / REFUSAL_WINDOW_MS;
+    const processes = this.#share > 0 ? this.#rate / this.#share : 1;
+    const left = this.#othersPart(this.#rate) - taken * processes;
+    return Math.max(part / 2, Math.min(part, left));
   }
 
   /** The session needs no more polls (it ended): it no longer counts, nor will it again. */
@@ -634,7 +655,9 @@ export class CallBudget {
     this.#lastWasUser = priority === 'user';
     this.#recent.push(now);
     this.#granted += 1;
-    this.#bucket(now).granted += 1;
+    const bucket = this.#bucket(now);
+    bucket.granted += 1;
+    if (priority === 'poll') bucket.polls += 1;
     return true;
   }
 
@@ -737,7 +760,7 @@ export class CallBudget {
     if (!bucket) {
       for (const old of this.#answers.keys())
         if (old <= at - REFUSAL_WINDOW_MS / REFUSAL_BUCKET_MS) this.#answers.delete(old);
-      bucket = { granted: 0, refused: 0, retryAfterMs: 0 };
+      bucket = { granted: 0, polls: 0, refused: 0, retryAfterMs: 0 };
       this.#answers.set(at, bucket);
     }
     return bucket;
@@ -746,10 +769,11 @@ export class CallBudget {
   /** Calls granted, 429s and their longest `Retry-After` in the last {@link REFUSAL_WINDOW_MS} (to a bucket). */
   #counts(now: number): Counts {
     const since = Math.floor(now / REFUSAL_BUCKET_MS) - REFUSAL_WINDOW_MS / REFUSAL_BUCKET_MS;
-    const total: Counts = { granted: 0, refused: 0, retryAfterMs: 0 };
+    const total: Counts = { granted: 0, polls: 0, refused: 0, retryAfterMs: 0 };
     for (const [at, counts] of this.#answers)
       if (at > since) {
         total.granted += counts.granted;
+        total.polls += counts.polls;
         total.refused += counts.refused;
         total.retryAfterMs = Math.max(total.retryAfterMs, counts.retryAfterMs);
       }

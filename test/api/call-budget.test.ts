@@ -489,6 +489,37 @@ describe('the call budget', () => {
     expect(budget.stats().polledSessions).toBe(50);
   });
 
+  it('plans polls for the turns the other calls leave in each window, so that a poll due finds its turn', async () => {
+    const budget = new CallBudget({ callsPerSecond: 10, pollShare: 0.5 });
+    for (let i = 1; i <= 100; i += 1) budget.pollDelayMs(`s-${i}`, 2_000);
+    // Creates and results fetches take 5 turns of every window for 10 s, of the 9 the calls
+    // other than users' checks may hold: 4 are left to polls, not their part's 5. Planned for 5,
+    // every poll would wait and one in five would find no turn.
+    for (let at = 0; at < REFUSAL_WINDOW_MS; at += BUDGET_WINDOW_MS / 5) {
+      await expect(budget.acquire('first')).resolves.toBe(true);
+      jest.advanceTimersByTime(BUDGET_WINDOW_MS / 5);
+    }
+    const planned = budget.pollDelayMs('s-1', 2_000);
+    // 100 sessions at 4 polls per 1.1 s: 27.5 s each.
+    expect(planned).toBeGreaterThan(27_000);
+    expect(planned).toBeLessThan(28_000);
+    // The other calls stop: the polls have their whole part again.
+    jest.advanceTimersByTime(REFUSAL_WINDOW_MS);
+    expect(budget.pollDelayMs('s-1', 2_000)).toBe(22_000);
+  });
+
+  it('keeps planning polls for half their part while a burst of creates takes every turn', async () => {
+    const budget = new CallBudget({ callsPerSecond: 10, pollShare: 0.5 });
+    for (let i = 1; i <= 100; i += 1) budget.pollDelayMs(`s-${i}`, 2_000);
+    const creates = Array.from({ length: 200 }, () => budget.acquire('first'));
+    jest.advanceTimersByTime(REFUSAL_WINDOW_MS);
+    // Polls planned for no turn at all would wait ten minutes once the burst is over; planned for
+    // half their part (2.5 per 1.1 s), 44 s.
+    expect(budget.pollDelayMs('s-1', 2_000)).toBe(44_000);
+    budget.close();
+    await Promise.all(creates);
+  });
+
   it('does not count again a session it was told had ended (a poll attempt under way then)', () => {
     const budget = new CallBudget({ callsPerSecond: 10 });
     budget.pollDelayMs('s-1', 1_000);

@@ -76,7 +76,8 @@ export interface CallBudgetOptions {
   /**
    * Share of the budget polls may take (0 to 1): a window holds at most this share of the limit
    * in polls (rounded down, at least one), so the rest stays free for `user` and `first` calls,
-   * granted at once; the fair poll interval plans for that part. @default 0.8
+   * granted at once; the fair poll interval plans for that part, less what the other calls take
+   * of the window. @default 0.8
    */
   pollShare?: number;
   /**
@@ -373,7 +374,7 @@ export class CallBudget {
   /**
    * The delay before `sessionId` is polled again. By the fixed rule: its own interval, or longer
    * (up to ten minutes) when the sessions polled through this process would otherwise need more
-   * than the budget's poll share of its configured rate. With a `placement`, the polls the rule
+   * than the poll turns the other calls leave of the budget's poll share of its configured rate. With a `placement`, the polls the rule
    * would make for the placed sessions together (R, the sum of their rule rates r) are spread
    * over them with a density proportional to r × the curve's weight w: a session's next poll
    * comes when the integral of its curve's weight from its age has grown by Σ r·w / (R · r).
@@ -465,8 +466,8 @@ export class CallBudget {
   }
 
   /**
-   * The delay that fits the sessions polled (all of them, when shared) in the poll share of the
-   * rate; `newSession`: one more, not counted yet.
+   * The delay that fits the sessions polled (all of them, when shared) in the poll turns planned
+   * for (see {@link #plannedPollTurns}); `newSession`: one more, not counted yet.
    */
   #fairDelay(newSession: 0 | 1): number {
     const share = (this.#plannedPollTurns() * SECOND_MS) / WINDOW_MS;
@@ -487,22 +488,25 @@ export class CallBudget {
   }
 
   /**
-   * The poll turns of a window (of the whole rate) polls are planned for: their part, less what
-   * the other calls took over the last {@link REFUSAL_WINDOW_MS} beyond what the window leaves
-   * them. Creates, results fetches, cancels and users' checks come before polls in the same
-   * window: planned for their whole part while those took a third of it (bench:polls), every
-   * poll waited about its longest wait for a turn and two in five found none. Never under half
-   * the part: a burst of creates takes every turn for a while, and polls planned meanwhile for
-   * none would wait minutes once it is over (the turns they lose then come back, see
-   * {@link turnLostDelayMs}). With several processes, the others' calls are taken to be alike.
+   * The poll turns of a window, over every process of the rate, polls are planned for: each
+   * process's poll part, less what its other calls took over the last {@link REFUSAL_WINDOW_MS}
+   * beyond what its window leaves them, the other processes taken to be alike (each has a
+   * window of its own part, whose rounding leaves polls fewer turns than the whole rate's would).
+   * Creates, results fetches, cancels and users' checks come before polls in the same window:
+   * planned for the whole part while those took a third of it (bench:polls), polls waited 1.9 s
+   * at the median for a turn and a quarter of the attempts found none. Never under half the part:
+   * a burst of creates takes every turn for a while, and polls planned meanwhile for none would
+   * wait minutes once it is over (the turns they lose then come back, see {@link turnLostDelayMs}).
+   * A held process (no part) plans for an even part of the rate among the processes that have one.
    */
   #plannedPollTurns(): number {
-    const part = this.#pollPart(this.#rate);
+    // Held, as many parts as calls at the most (see `share`).
+    const processes = this.#share > 0 ? this.#rate / this.#share : Math.min(this.#workers, this.#rate);
+    const part = this.#share > 0 ? this.#share : Math.floor(this.#rate / processes);
+    const polls = this.#pollPart(part);
     const counts = this.#counts(this.#now());
     const taken = ((counts.granted - counts.polls) * WINDOW_MS) / REFUSAL_WINDOW_MS;
-    const processes = this.#share > 0 ? this.#rate / this.#share : 1;
-    const left = this.#othersPart(this.#rate) - taken * processes;
-    return Math.max(part / 2, Math.min(part, left));
+    return processes * Math.max(polls / 2, Math.min(polls, this.#othersPart(part) - taken));
   }
 
   /** The session needs no more polls (it ended): it no longer counts, nor will it again. */

@@ -488,25 +488,25 @@ export class CallBudget {
   }
 
   /**
-   * The poll turns of a window, over every process of the rate, polls are planned for: each
-   * process's poll part, less what its other calls took over the last {@link REFUSAL_WINDOW_MS}
-   * beyond what its window leaves them, the other processes taken to be alike (each has a
-   * window of its own part, whose rounding leaves polls fewer turns than the whole rate's would).
-   * Creates, results fetches, cancels and users' checks come before polls in the same window:
-   * planned for the whole part while those took a third of it (bench:polls), polls waited 1.9 s
-   * at the median for a turn and a quarter of the attempts found none. Never under half the part:
-   * a burst of creates takes every turn for a while, and polls planned meanwhile for none would
-   * wait minutes once it is over (the turns they lose then come back, see {@link turnLostDelayMs}).
-   * A held process (no part) plans for an even part of the rate among the processes that have one.
+   * The poll turns of a window (of the whole rate) polls are planned for: their part, less what
+   * the other calls took over the last {@link REFUSAL_WINDOW_MS} beyond what the window leaves
+   * them. Creates, results fetches, cancels and users' checks come before polls in the same
+   * window: planned for the whole part while those took a third of it (bench:polls), polls
+   * waited 1.9 s at the median for a turn and a quarter of the attempts found none. Never under
+   * half the part: a burst of creates takes every turn for a while, and polls planned meanwhile
+   * for none would wait minutes once it is over (the turns they lose then come back, see
+   * {@link turnLostDelayMs}). With several processes, the others' calls are taken to be alike
+   * (a held process counts its own calls only). Planned for each process's own window instead, whose
+   * rounding leaves polls fewer turns, two and four workers found completions later
+   * (bench:workers): the whole rate's part keeps a few polls waiting, and every turn used.
    */
   #plannedPollTurns(): number {
-    // Held, as many parts as calls at the most (see `share`).
-    const processes = this.#share > 0 ? this.#rate / this.#share : Math.min(this.#workers, this.#rate);
-    const part = this.#share > 0 ? this.#share : Math.floor(this.#rate / processes);
-    const polls = this.#pollPart(part);
+    const part = this.#pollPart(this.#rate);
     const counts = this.#counts(this.#now());
     const taken = ((counts.granted - counts.polls) * WINDOW_MS) / REFUSAL_WINDOW_MS;
-    return processes * Math.max(polls / 2, Math.min(polls, this.#othersPart(part) - taken));
+    const processes = this.#share > 0 ? this.#rate / this.#share : 1;
+    const left = this.#othersPart(this.#rate) - taken * processes;
+    return Math.max(part / 2, Math.min(part, left));
   }
 
   /** The session needs no more polls (it ended): it no longer counts, nor will it again. */

@@ -588,10 +588,9 @@ describe('the call budget', () => {
   it('plans polls for the whole rate over the sessions of every process sharing it', () => {
     const budget = new CallBudget({ callsPerSecond: 10, pollShare: 0.5 });
     budget.share({ callsPerSecond: 5, polledSessions: 100 });
-    // 100 sessions across the processes, each process's window granting 2 polls of its 5 calls
-    // (half, rounded down): 4 per 1.1 s, each session polled every 27.5 s, though this process
-    // ran the polls of one of them only.
-    expect(budget.pollDelayMs('s-1', 2_000)).toBe(27_500);
+    // 100 sessions across the processes at half of 10 calls per 1.1 s: each polled every 22 s,
+    // though this process ran the polls of one of them only.
+    expect(budget.pollDelayMs('s-1', 2_000)).toBe(22_000);
     budget.share({ callsPerSecond: 5, polledSessions: 0 });
     expect(budget.pollDelayMs('s-1', 2_000)).toBe(2_000);
   });
@@ -603,9 +602,8 @@ describe('the call budget', () => {
     for (let i = 1; i <= 200; i += 1) budget.pollDelayMs(`s-${i}`, 2_000);
     jest.advanceTimersByTime(50_000);
     budget.share({ callsPerSecond: 5, polledSessions: 50 });
-    // 50 still polled, at 2 polls of each process's 5 calls per 1.1 s: each every 13.75 s (not
-    // 55 s for 200).
-    expect(budget.pollDelayMs('s-1', 2_000)).toBe(13_750);
+    // 50 still polled, at half of 10 calls per 1.1 s: each every 11 s (not 44 s for 200).
+    expect(budget.pollDelayMs('s-1', 2_000)).toBe(11_000);
   });
 
   it('never plans shared polls over fewer sessions than it awaits itself (a count that lags)', () => {
@@ -614,7 +612,7 @@ describe('the call budget', () => {
     jest.advanceTimersByTime(BUDGET_WINDOW_MS);
     // Visibility counted 5 while this process alone awaits the polls of 200.
     budget.share({ callsPerSecond: 5, polledSessions: 5, workers: 2 });
-    expect(budget.pollDelayMs('s-1', 2_000)).toBe(55_000);
+    expect(budget.pollDelayMs('s-1', 2_000)).toBe(44_000);
   });
 
   it('plans shared polls from its own sessions times the workers while no count comes', () => {
@@ -631,8 +629,7 @@ describe('the call budget', () => {
     // The 50 whose next poll it awaits now stand for about 200 in all.
     for (let i = 1; i <= 50; i += 1) budget.pollDelayMs(`s-${i}`, 60_000);
     jest.advanceTimersByTime(BUDGET_WINDOW_MS);
-    // A window of 3 calls grants one poll: the 10 calls/s in parts of 3 poll 10/3 times per 1.1 s.
-    expect(budget.pollDelayMs('s-1', 2_000)).toBe(66_000);
+    expect(budget.pollDelayMs('s-1', 2_000)).toBe(44_000);
   });
 
   it('refuses a share whose number of workers is not a number', () => {
@@ -675,20 +672,18 @@ describe('the call budget', () => {
     // One of four: only this part was full; the next attempt may go to any of the four.
     budget.share({ callsPerSecond: 3, polledSessions: 100, workers: 4 });
     const polls = ask(budget, 'poll', 200, []);
-    // The fair delay: 100 sessions at one poll per part of 3 calls, 10/3 per 1.1 s (33 s).
-    expect(budget.turnLostDelayMs('s-1', 2_000)).toBe(8_250);
-    // More workers than calls per second: only as many parts as calls, 10 of one call each, whose
-    // windows grant a poll each while nothing else asks: 100 sessions every 11 s, over 10 parts.
+    expect(budget.turnLostDelayMs('s-1', 2_000)).toBe(5_500);
+    // More workers than calls per second: only as many parts as calls.
     budget.share({ callsPerSecond: 0, polledSessions: 100, workers: 40 });
-    expect(budget.turnLostDelayMs('s-1', 1_000)).toBe(1_100);
+    expect(budget.turnLostDelayMs('s-1', 1_000)).toBe(2_200);
     budget.close();
     await Promise.all(polls);
     // Held (no part, or one that ran out), it has no turn to give even with nothing waiting: the
     // others' parts may have one.
-    expect(budget.turnLostDelayMs('s-2', 1_000)).toBe(1_100);
+    expect(budget.turnLostDelayMs('s-2', 1_000)).toBe(2_200);
     budget.share({ callsPerSecond: 3, polledSessions: 100, workers: 4, validUntil: budget.now() + 1_000 });
     jest.advanceTimersByTime(2_000);
-    expect(budget.turnLostDelayMs('s-3', 1_000)).toBe(8_250);
+    expect(budget.turnLostDelayMs('s-3', 1_000)).toBe(5_500);
   });
 
   it('brings a lost turn back after the whole fair delay while first calls wait for its part', async () => {
@@ -698,8 +693,7 @@ describe('the call budget', () => {
     budget.share({ callsPerSecond: 3, polledSessions: 100, workers: 4 });
     const firsts = ask(budget, 'first', 10, []);
     expect(budget.stats().waiting).toBe(7);
-    // 100 sessions at one poll per part of 3 calls, 10/3 per 1.1 s.
-    expect(budget.turnLostDelayMs('s-1', 2_000)).toBe(33_000);
+    expect(budget.turnLostDelayMs('s-1', 2_000)).toBe(22_000);
     budget.close();
     await Promise.all(firsts);
     // Nothing waits any more: at once, but for its own interval.
@@ -710,11 +704,11 @@ describe('the call budget', () => {
     const budget = new CallBudget({ callsPerSecond: 10, pollShare: 0.5 });
     budget.share({ callsPerSecond: 3, polledSessions: 100, workers: 4 });
     overload(budget, 1_000);
-    expect(budget.turnLostDelayMs('s-1', 2_000)).toBe(33_000);
+    expect(budget.turnLostDelayMs('s-1', 2_000)).toBe(22_000);
     jest.advanceTimersByTime(2_000);
     // No longer paused, the limit still below the part.
     expect(budget.pausedForMs()).toBe(0);
-    expect(budget.turnLostDelayMs('s-1', 2_000)).toBe(33_000);
+    expect(budget.turnLostDelayMs('s-1', 2_000)).toBe(22_000);
     // Once the limit has grown back to the part (nothing else asked the budget meanwhile), only
     // the part was full: nothing waits, so at once, but for its own interval.
     jest.advanceTimersByTime(120_000);

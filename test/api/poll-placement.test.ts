@@ -102,10 +102,9 @@ describe('polls placed by a learned curve', () => {
       budget.pollDelayMs(`late-${i}`, 2_000, { curve, ageMs: 1_800_000, floorMs: 1_000, ruleMs });
     jest.advanceTimersByTime(BUDGET_WINDOW_MS);
     const late = budget.pollDelayMs('late-0', 2_000, { curve, ageMs: 1_801_100, floorMs: 1_000, ruleMs });
-    // Alike, the late sessions share the rule's polls evenly: 100 sessions every 27.5 s (each
-    // process's window grants 2 polls of its 5 calls).
-    expect(late).toBeGreaterThan(27_500 * 0.8);
-    expect(late).toBeLessThan(27_500 * 1.25);
+    // Alike, the late sessions share the rule's polls evenly: 100 sessions every 22 s.
+    expect(late).toBeGreaterThan(22_000 * 0.8);
+    expect(late).toBeLessThan(22_000 * 1.25);
   });
 
   it('places a lone session’s next poll by its own rule, not ten minutes on, before the sums include it', () => {

@@ -374,14 +374,14 @@ export class CallBudget {
   /**
    * The delay before `sessionId` is polled again. By the fixed rule: its own interval, or longer
    * (up to ten minutes) when the sessions polled through this process would otherwise need more
-   * than the poll turns the other calls leave of the budget's poll share of its configured rate. With a `placement`, the polls the rule
-   * would make for the placed sessions together (R, the sum of their rule rates r) are spread
-   * over them with a density proportional to r × the curve's weight w: a session's next poll
-   * comes when the integral of its curve's weight from its age has grown by Σ r·w / (R · r).
-   * A flat curve gives each session its rule delay, and the total stays the rule's; each delay
-   * is at most {@link MAX_PLACED_STRETCH} times its rule delay but at least `floorMs` (and at most ten
-   * minutes). The session counts until a while after that
-   * return; {@link forget} it when it needs no more polls.
+   * than the poll turns the other calls leave of the budget's poll share of its configured rate.
+   * With a `placement`, the polls the rule would make for the placed sessions together (R, the
+   * sum of their rule rates r) are spread over them with a density proportional to r × the
+   * curve's weight w: a session's next poll comes when the integral of its curve's weight from
+   * its age has grown by Σ r·w / (R · r). A flat curve gives each session its rule delay, and the
+   * total stays the rule's; each delay is at most {@link MAX_PLACED_STRETCH} times its rule delay
+   * but at least `floorMs` (and at most ten minutes). The session counts until a while after
+   * that return; {@link forget} it when it needs no more polls.
    */
   pollDelayMs(sessionId: string, ownIntervalMs: number, placement?: PollPlacement): number {
     const now = this.#now();
@@ -496,8 +496,8 @@ export class CallBudget {
    * half the part: a burst of creates takes every turn for a while, and polls planned meanwhile
    * for none would wait minutes once it is over (the turns they lose then come back, see
    * {@link turnLostDelayMs}). With several processes, the others' calls are taken to be alike
-   * (a held process counts its own calls only). Planned for each process's own window instead, whose
-   * rounding leaves polls fewer turns, two and four workers found completions later
+   * (a held process counts its own calls only). Planned for each process's own window instead,
+   * whose rounding leaves polls fewer turns, two and four workers found completions later
    * (bench:workers): the whole rate's part keeps a few polls waiting, and every turn used.
    */
   #plannedPollTurns(): number {

@@ -155,4 +155,41 @@ describe('the polling activity: timeouts, refusals, learning', () => {
     const exposureMs = (await store.read()).get('onfido')?.exposureMs.reduce((a, b) => a + b, 0);
     expect(exposureMs).toBeLessThanOrEqual(secondPollsMs);
   }, 60_000);
+
+  it('counts no completion for a session it finds cancelled (a verification ended it, not its user)', async () => {
+    const { dataDir, identity } = suite();
+    const store = (await openLocalStore(dataDir)).completionTimes;
+    let clock = 0;
+    const pollLearning = new PollLearning({ store, syncEveryMs: 1_000, now: () => clock });
+    const learning = createActivities(await localActivityDeps(dataDir, identity, { pollLearning }));
+    const { created } = await runningSession();
+    const startedAtMs = Date.now() - 30_000;
+    const poll = (attempt: number) =>
+      new MockActivityEnvironment({ attempt, activityId: 'cancelled' })
+        .run((plan: Parameters<typeof learning.pollSession>[0]) => learning.pollSession(plan), {
+          sessionId: created.sessionId,
+          initialMs: 100,
+          maxMs: 100,
+          provider: 'idnow',
+          startedAtMs,
+        })
+        .catch((e: unknown) => e);
+    expect(await poll(1)).toBeInstanceOf(ApplicationFailure);
+    expect(await poll(2)).toBeInstanceOf(ApplicationFailure);
+    // Cancelled by its verification (the deadline, the caller) while the poll had not heard.
+    await identity.sessions.cancel(created.sessionId);
+    let attempt = 3;
+    let outcome = await poll(attempt);
+    while (outcome instanceof ApplicationFailure && attempt < 12) outcome = await poll((attempt += 1));
+    expect(outcome).toMatchObject({ state: { status: 'cancelled' } });
+    await eventually(async () => {
+      clock += 1_000;
+      pollLearning.running('another', 'idnow', 0, 0);
+      return (await store.read()).has('idnow') ? true : undefined;
+    }, 'the counts stored');
+    const counts = (await store.read()).get('idnow');
+    // The time it saw the session running counts; no completion does.
+    expect(counts?.exposureMs.reduce((a, b) => a + b, 0)).toBeGreaterThan(0);
+    expect(counts?.events.reduce((a, b) => a + b, 0)).toBe(0);
+  }, 60_000);
 });

@@ -129,7 +129,10 @@ export function pollingActivities(deps: VerificationDeps) {
         return pollAgainAfter(delayMs, 'not polled: over budget or refused');
       }
       if (state.done) {
-        session?.learning.completed(series, session.provider, session.ageMs, polls);
+        // A session cancelled was ended by its business (the verification's deadline or caller,
+        // whose cancel may come while an attempt runs): not a completion of the user's.
+        if (state.status === 'cancelled') session?.learning.notPolled(series, polls);
+        else session?.learning.completed(series, session.provider, session.ageMs, polls);
         budget?.forget(plan.sessionId);
         const results = await fetchAlong(plan.sessionId, plan.resultsAlong, state, {
           signal: context.cancellationSignal,

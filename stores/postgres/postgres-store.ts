@@ -19,13 +19,27 @@ export function redactedUrl(url: string): string {
   }
 }
 
+/** Options of {@link openPostgresStore}. */
+export interface PostgresStoreOptions {
+  /**
+   * How long the server lets one statement run (or wait for a lock) before it cancels it: the
+   * call fails and its activity retries, rather than a stalled session's lock holding one of the
+   * pool's ten connections for ever. The longest statement writes a 1 MiB row of a blob.
+   * @default 60_000
+   */
+  statementTimeoutMs?: number;
+}
+
 /** The store in PostgreSQL (`IDV_STORE_URL=postgres://…`), shared by the processes of several machines. */
-export async function openPostgresStore(url: string): Promise<IdvStore> {
+export async function openPostgresStore(url: string, options: PostgresStoreOptions = {}): Promise<IdvStore> {
   const pool = new Pool({
     connectionString: url,
     max: 10,
     connectionTimeoutMillis: 10_000,
     idleTimeoutMillis: 30_000,
+    statement_timeout: options.statementTimeoutMs ?? 60_000,
+    // A server gone without a word (a partition) is noticed by the connection, not by a query.
+    keepAlive: true,
     application_name: 'idv-temporal',
   });
   // An idle connection the server closed is dropped by the pool; the next query opens another.

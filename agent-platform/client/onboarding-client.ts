@@ -18,6 +18,14 @@ import { innermostMessage } from '../../common/failure-message';
 import { agentPlatformWorkflowTypes, type OnboardingWorkflow } from '../shared/workflows';
 import { onboardingMetadata } from '../shared/metadata';
 
+/** A closed run's status, as `OnboardingProgress.stoppedAs` says it. */
+const stoppedStatuses: Partial<Record<string, OnboardingProgress['stoppedAs']>> = {
+  TERMINATED: 'terminated',
+  TIMED_OUT: 'timed-out',
+  FAILED: 'failed',
+  CANCELLED: 'cancelled',
+};
+
 /** Why an {@link OnboardingError} was thrown. */
 export const onboardingErrorCodes = {
   /** The input is invalid; nothing was started. */
@@ -91,11 +99,19 @@ export class OnboardingClient {
     return { workflowId: handle.workflowId, runId: handle.firstExecutionRunId };
   }
 
-  /** Where the onboarding stands (also once it has ended, while a worker answers queries). */
+  /**
+   * Where the onboarding stands (also once it has ended, while a worker answers queries). A run
+   * ended from outside (terminated, timed out) answers its query with the stage it stopped in:
+   * unless that is an end of its own (`done`, `refused`), its status is read, and such a run is
+   * `stopped`.
+   */
   async progress(tenant: string, connectionId: string): Promise<OnboardingProgress> {
     const handle = this.#handle(tenant, connectionId);
     try {
-      return await handle.query(onboardingProgressQuery);
+      const progress = await handle.query(onboardingProgressQuery);
+      if (progress.stage === 'done' || progress.stage === 'refused') return progress;
+      const stoppedAs = stoppedStatuses[(await handle.describe()).status.name];
+      return stoppedAs ? { ...progress, stage: 'stopped', stoppedAs } : progress;
     } catch (error) {
       throw this.#failure(error, handle.workflowId);
     }

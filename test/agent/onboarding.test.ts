@@ -340,6 +340,22 @@ describe('onboarding: a connection waited for, verified and reported', () => {
     });
   });
 
+  // Stopped from outside, a run answers queries with the stage it stopped in for ever: the client
+  // says it stopped, and how.
+  it('answers progress of a run stopped from outside (terminated) as stopped, not as the stage it was in', async () => {
+    const connectionId = newConnection();
+    await platformEvent(connectionId, `${connectionId}-hello`, 'new_connection');
+    await progressWhen(connectionId, (p) => p.stage === 'waiting', 'the wait');
+    await stack()
+      .client.workflow.getHandle(onboardingWorkflowId(TENANT, connectionId))
+      .terminate('by an operator');
+    expect(await onboardings().progress(TENANT, connectionId)).toMatchObject({
+      stage: 'stopped',
+      stoppedAs: 'terminated',
+      events: { total: 1 },
+    });
+  });
+
   it('answers progress from its first task, while its input is still being checked', async () => {
     const connectionId = newConnection();
     const input: OnboardingInput = {

@@ -110,12 +110,31 @@ describe('the polling activity: timeouts, refusals, learning', () => {
     expect(pollLearning.curve('yoti')).toBeDefined();
   });
 
-  it('never pairs a poll with one of an earlier poll activity of the session (a redirect, a new run)', async () => {
+  /** Activities whose learning syncs each second of a clock the test moves, and what it stored. */
+  const learningOnAClock = async () => {
     const { dataDir, identity } = suite();
     const store = (await openLocalStore(dataDir)).completionTimes;
     let clock = 0;
     const pollLearning = new PollLearning({ store, syncEveryMs: 1_000, now: () => clock });
     const learning = createActivities(await localActivityDeps(dataDir, identity, { pollLearning }));
+    /**
+     * The provider's counts once stored: each look lets a sync come due (one that failed, a store
+     * call past its bound on a loaded machine, is tried again at the next); another series'
+     * first poll counts nothing.
+     */
+    const stored = async (provider: string) => {
+      await eventually(async () => {
+        clock += 1_000;
+        pollLearning.running('another', provider, 0, 0);
+        return (await store.read()).has(provider) ? true : undefined;
+      }, 'the counts stored');
+      return (await store.read()).get(provider);
+    };
+    return { learning, stored };
+  };
+
+  it('never pairs a poll with one of an earlier poll activity of the session (a redirect, a new run)', async () => {
+    const { learning, stored } = await learningOnAClock();
     const { created } = await runningSession();
     // One start for all polls: an age taken afresh for each poll could come out smaller than the
     // poll's before (the environment's start-up varies), which no learning pairs.
@@ -145,23 +164,12 @@ describe('the polling activity: timeouts, refusals, learning', () => {
     expect(outcome).toMatchObject({ state: { done: true } });
     // Only the second activity's own polls count: at most the time they took, never 60 to 90 s.
     const secondPollsMs = Date.now() - secondPolledAt;
-    // Each look lets a sync come due (one that failed, a store call past its bound on a loaded
-    // machine, is tried again at the next); another series' first poll counts nothing.
-    await eventually(async () => {
-      clock += 1_000;
-      pollLearning.running('another', 'onfido', 0, 0);
-      return (await store.read()).has('onfido') ? true : undefined;
-    }, 'the counts stored');
-    const exposureMs = (await store.read()).get('onfido')?.exposureMs.reduce((a, b) => a + b, 0);
+    const exposureMs = (await stored('onfido'))?.exposureMs.reduce((a, b) => a + b, 0);
     expect(exposureMs).toBeLessThanOrEqual(secondPollsMs);
   }, 60_000);
 
   it('counts no completion for a session it finds cancelled (a verification ended it, not its user)', async () => {
-    const { dataDir, identity } = suite();
-    const store = (await openLocalStore(dataDir)).completionTimes;
-    let clock = 0;
-    const pollLearning = new PollLearning({ store, syncEveryMs: 1_000, now: () => clock });
-    const learning = createActivities(await localActivityDeps(dataDir, identity, { pollLearning }));
+    const { learning, stored } = await learningOnAClock();
     const { created } = await runningSession();
     const startedAtMs = Date.now() - 30_000;
     const poll = (attempt: number) =>
@@ -177,17 +185,12 @@ describe('the polling activity: timeouts, refusals, learning', () => {
     expect(await poll(1)).toBeInstanceOf(ApplicationFailure);
     expect(await poll(2)).toBeInstanceOf(ApplicationFailure);
     // Cancelled by its verification (the deadline, the caller) while the poll had not heard.
-    await identity.sessions.cancel(created.sessionId);
+    await suite().identity.sessions.cancel(created.sessionId);
     let attempt = 3;
     let outcome = await poll(attempt);
     while (outcome instanceof ApplicationFailure && attempt < 12) outcome = await poll((attempt += 1));
     expect(outcome).toMatchObject({ state: { status: 'cancelled' } });
-    await eventually(async () => {
-      clock += 1_000;
-      pollLearning.running('another', 'idnow', 0, 0);
-      return (await store.read()).has('idnow') ? true : undefined;
-    }, 'the counts stored');
-    const counts = (await store.read()).get('idnow');
+    const counts = await stored('idnow');
     // The time it saw the session running counts; no completion does.
     expect(counts?.exposureMs.reduce((a, b) => a + b, 0)).toBeGreaterThan(0);
     expect(counts?.events.reduce((a, b) => a + b, 0)).toBe(0);

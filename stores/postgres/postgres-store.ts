@@ -19,12 +19,19 @@ export function redactedUrl(url: string): string {
   }
 }
 
-/** Options of {@link openPostgresStore}. */
+/** Options of {@link openPostgresStore} (fixed in the workers and the CLI; tests shorten them). */
 export interface PostgresStoreOptions {
   /**
-   * How long the server lets one statement run (or wait for a lock) before it cancels it: the
-   * call fails and its activity retries, rather than a stalled session's lock holding one of the
-   * pool's ten connections for ever. The longest statement writes a 1 MiB row of a blob.
+   * How long the server lets a statement wait for a lock before it cancels it: under the
+   * shortest attempt of an activity that calls the store (10 s), so a row held by a stalled
+   * session fails the attempt's call, which the activity retries, rather than holding one of
+   * the pool's ten connections past the attempt.
+   * @default 5_000
+   */
+  lockTimeoutMs?: number;
+  /**
+   * How long the server lets a statement run at all (the longest writes a 1 MiB row of a blob);
+   * the client gives up 5 s later, on a server gone without a word.
    * @default 60_000
    */
   statementTimeoutMs?: number;
@@ -32,14 +39,19 @@ export interface PostgresStoreOptions {
 
 /** The store in PostgreSQL (`IDV_STORE_URL=postgres://…`), shared by the processes of several machines. */
 export async function openPostgresStore(url: string, options: PostgresStoreOptions = {}): Promise<IdvStore> {
+  const statementTimeoutMs = options.statementTimeoutMs ?? 60_000;
   const pool = new Pool({
     connectionString: url,
     max: 10,
     connectionTimeoutMillis: 10_000,
     idleTimeoutMillis: 30_000,
-    statement_timeout: options.statementTimeoutMs ?? 60_000,
-    // A server gone without a word (a partition) is noticed by the connection, not by a query.
+    lock_timeout: options.lockTimeoutMs ?? 5_000,
+    statement_timeout: statementTimeoutMs,
+    // A server gone (a partition) answers nothing: the query fails here, and its client is
+    // dropped by the pool; keepalive probes find an idle connection's peer gone.
+    query_timeout: statementTimeoutMs + 5_000,
     keepAlive: true,
+    keepAliveInitialDelayMillis: 10_000,
     application_name: 'idv-temporal',
   });
   // An idle connection the server closed is dropped by the pool; the next query opens another.

@@ -7,33 +7,53 @@ import { createTestDatabase, type TestDatabase } from '../harness/postgres';
 // Every statement of the PostgreSQL store is bounded by the server: a row held by another
 // session (a process stalled in its transaction, an operator's lock) fails the call, which its
 // activity retries, rather than holding one of the pool's connections for ever.
-describe('the PostgreSQL store’s bound on each statement', () => {
+describe('the PostgreSQL store’s bounds on each statement', () => {
   let database: TestDatabase;
-  let store: IdvStore;
   let holder: Client;
   beforeAll(async () => {
     database = await createTestDatabase(harnessValue(harnessEnv.postgresUrl));
-    store = await openPostgresStore(database.url, { statementTimeoutMs: 1_000 });
     holder = new Client({ connectionString: database.url });
     await holder.connect();
   });
   afterAll(async () => {
     await holder?.end();
-    await store?.close();
     await database?.drop();
   });
 
-  it('fails a call that waits on a row another session holds, and serves the next', async () => {
-    await store.dataKeys.create('bounded-key', 'wrapped-1');
+  /** A rewrap of a key whose row another session holds: how it fails, and that the next call is served. */
+  const heldRowRewrap = async (store: IdvStore, keyId: string) => {
+    await store.dataKeys.create(keyId, 'wrapped-1');
     await holder.query('BEGIN');
-    await holder.query(`SELECT * FROM idv_data_keys WHERE key_id = 'bounded-key' FOR UPDATE`);
+    await holder.query('SELECT * FROM idv_data_keys WHERE key_id = $1 FOR UPDATE', [keyId]);
+    let failure: unknown;
     try {
-      await expect(store.dataKeys.rewrap('bounded-key', 'wrapped-1', 'wrapped-2')).rejects.toThrow(
-        /statement timeout/,
-      );
+      failure = await store.dataKeys.rewrap(keyId, 'wrapped-1', 'wrapped-2').catch((error: unknown) => error);
     } finally {
       await holder.query('ROLLBACK');
     }
-    expect(await store.dataKeys.rewrap('bounded-key', 'wrapped-1', 'wrapped-2')).toBe(true);
+    expect(await store.dataKeys.rewrap(keyId, 'wrapped-1', 'wrapped-2')).toBe(true);
+    return failure;
+  };
+
+  it('fails a call that waits for a lock past its bound, and serves the next', async () => {
+    const store = await openPostgresStore(database.url, { lockTimeoutMs: 1_000 });
+    try {
+      expect(await heldRowRewrap(store, 'lock-bound')).toMatchObject({
+        message: expect.stringMatching(/lock timeout/),
+      });
+    } finally {
+      await store.close();
+    }
+  });
+
+  it('fails a statement that runs past its bound, whatever it waits on', async () => {
+    const store = await openPostgresStore(database.url, { lockTimeoutMs: 30_000, statementTimeoutMs: 1_000 });
+    try {
+      expect(await heldRowRewrap(store, 'statement-bound')).toMatchObject({
+        message: expect.stringMatching(/statement timeout/),
+      });
+    } finally {
+      await store.close();
+    }
   });
 });

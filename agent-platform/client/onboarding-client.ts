@@ -2,6 +2,7 @@ import {
   type Client,
   WorkflowFailedError,
   type WorkflowHandle,
+  type WorkflowExecutionStatusName,
   WorkflowNotFoundError,
 } from '@temporalio/client';
 import { ApplicationFailure, CancelledFailure } from '@temporalio/common';
@@ -19,7 +20,7 @@ import { agentPlatformWorkflowTypes, type OnboardingWorkflow } from '../shared/w
 import { onboardingMetadata } from '../shared/metadata';
 
 /** A closed run's status, as `OnboardingProgress.stoppedAs` says it. */
-const stoppedStatuses: Partial<Record<string, OnboardingProgress['stoppedAs']>> = {
+const stoppedStatuses: Partial<Record<WorkflowExecutionStatusName, OnboardingProgress['stoppedAs']>> = {
   TERMINATED: 'terminated',
   TIMED_OUT: 'timed-out',
   FAILED: 'failed',
@@ -108,9 +109,13 @@ export class OnboardingClient {
   async progress(tenant: string, connectionId: string): Promise<OnboardingProgress> {
     const handle = this.#handle(tenant, connectionId);
     try {
-      const progress = await handle.query(onboardingProgressQuery);
+      // The run described is the run asked: a run may continue as new, or another start, between.
+      const { runId, status } = await handle.describe();
+      const progress = await this.#client.workflow
+        .getHandle<OnboardingWorkflow>(handle.workflowId, runId)
+        .query(onboardingProgressQuery);
       if (progress.stage === 'done' || progress.stage === 'refused') return progress;
-      const stoppedAs = stoppedStatuses[(await handle.describe()).status.name];
+      const stoppedAs = stoppedStatuses[status.name];
       return stoppedAs ? { ...progress, stage: 'stopped', stoppedAs } : progress;
     } catch (error) {
       throw this.#failure(error, handle.workflowId);

@@ -20,12 +20,13 @@ export interface OnboardingProgress {
   /**
    * `checking`: the run checks its input, in its first moments (the other fields say what the
    * input gives: a run continued into answers its carried counts and deadline); `refused`: it
-   * failed that check and ended; then `waiting`, `verifying`, `done`. `stopped`: the run was
-   * ended from outside (see `stoppedAs`) in the stage the other fields describe; only
-   * `OnboardingClient.progress` answers it (the query itself answers the stage it stopped in).
+   * failed that check and ended; then `waiting`, `verifying`, `done`. `stopped`: the run ended
+   * without its summary (see `stoppedAs`: terminated from outside, past Temporal's run timeout,
+   * failed or cancelled) in the stage the other fields describe; only `OnboardingClient.progress`
+   * answers it (the query itself answers the stage the run stopped in).
    */
   stage: 'checking' | 'refused' | 'waiting' | 'verifying' | 'done' | 'stopped';
-  /** How a `stopped` run ended: terminated, timed out (Temporal's run timeout) or failed. */
+  /** How a `stopped` run ended. */
   stoppedAs?: 'terminated' | 'timed-out' | 'failed' | 'cancelled';
   /** The message types still awaited (empty once it verifies). */
   waitingFor: AgentMessageType[];

@@ -1,4 +1,5 @@
-import { type Pool } from 'pg';
+import { createHash } from 'node:crypto';
+import { type Pool, type PoolClient } from 'pg';
 import { inTransaction } from './transaction';
 
 /**
@@ -11,6 +12,7 @@ export const SCHEMA_VERSION = 5;
 
 const TABLES = `
 CREATE TABLE IF NOT EXISTS idv_schema (version integer NOT NULL);
+CREATE TABLE IF NOT EXISTS idv_schema_applied (digest text PRIMARY KEY);
 CREATE TABLE IF NOT EXISTS idv_session_keys (
   session_id uuid PRIMARY KEY,
   workflow_id text NOT NULL,
@@ -91,22 +93,59 @@ CREATE TABLE IF NOT EXISTS idv_creation_slots (
 );
 `;
 
-/** Any process may start first: the tables are created once, under a lock, then the version checked. */
+/**
+ * Which statements above a database has run: one row per text of them, so a build whose text
+ * was run already runs none of them again (and a build of another text runs its own).
+ */
+const TABLES_DIGEST = createHash('sha256').update(TABLES).digest('hex');
+
+/**
+ * Any process may start first: the tables are created once, under a lock, then the version
+ * checked. A process that finds its statements run already takes no lock on the tables, so
+ * starting beside running workers never queues behind their transactions, nor theirs behind it
+ * (an `ALTER TABLE`, even one that changes nothing, waits for every transaction on its table).
+ */
 export async function migrate(pool: Pool): Promise<void> {
+  if (await alreadyApplied(pool)) return;
   await inTransaction(pool, async (client) => {
     await client.query(`SELECT pg_advisory_xact_lock(hashtext('idv-temporal schema'))`);
     await client.query(TABLES);
-    const { rows } = await client.query<{ version: number | null }>(
-      'SELECT max(version) AS version FROM idv_schema',
-    );
-    const version = rows[0]?.version ?? null;
+    const version = await versionOf(client);
     if (version === null)
       await client.query('INSERT INTO idv_schema (version) VALUES ($1)', [SCHEMA_VERSION]);
     else if (version < SCHEMA_VERSION)
       await client.query('UPDATE idv_schema SET version = $1', [SCHEMA_VERSION]);
-    else if (version > SCHEMA_VERSION)
-      throw new Error(
-        `the PostgreSQL store has schema version ${version}, newer than this version of idv-temporal (${SCHEMA_VERSION}): upgrade it`,
-      );
+    await client.query('INSERT INTO idv_schema_applied (digest) VALUES ($1) ON CONFLICT DO NOTHING', [
+      TABLES_DIGEST,
+    ]);
   });
+}
+
+/** Whether this build's statements were run on the database at its version (a newer one is refused). */
+async function alreadyApplied(pool: Pool): Promise<boolean> {
+  const { rows } = await pool.query<{ present: boolean }>(
+    `SELECT to_regclass('idv_schema_applied') IS NOT NULL AS present`,
+  );
+  if (!rows[0]?.present) return false;
+  const client = await pool.connect();
+  try {
+    const version = await versionOf(client);
+    const applied = await client.query('SELECT 1 FROM idv_schema_applied WHERE digest = $1', [TABLES_DIGEST]);
+    return version === SCHEMA_VERSION && applied.rowCount === 1;
+  } finally {
+    client.release();
+  }
+}
+
+/** The database's schema version, none before the first start; one newer than this build's is refused. */
+async function versionOf(client: PoolClient): Promise<number | null> {
+  const { rows } = await client.query<{ version: number | null }>(
+    'SELECT max(version) AS version FROM idv_schema',
+  );
+  const version = rows[0]?.version ?? null;
+  if (version !== null && version > SCHEMA_VERSION)
+    throw new Error(
+      `the PostgreSQL store has schema version ${version}, newer than this version of idv-temporal (${SCHEMA_VERSION}): upgrade it`,
+    );
+  return version;
 }

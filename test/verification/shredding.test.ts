@@ -254,7 +254,7 @@ describe('shredding in PostgreSQL: a dump, the WAL and the live database open no
     const client = new PgClient({ connectionString: database.url });
     await client.connect();
     try {
-      await client.query('TRUNCATE idv_schema');
+      await client.query('TRUNCATE idv_schema, idv_schema_applied');
       for (const [table, rows] of Object.entries(tables))
         for (const row of rows) {
           const columns = Object.keys(row);

@@ -71,7 +71,7 @@ function describe(summary: string, details: ApiErrorDetails): string {
   const status = details.status === undefined ? '' : ` ${details.status}`;
   // Our own phrase for the status, not the service's title (it is the service's text too).
   const title =
-    details.status !== undefined && details.status >= 400 ? STATUS_CODES[details.status] : undefined;
+    details.status !== undefined && details.status >= 300 ? STATUS_CODES[details.status] : undefined;
   const trace = details.traceId ?? details.problem?.traceId;
   return `${details.operation} failed${status}: ${summary}${title ? ` (${title})` : ''}${trace ? ` [traceId ${trace}]` : ''}`;
 }
@@ -165,13 +165,24 @@ export class ServerError extends ApiError {
   }
 }
 
-/** Thrown on a status the interface does not describe (408 is retried, others are not). */
+/**
+ * Statuses the interface does not describe that a gateway answers for a request it did not
+ * pass on, or not yet: a timeout (408), a connection meant for another host (421), a resource
+ * locked for now (423), a request too early to replay (425).
+ */
+const PASSING_STATUSES: ReadonlySet<number> = new Set([408, 421, 423, 425]);
+
+/**
+ * Thrown on a status the interface does not describe: retried when passing (a redirect, see
+ * {@link PASSING_STATUSES}), not otherwise.
+ */
 export class UnexpectedStatusError extends ApiError {
   readonly code = apiErrorCodes.unexpectedStatus;
   readonly retryable: boolean;
   constructor(details: ApiErrorDetails) {
     super('unexpected status', details);
-    this.retryable = details.status === 408;
+    const status = details.status ?? 0;
+    this.retryable = (status >= 300 && status < 400) || PASSING_STATUSES.has(status);
   }
 }
 
@@ -188,8 +199,13 @@ export class NetworkError extends ApiError {
 export class TimeoutError extends ApiError {
   readonly code = apiErrorCodes.timeout;
   readonly retryable = true;
-  constructor(details: ApiErrorDetails & { phase: 'connect' | 'headers' | 'body' }) {
-    super(`timed out waiting for the ${details.phase}`, details);
+  constructor(details: ApiErrorDetails & { phase: 'connect' | 'headers' | 'body' | 'answer' }) {
+    super(
+      details.phase === 'answer'
+        ? 'timed out before the whole answer came'
+        : `timed out waiting for the ${details.phase}`,
+      details,
+    );
   }
 }
 

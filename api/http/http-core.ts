@@ -26,6 +26,12 @@ export interface HttpCoreOptions {
   headersTimeoutMs?: number;
   /** Time allowed between two chunks of the body. @default 30_000 */
   bodyTimeoutMs?: number;
+  /**
+   * Time allowed for the whole answer of a call read whole (not a streamed one), from its sending
+   * to its body's end: a body that drips in never trips `bodyTimeoutMs`. Under a poll attempt's
+   * minute, with its wait for a turn. @default 45_000
+   */
+  answerTimeoutMs?: number;
   /** Largest answer body read (success or error); a larger one fails `ResponseTooLargeError`. @default 1 MiB */
   maxBodyBytes?: number;
   /** @default 'idv-temporal' */
@@ -107,6 +113,8 @@ export interface CallOptions {
 
 const SUCCESS_TYPES = /^(application\/json|text\/json|text\/plain|application\/[\w.+-]*\+json)\b/i;
 const RAW_BODY_LIMIT = 2048;
+/** How much of a body nobody reads is drained, so that its connection is kept (undici's default). */
+const DUMPED_BODY_LIMIT = 128 * 1024;
 
 /**
  * The request core shared by every API client: JSON in and out over a keep-alive undici
@@ -121,6 +129,7 @@ export class HttpCore {
   readonly #headers: Record<string, string>;
   readonly #headersTimeout: number;
   readonly #bodyTimeout: number;
+  readonly #answerTimeout: number;
   readonly #maxBodyBytes: number;
   readonly #onCall: ((call: ApiCall) => void) | undefined;
   readonly #budget: CallBudget | undefined;
@@ -141,6 +150,7 @@ export class HttpCore {
       });
     this.#headersTimeout = options.headersTimeoutMs ?? 30_000;
     this.#bodyTimeout = options.bodyTimeoutMs ?? 30_000;
+    this.#answerTimeout = options.answerTimeoutMs ?? 45_000;
     this.#maxBodyBytes = options.maxBodyBytes ?? 1024 * 1024;
     this.#headers = {
       authorization: `Bearer ${options.apiKey}`,
@@ -151,12 +161,13 @@ export class HttpCore {
 
   /** Sends one request and resolves to the parsed success body (undefined without a schema). */
   async request<T>(spec: RequestSpec<T>): Promise<T> {
-    const { response, contentType } = await this.#send(spec);
+    const { response, contentType, deadline } = await this.#send(spec, this.#answerTimeout);
     if (!spec.schema) {
-      await response.body.dump();
+      // Its status was the answer: a body that drips in is dropped at the deadline.
+      await response.body.dump({ limit: DUMPED_BODY_LIMIT, signal: deadline }).catch(() => undefined);
       return undefined as T;
     }
-    const text = await readText(spec, response, 'body', spec.maxBodyBytes ?? this.#maxBodyBytes);
+    const text = await readText(spec, response, 'body', spec.maxBodyBytes ?? this.#maxBodyBytes, deadline);
     return parseSuccess(
       spec.operation,
       spec.schema,
@@ -191,7 +202,7 @@ export class HttpCore {
     const tokens = jsonTokens(response.body, {
       maxBytes,
       tooLarge,
-      transportError: (error) => transportError(operation, error, spec.signal, status, 'body'),
+      transportError: (error) => transportError(operation, error, spec.signal, { status, what: 'body' }),
       malformed: (cause) =>
         new MalformedResponseError({
           operation,
@@ -212,8 +223,14 @@ export class HttpCore {
     }
   }
 
-  /** Sends the request; an error status becomes its typed error, a transport failure too. */
-  async #send(spec: SendSpec): Promise<{ response: Dispatcher.ResponseData; contentType?: string }> {
+  /**
+   * Sends the request; an error status becomes its typed error, a transport failure too. With
+   * `answerTimeoutMs`, the answer is aborted that long after its turn came (see `deadline`).
+   */
+  async #send(
+    spec: SendSpec,
+    answerTimeoutMs?: number,
+  ): Promise<{ response: Dispatcher.ResponseData; contentType?: string; deadline?: AbortSignal }> {
     let sentAt: number | undefined;
     if (this.#budget) {
       const maxWaitMs = spec.budgetWaitMs ?? FIRST_CALL_WAIT_MS;
@@ -231,6 +248,9 @@ export class HttpCore {
         });
       sentAt = this.#budget.now();
     }
+    const deadline = answerTimeoutMs === undefined ? undefined : AbortSignal.timeout(answerTimeoutMs);
+    const signal =
+      deadline && spec.signal ? AbortSignal.any([spec.signal, deadline]) : (deadline ?? spec.signal);
     const hasBody = spec.body !== undefined;
     let response: Dispatcher.ResponseData;
     try {
@@ -240,12 +260,12 @@ export class HttpCore {
         method: spec.method,
         headers: hasBody ? { ...this.#headers, 'content-type': 'application/json' } : this.#headers,
         ...(hasBody ? { body: JSON.stringify(spec.body) } : {}),
-        signal: spec.signal,
+        signal,
         headersTimeout: this.#headersTimeout,
         bodyTimeout: this.#bodyTimeout,
       });
     } catch (error) {
-      const failure = transportError(spec.operation, error, spec.signal);
+      const failure = transportError(spec.operation, error, spec.signal, { deadline });
       const kind = spec.signal?.aborted ? 'aborted' : failure instanceof TimeoutError ? 'timeout' : 'network';
       this.#onCall?.({ operation: spec.operation, status: kind });
       throw failure;
@@ -254,8 +274,10 @@ export class HttpCore {
     if (response.statusCode === 429)
       this.#budget?.throttled(parseRetryAfter(response.headers['retry-after']), sentAt);
     const contentType = header(response.headers['content-type']);
-    if (response.statusCode >= 400) {
-      const bodyText = await readText(spec, response, 'error body', this.#maxBodyBytes);
+    // Only a 2xx is the service's answer: undici follows no redirect, and a 3xx (a gateway
+    // failing over, a login page) carried nothing out, though it is no error status.
+    if (response.statusCode < 200 || response.statusCode >= 300) {
+      const bodyText = await readText(spec, response, 'error body', this.#maxBodyBytes, deadline);
       throw errorFromResponse({
         operation: spec.operation,
         status: response.statusCode,
@@ -264,7 +286,11 @@ export class HttpCore {
         bodyText,
       });
     }
-    return contentType === undefined ? { response } : { response, contentType };
+    return {
+      response,
+      ...(contentType === undefined ? {} : { contentType }),
+      ...(deadline ? { deadline } : {}),
+    };
   }
 
   /** The budget its requests wait on, if any. */
@@ -293,6 +319,7 @@ async function readText(
   response: Dispatcher.ResponseData,
   what: string,
   maxBytes: number,
+  deadline?: AbortSignal,
 ): Promise<string> {
   const tooLarge = () =>
     new ResponseTooLargeError({ operation: spec.operation, status: response.statusCode, maxBytes });
@@ -314,7 +341,7 @@ async function readText(
     }
   } catch (error) {
     if (error instanceof ResponseTooLargeError) throw error;
-    throw transportError(spec.operation, error, spec.signal, response.statusCode, what);
+    throw transportError(spec.operation, error, spec.signal, { status: response.statusCode, what, deadline });
   }
   return Buffer.concat(chunks, size).toString('utf8');
 }
@@ -367,11 +394,12 @@ function transportError(
   operation: string,
   error: unknown,
   signal: AbortSignal | undefined,
-  status?: number,
-  what = 'answer',
+  where: { status?: number; what?: string; deadline?: AbortSignal | undefined } = {},
 ): unknown {
+  const { status, what = 'answer', deadline } = where;
   // Cancellation is not a failure to classify: let the caller see its own abort.
   if (signal?.aborted) return signal.reason ?? error;
+  if (deadline?.aborted) return new TimeoutError({ operation, status, phase: 'answer', cause: error });
   const code = typeof error === 'object' && error !== null && 'code' in error ? String(error.code) : '';
   const phase = TIMEOUT_PHASES[code];
   if (phase) return new TimeoutError({ operation, status, phase, cause: error });

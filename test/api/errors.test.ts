@@ -94,11 +94,27 @@ describe('identity service client: errors', () => {
     [503, ServerError, true],
     [418, UnexpectedStatusError, false],
     [408, UnexpectedStatusError, true],
+    // A gateway's answers for a request it did not pass on, or will pass on later.
+    [421, UnexpectedStatusError, true],
+    [423, UnexpectedStatusError, true],
+    [425, UnexpectedStatusError, true],
+    // A redirect is no answer of the service's (undici follows none): a gateway failing over.
+    [302, UnexpectedStatusError, true],
+    [307, UnexpectedStatusError, true],
+    [308, UnexpectedStatusError, true],
   ])('turns a %i into its error class (retryable: %s)', async (status, errorClass, retryable) => {
     service.answer(getSession, status, { title: 'x', status, traceId }, problem);
     const error = await failure(() => service.identity.sessions.get(SESSION_ID));
     expect(error).toBeInstanceOf(errorClass);
     expect(error).toMatchObject({ status, traceId, retryable, operation: 'GetSession' });
+  });
+
+  it('takes no redirect for the success of a call whose answer has no body (a redaction)', async () => {
+    const redact = { method: 'POST', path: `/api/v1/sessions/${SESSION_ID}/redact` };
+    service.answer(redact, 307, '', { location: 'https://elsewhere.example/login' });
+    const error = await failure(() => service.identity.sessions.redact(SESSION_ID));
+    expect(error).toBeInstanceOf(UnexpectedStatusError);
+    expect(error).toMatchObject({ status: 307, retryable: true, operation: 'RedactSession' });
   });
 
   it('reads Retry-After of a 429 in seconds', async () => {

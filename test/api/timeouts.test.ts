@@ -10,10 +10,16 @@ describe('identity service client: timeouts against a stalling server', () => {
   let client: IdentityClient;
   const stalled: Array<() => void> = [];
   let stallBody = false;
+  // Each answer's body comes a byte at a time, never stalling as long as bodyTimeoutMs.
+  let dripBody = false;
 
   beforeAll(async () => {
     server = createServer((request, response) => {
-      if (stallBody) {
+      if (dripBody) {
+        response.writeHead(200, { 'content-type': 'application/json' });
+        const drip = setInterval(() => response.write(' '), 50);
+        stalled.push(() => clearInterval(drip));
+      } else if (stallBody) {
         response.writeHead(200, { 'content-type': 'application/json' });
         response.write('{"session":');
       }
@@ -26,6 +32,7 @@ describe('identity service client: timeouts against a stalling server', () => {
       apiKey: 'k',
       headersTimeoutMs: 150,
       bodyTimeoutMs: 150,
+      answerTimeoutMs: 2_000,
     });
   });
 
@@ -47,5 +54,19 @@ describe('identity service client: timeouts against a stalling server', () => {
     const error: unknown = await client.sessions.get(SESSION_ID).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(TimeoutError);
     expect((error as Error).message).toContain('body');
+  });
+
+  it('gives up on an answer that drips in for longer than answerTimeoutMs in all', async () => {
+    stallBody = false;
+    dripBody = true;
+    const error: unknown = await client.sessions.get(SESSION_ID).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(TimeoutError);
+    expect(error).toMatchObject({ retryable: true, operation: 'GetSession' });
+    expect((error as Error).message).toContain('whole answer');
+  });
+
+  it('ends a call whose answer has no body at its status, though the body drips in', async () => {
+    dripBody = true;
+    await expect(client.sessions.redact(SESSION_ID)).resolves.toBeUndefined();
   });
 });

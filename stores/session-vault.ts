@@ -126,8 +126,8 @@ export interface SessionVault {
    * claimed it already (it is not the sweep's to take).
    */
   takeOrphan(sessionId: string, profileId: string): Promise<boolean>;
-  /** The orphan was swept: its mark goes (its claim and tombstone stay). Idempotent. */
-  orphanSwept(sessionId: string): Promise<void>;
+  /** The orphan of this profile was swept: its mark goes (its claim and tombstone stay). Idempotent. */
+  orphanSwept(sessionId: string, profileId: string): Promise<void>;
   /**
    * The sessions among these (canonical ids) that are accounted for: kept by their
    * verification, marked orphans, taken by the sweep, or destroyed. A session whose claim was

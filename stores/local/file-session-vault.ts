@@ -184,11 +184,17 @@ export class FileSessionVault implements SessionVault {
     // A claim cut short before its verification decided it (a crash between the two writes)
     // is not a claim: nothing will ever keep that session.
     if (existing && (await this.#decided(session, existing))) return false;
+    // The mark first: a process killed before the tombstone leaves an orphan the sweep ends and
+    // redacts, where a tombstone without its mark would pass for swept and never be swept.
+    await this.#markOrphan(session, profile);
     const tombstone = { workflowId: SWEPT, profileId: profile, destroyedAt: new Date().toISOString() };
     if (existing) await writeFileAtomic(this.#sessionFile(session), JSON.stringify(tombstone));
-    else if (!(await createFileExclusive(this.#sessionFile(session), JSON.stringify(tombstone))))
+    else if (!(await createFileExclusive(this.#sessionFile(session), JSON.stringify(tombstone)))) {
+      // Claimed meanwhile, or taken by another look (whose mark this is too).
+      if ((await this.#claimOf(session))?.workflowId !== SWEPT)
+        await removeFileDurably(this.#orphanFile(profile, session));
       return false;
-    await this.#markOrphan(session, profile);
+    }
     return true;
   }
 
@@ -196,10 +202,8 @@ export class FileSessionVault implements SessionVault {
     return await namesIn(join(this.directory, 'orphans', canonicalProfileId(profileId)));
   }
 
-  async orphanSwept(sessionId: string): Promise<void> {
-    const session = canonicalSessionId(sessionId);
-    const claim = await this.#claimOf(session);
-    if (claim?.profileId) await removeFileDurably(this.#orphanFile(claim.profileId, session));
+  async orphanSwept(sessionId: string, profileId: string): Promise<void> {
+    await removeFileDurably(this.#orphanFile(canonicalProfileId(profileId), canonicalSessionId(sessionId)));
   }
 
   async accountedFor(sessionIds: readonly string[]): Promise<Set<string>> {

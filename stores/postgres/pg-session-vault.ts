@@ -208,7 +208,7 @@ export class PgSessionVault implements SessionVault {
     return rows.map((row) => row.session_id);
   }
 
-  async orphanSwept(sessionId: string): Promise<void> {
+  async orphanSwept(sessionId: string, _profileId: string): Promise<void> {
     await this.pool.query('UPDATE idv_session_keys SET orphan = false WHERE session_id = $1', [
       canonicalSessionId(sessionId),
     ]);

@@ -132,8 +132,8 @@ describe.each(backends)('store contract: %s', (_name, make) => {
       expect(await other.vault.dataKeyOf(first)).toBe('dk-1');
       expect(await other.vault.dataKeyOf(second)).toBeUndefined();
       expect(await store.vault.closeCreation(workflowId, first)).toEqual([]);
-      await store.vault.orphanSwept(second);
-      await store.vault.orphanSwept(second);
+      await store.vault.orphanSwept(second, profileId);
+      await store.vault.orphanSwept(second, profileId);
       expect(await store.vault.orphans(profileId)).toEqual([]);
     });
 
@@ -739,6 +739,33 @@ describe('directory store after a crash', () => {
     await writeFile(join(directory, 'vault', 'sessions', `${sessionId}.json`), claimFile(sessionId, 'k'));
     expect(await store.vault.accountedFor([sessionId])).toEqual(new Set());
     expect(await store.vault.takeOrphan(sessionId, randomUUID())).toBe(true);
+  });
+
+  it('leaves a session the sweep was taking to a later look when killed part way (no mark, no take)', async () => {
+    const sessionId = randomUUID();
+    const profileId = randomUUID();
+    // The orphan's mark cannot be written, as if the process died before it was.
+    const marks = join(directory, 'vault', 'orphans', profileId);
+    await mkdir(join(directory, 'vault', 'orphans'), { recursive: true });
+    await writeFile(marks, 'not a folder');
+    await expect(store.vault.takeOrphan(sessionId, profileId)).rejects.toThrow();
+    await rm(marks);
+    // Not accounted for, so the next look takes it, and the sweep ends and redacts it.
+    expect(await store.vault.accountedFor([sessionId])).toEqual(new Set());
+    expect(await store.vault.takeOrphan(sessionId, profileId)).toBe(true);
+    expect(await store.vault.orphans(profileId)).toEqual([sessionId]);
+  });
+
+  it('sweeps an orphan whose take was cut short after its mark, and clears the mark', async () => {
+    const sessionId = randomUUID();
+    const profileId = randomUUID();
+    await mkdir(join(directory, 'vault', 'orphans', profileId), { recursive: true });
+    await writeFile(join(directory, 'vault', 'orphans', profileId, sessionId), '{}');
+    expect(await store.vault.orphans(profileId)).toEqual([sessionId]);
+    // As the sweep does once the orphan is ended and redacted.
+    await store.vault.destroy(sessionId);
+    await store.vault.orphanSwept(sessionId, profileId);
+    expect(await store.vault.orphans(profileId)).toEqual([]);
   });
 
   /** The start of a reference's first verification, under key `dk-first`. */

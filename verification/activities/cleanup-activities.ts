@@ -133,7 +133,12 @@ export function cleanupActivities(deps: VerificationDeps) {
    * Ends an orphan if live and redacts it, whatever the ending does; its mark goes once both are
    * done. One the service said it does not know gets a look again later, as a redaction's does.
    */
-  const sweepOne = async (sessionId: string, result: OrphanLook, done: boolean): Promise<void> => {
+  const sweepOne = async (
+    sessionId: string,
+    profileId: string,
+    result: OrphanLook,
+    done: boolean,
+  ): Promise<void> => {
     let failure: unknown;
     // Found gone by the cancel (its 404s confirmed apart): no redaction to ask now.
     let gone = false;
@@ -154,7 +159,7 @@ export function cleanupActivities(deps: VerificationDeps) {
       if (signal().aborted) throw error;
       failure ??= error;
     }
-    if (failure === undefined) await deps.vault.orphanSwept(sessionId);
+    if (failure === undefined) await deps.vault.orphanSwept(sessionId, profileId);
     else {
       result.failures += 1;
       result.failure ??= failure instanceof Error ? failure.message : 'the service refused';
@@ -226,7 +231,7 @@ export function cleanupActivities(deps: VerificationDeps) {
     }
     // Taken just now, marked by claims, or left by an earlier look: each by its id.
     for (const sessionId of await deps.vault.orphans(profileId))
-      await sweepOne(sessionId, result, knownDone.has(sessionId));
+      await sweepOne(sessionId, profileId, result, knownDone.has(sessionId));
     if (listingFailure) throw listingFailure.error;
     // The closed windows' attempts go once their listing is done, those closed since it began
     // at the next one.

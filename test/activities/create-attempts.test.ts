@@ -309,13 +309,19 @@ describe('create attempts', () => {
       expect(session.redacted).toBeUndefined();
       expect(await deps.vault.createAttempts(profileId(), `idv-${name}-late`)).toHaveLength(1);
       added.push(...(await between({ since, nowMs: Date.now(), first })));
-      const second = await look({
-        verificationProfileId: profileId(),
-        coveredToMs: first.coveredToMs,
-        ...(first.lastListing ? { lastListing: first.lastListing } : {}),
-      });
+      // The next look goes on; more created since than one look reads take one more.
+      let second = first;
+      const redacted: string[] = [];
+      for (let looks = 0; looks === 0 || (second.lastListing && looks < 5); looks += 1) {
+        second = await look({
+          verificationProfileId: profileId(),
+          coveredToMs: second.coveredToMs,
+          ...(second.lastListing ? { lastListing: second.lastListing } : {}),
+        });
+        redacted.push(...second.redacted);
+      }
       // Swept: redacted (the service had expired it meanwhile, three hours after the date it gave it).
-      expect(second.redacted).toContain(sessionId);
+      expect(redacted).toContain(sessionId);
       expect(session.redacted?.by).toBe('request');
       expect(await deps.vault.createAttempts(profileId(), `idv-${name}-late`)).toEqual([]);
       await after?.(second);
@@ -324,10 +330,11 @@ describe('create attempts', () => {
     }
   }
 
-  it('goes on where a listing stopped though more sessions were created since than one look lists', async () => {
+  it('goes on where a listing stopped though many sessions were created since, over the looks it takes', async () => {
     await listedLateBehindMany('busy', ({ since, nowMs }) => {
-      // Each pushes every older session one place later in the list.
-      const created = Array.from({ length: LAST_LISTING_PAGES_PER_LOOK * 50 + 1_000 }, (_, n) => ({
+      // Each pushes every older session one place later in the list. Created within the minute
+      // every look reads whole, they leave each look a fifth of its pages to go on with.
+      const created = Array.from({ length: (LAST_LISTING_PAGES_PER_LOOK - 20) * 50 }, (_, n) => ({
         ...(since[0] as SessionRecord),
         id: randomUUID(),
         createdMs: nowMs + 2_000 + n,
@@ -455,5 +462,172 @@ describe('create attempts', () => {
         },
       },
     );
+  });
+
+  /**
+   * An attempt whose answer was lost three hours ago (its window, at an hour's horizon, closed
+   * long since), the orphan it left, and as many sessions of the profile newer than the orphan
+   * (outside every window) as put it first on its page. `answer` is told of each ListSessions
+   * answer (and may change it or the service's list); one look must sweep the orphan.
+   */
+  async function sweptThoughTheListingChanges(
+    name: string,
+    answer: (listing: {
+      answer: ListSessionsResponse;
+      page: number;
+      orphan: SessionRecord;
+      orphanPage: number;
+      newer: SessionRecord[];
+    }) => ListSessionsResponse,
+    options: { covered?: boolean } = {},
+  ): Promise<OrphanLook> {
+    const HOUR = 3_600_000;
+    const nowMs = Date.now();
+    const startedAtMs = nowMs - 3 * HOUR;
+    const attemptId = await deps.vault.recordCreateAttempt({
+      workflowId: `idv-${name}`,
+      profileId: profileId(),
+      startedAtMs,
+    });
+    await deps.vault.endCreateAttempt(profileId(), attemptId, {
+      endedAtMs: startedAtMs + 30_000,
+      settled: false,
+    });
+    await emulatorControl(emulator.controlUrl)('PUT', '/script', { outcome: 'manual' });
+    const { sessionId } = await identity.sessions.createDirectProviderSession({
+      verificationProfileId: profileId(),
+      provider: 'yoti',
+      capabilities: ['DeeplinkToMobile', 'PollResult', 'RefreshStepContent'],
+    });
+    const orphan = emulator.store.sessions.get(sessionId) as SessionRecord;
+    orphan.createdMs = startedAtMs + 2_000;
+    const listedBefore = [...emulator.store.sessions.values()].filter(
+      (session) => session.profileId === profileId() && session.createdMs > orphan.createdMs,
+    ).length;
+    const newer = Array.from({ length: 100 + ((50 - (listedBefore % 50)) % 50) }, (_, n) => ({
+      ...orphan,
+      id: randomUUID(),
+      createdMs: nowMs - HOUR + n * 1_000,
+    }));
+    for (const session of newer) emulator.store.sessions.set(session.id, session);
+    const orphanPage = (listedBefore + newer.length) / 50 + 1;
+    const list: IdentityClient['sessions']['list'] = async (...args) =>
+      answer({
+        answer: await identity.sessions.list(...args),
+        page: args[1]?.page ?? 1,
+        orphan,
+        orphanPage,
+        newer,
+      });
+    const sessions = new Proxy(identity.sessions, {
+      get: (target, property, receiver) =>
+        property === 'list' ? list : (Reflect.get(target, property, receiver) as unknown),
+    });
+    const activities = createActivities({
+      ...deps,
+      identity: { ...deps.identity, sessions },
+      orphans: { horizonMs: HOUR },
+    });
+    type LookArgs = Parameters<typeof activities.sweepOrphans>[0];
+    const sweep = (args: LookArgs) => activities.sweepOrphans(args);
+    try {
+      const looked = await environment(`idv-orphans-${name}`).run<[LookArgs], OrphanLook, typeof sweep>(
+        sweep,
+        {
+          verificationProfileId: profileId(),
+          ...(options.covered ? { coveredToMs: startedAtMs - HOUR } : {}),
+        },
+      );
+      expect(looked.redacted).toContain(sessionId);
+      expect(orphan.redacted?.by).toBe('request');
+      return looked;
+    } finally {
+      for (const session of newer) emulator.store.sessions.delete(session.id);
+      await deps.vault.forgetCreateAttempts(profileId(), [attemptId]);
+    }
+  }
+
+  it('sweeps an orphan that moved up a page while the look read the pages before it', async () => {
+    await sweptThoughTheListingChanges('moved-up', ({ answer, page, orphanPage, newer }) => {
+      // The service stops listing a session the look has read: the orphan moves to the end of
+      // the page read just before its own.
+      if (page === orphanPage - 1) emulator.store.sessions.delete((newer[0] as SessionRecord).id);
+      return answer;
+    });
+  });
+
+  it('sweeps an orphan the service lists without its creation date, between dated ones', async () => {
+    await sweptThoughTheListingChanges('undated-orphan', ({ answer, orphan }) => ({
+      ...answer,
+      sessions: answer.sessions.map(({ created, ...session }) =>
+        session.id === orphan.id ? session : { ...session, created },
+      ),
+    }));
+  });
+
+  it('bounds the pages a look reads whole after the listing failed long, going on at the next look', async () => {
+    const HOUR = 3_600_000;
+    const nowMs = Date.now();
+    const attempts: string[] = [];
+    // Answers lost an hour ago and a minute ago, while the listing failed: everything the
+    // profile created since the first is to be read again, more than one look reads.
+    for (const startedAtMs of [nowMs - HOUR, nowMs - 60_000]) {
+      const id = await deps.vault.recordCreateAttempt({
+        workflowId: 'idv-long-outage',
+        profileId: profileId(),
+        startedAtMs,
+      });
+      await deps.vault.endCreateAttempt(profileId(), id, { endedAtMs: startedAtMs + 30_000, settled: false });
+      attempts.push(id);
+    }
+    await emulatorControl(emulator.controlUrl)('PUT', '/script', { outcome: 'manual' });
+    const { sessionId } = await identity.sessions.createDirectProviderSession({
+      verificationProfileId: profileId(),
+      provider: 'yoti',
+      capabilities: ['DeeplinkToMobile', 'PollResult', 'RefreshStepContent'],
+    });
+    const template = emulator.store.sessions.get(sessionId) as SessionRecord;
+    template.createdMs = nowMs - 56 * 60_000;
+    // Outside both windows: none of them to sweep.
+    const created = Array.from({ length: (LAST_LISTING_PAGES_PER_LOOK + 20) * 50 }, (_, n) => ({
+      ...template,
+      id: randomUUID(),
+      createdMs: nowMs - 55 * 60_000 + n * 500,
+    }));
+    for (const session of created) emulator.store.sessions.set(session.id, session);
+    let listed = 0;
+    const list: IdentityClient['sessions']['list'] = (...args) => {
+      listed += 1;
+      return identity.sessions.list(...args);
+    };
+    const sessions = new Proxy(identity.sessions, {
+      get: (target, property, receiver) =>
+        property === 'list' ? list : (Reflect.get(target, property, receiver) as unknown),
+    });
+    const activities = createActivities({
+      ...deps,
+      identity: { ...deps.identity, sessions },
+      orphans: { horizonMs: 60_000 },
+    });
+    type LookArgs = Parameters<typeof activities.sweepOrphans>[0];
+    const sweep = (args: LookArgs) => activities.sweepOrphans(args);
+    const look = (args: LookArgs) =>
+      environment('idv-orphans-long-outage').run<[LookArgs], OrphanLook, typeof sweep>(sweep, args);
+    try {
+      const first = await look({ verificationProfileId: profileId(), coveredToMs: nowMs - HOUR });
+      // The pages of the bound, and the first page read again for the newest.
+      expect(listed).toBeLessThanOrEqual(LAST_LISTING_PAGES_PER_LOOK + 1);
+      expect(first).toMatchObject({ open: true, coveredToMs: nowMs - HOUR, lastListing: expect.any(Object) });
+      const second = await look({
+        verificationProfileId: profileId(),
+        coveredToMs: first.coveredToMs,
+        ...(first.lastListing ? { lastListing: first.lastListing } : {}),
+      });
+      expect(second.lastListing).toBeUndefined();
+      expect(second.coveredToMs).toBeGreaterThan(nowMs - 5 * 60_000);
+    } finally {
+      for (const session of created) emulator.store.sessions.delete(session.id);
+      await deps.vault.forgetCreateAttempts(profileId(), attempts);
+    }
   });
 });

@@ -16,6 +16,7 @@ import {
   verificationWorkflowTypes,
 } from '../shared/workflows';
 import { type CreationToClose, type EndingToRecord } from '../shared/messages';
+import { type ListSessionsResponse } from '../../api/identity/schemas/session';
 import { cancelUnlessDone, RedactionNotAppliedError, stillServed } from './end-session';
 import { classified } from './failures';
 import { stateOf } from './wire-views';
@@ -261,11 +262,12 @@ export function cleanupActivities(deps: VerificationDeps) {
 
     /**
      * Takes for the sweep every listed session of the profile in the plan's windows that nothing
-     * accounts for. Resolves to where the listing stopped, at its bound for one look; undefined
-     * once everything was listed.
+     * accounts for. Resolves to where the listing stopped, at its bound for one look (every page
+     * read counts, so a look after the listing failed long goes on over several); undefined once
+     * everything was listed.
      */
     async function takeListed(): Promise<ListingStop | undefined> {
-      let pagesPast = 0;
+      let pagesRead = 0;
       // Sessions listed newer than the newest the listing going on had seen: each put where it
       // stopped one place later.
       let pushed = 0;
@@ -287,11 +289,26 @@ export function cleanupActivities(deps: VerificationDeps) {
       /** The creation dates a page gives (some may give none). */
       const datesOf = (sessions: ReadonlyArray<{ created?: number | null }>) =>
         sessions.map(createdMs).filter((at) => !Number.isNaN(at));
-      for (let page = 1; ;) {
-        const answer = await listPage(page);
-        const candidates = answer.sessions.filter((session) => {
-          const at = createdMs(session);
-          return at >= reachMs && at <= plan.coverToMs && inWindows(plan.windows, at);
+      /** Whether sessions created between the two dates could lie in a window this look judges. */
+      const meetsWindows = (fromMs: number, toMs: number) =>
+        inWindows(plan.windows, Math.max(fromMs, reachMs), Math.min(toMs, plan.coverToMs));
+      /**
+       * Takes a page's sessions that may lie in the windows. One listed undated was created
+       * between its dated neighbours in the listing (`aboveMs`: the date of the session listed
+       * just before the page, when known): taken when those bounds meet a window and none of
+       * them is past what this look covers.
+       */
+      const takePage = async (sessions: ListSessionsResponse['sessions'], aboveMs: number) => {
+        const dates = sessions.map(createdMs);
+        const dated = (at: number | undefined) => at !== undefined && !Number.isNaN(at);
+        const candidates = sessions.filter((_, n) => {
+          const toMs = dated(dates[n])
+            ? (dates[n] as number)
+            : (dates.slice(0, n).findLast(dated) ?? aboveMs);
+          const fromMs = dated(dates[n])
+            ? (dates[n] as number)
+            : (dates.slice(n + 1).find(dated) ?? Number.NEGATIVE_INFINITY);
+          return toMs <= plan.coverToMs && meetsWindows(fromMs, toMs);
         });
         const accounted = await deps.vault.accountedFor(
           candidates.map((session) => session.id.toLowerCase()),
@@ -301,9 +318,26 @@ export function cleanupActivities(deps: VerificationDeps) {
           if (accounted.has(id) || !(await deps.vault.takeOrphan(id, profileId))) continue;
           if (stateOf(session).done) knownDone.add(id);
         }
+      };
+      // The page read last, and the date of its last session (at most its oldest date).
+      let before: { page: number; lastMs: number } | undefined;
+      for (let page = 1; ;) {
+        const answer = await listPage(page);
+        pagesRead += 1;
+        const aboveMs = before?.page === page - 1 ? before.lastMs : Number.POSITIVE_INFINITY;
+        await takePage(answer.sessions, aboveMs);
         const dates = datesOf(answer.sessions);
         const newest = dates.reduce((most, at) => Math.max(most, at), Number.NEGATIVE_INFINITY);
         const oldest = dates.reduce((least, at) => Math.min(least, at), Number.POSITIVE_INFINITY);
+        // Sessions the service stopped listing on the pages read before move the later ones up:
+        // the first of this page may have moved onto the page before, read already. It is read
+        // again when a window lies between the two (up to a page of sessions dropped meanwhile;
+        // at most once a page read, so outside the bound). Between two pages that date nothing
+        // it is not: what moved there comes undated among undated ones, and is judged by none.
+        const dating = dates.length > 0 || Number.isFinite(before?.lastMs);
+        if (before?.page === page - 1 && dating && meetsWindows(newest, before.lastMs))
+          await takePage((await listPage(page - 1)).sessions, Number.POSITIVE_INFINITY);
+        before = { page, lastMs: dates.length > 0 ? oldest : aboveMs };
         if (page === 1 && dates.length > 0) newestMs = newest;
         const seenNewest = going?.newestMs;
         if (seenNewest !== undefined) pushed += dates.filter((at) => at > seenNewest).length;
@@ -315,43 +349,40 @@ export function cleanupActivities(deps: VerificationDeps) {
         }
         const past = oldest < freshFromMs || mustReach !== undefined;
         if (dates.length > 0) oldestDated = oldest;
-        // A page that dates none of its sessions shows nothing of where the listing stands: it
-        // counts toward the bound, as a page past what is read whole does, and moves it nowhere.
-        if (past || dates.length === 0) {
-          if (past && !resumed && going) {
-            // Past what is read whole: the listing, from the page that holds where it stopped.
-            resumed = true;
-            // A cursor of an earlier build knows no place to find: it goes on a page further back.
-            const back = going.stoppedAtMs === undefined ? LISTING_PAGE_SIZE : 0;
-            const stopped = (going.page - 1) * LISTING_PAGE_SIZE - 1 + pushed - back;
-            const resumeAt = Math.floor(Math.max(0, stopped) / LISTING_PAGE_SIZE) + 1;
-            if (resumeAt > next) {
-              next = resumeAt;
-              if (going.stoppedAtMs !== undefined) mustReach = going.stoppedAtMs;
-            }
+        if (past && !resumed && going) {
+          // Past what is read whole: the listing, from the page that holds where it stopped.
+          resumed = true;
+          // A cursor of an earlier build knows no place to find: it goes on a page further back.
+          const back = going.stoppedAtMs === undefined ? LISTING_PAGE_SIZE : 0;
+          const stopped = (going.page - 1) * LISTING_PAGE_SIZE - 1 + pushed - back;
+          const resumeAt = Math.floor(Math.max(0, stopped) / LISTING_PAGE_SIZE) + 1;
+          if (resumeAt > next) {
+            next = resumeAt;
+            if (going.stoppedAtMs !== undefined) mustReach = going.stoppedAtMs;
           }
-          pagesPast += 1;
-          if (pagesPast >= LAST_LISTING_PAGES_PER_LOOK) {
-            // The pages are numbered as they stood at the last one read, the sessions created
-            // during this look in front: the next look counts from the newest listed now.
-            // Not read (a 429, no turn): the newest seen first stands, and the next look reads
-            // back what was created meanwhile.
-            const first = await listPage(1).catch((error: unknown) => {
-              if (signal().aborted) throw error;
-              return { sessions: [] };
-            });
-            const newestNow = Math.max(...datesOf(first.sessions));
-            if (Number.isFinite(newestNow)) newestMs = Math.max(newestNow, newestMs ?? newestNow);
-            // Stopped while finding where the last look stopped: that place is still the one.
-            // Stopped on an undated page: the oldest date of a page before it (the next look
-            // reads again from there).
-            const stoppedAtMs = mustReach ?? oldestDated;
-            return {
-              page: next,
-              ...(stoppedAtMs === undefined ? {} : { stoppedAtMs }),
-              ...(newestMs === undefined ? {} : { newestMs }),
-            };
-          }
+        }
+        // A page that dates none of its sessions shows nothing of where the listing stands and
+        // moves it nowhere, but counts toward the bound, as every page read does.
+        if (pagesRead >= LAST_LISTING_PAGES_PER_LOOK) {
+          // The pages are numbered as they stood at the last one read, the sessions created
+          // during this look in front: the next look counts from the newest listed now.
+          // Not read (a 429, no turn): the newest seen first stands, and the next look reads
+          // back what was created meanwhile.
+          const first = await listPage(1).catch((error: unknown) => {
+            if (signal().aborted) throw error;
+            return { sessions: [] };
+          });
+          const newestNow = Math.max(...datesOf(first.sessions));
+          if (Number.isFinite(newestNow)) newestMs = Math.max(newestNow, newestMs ?? newestNow);
+          // Stopped while finding where the last look stopped: that place is still the one.
+          // Stopped on an undated page: the oldest date of a page before it (the next look
+          // reads again from there).
+          const stoppedAtMs = mustReach ?? oldestDated;
+          return {
+            page: next,
+            ...(stoppedAtMs === undefined ? {} : { stoppedAtMs }),
+            ...(newestMs === undefined ? {} : { newestMs }),
+          };
         }
         page = next;
       }

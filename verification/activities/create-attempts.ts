@@ -155,7 +155,10 @@ function merged(windows: CreateWindow[]): CreateWindow[] {
   return result;
 }
 
-/** True when a session created at `createdMs` lies in one of the windows. */
-export function inWindows(windows: readonly CreateWindow[], createdMs: number): boolean {
-  return windows.some((window) => createdMs >= window.fromMs && createdMs <= window.toMs);
+/**
+ * True when a session created at `fromMs` (or at some time up to `toMs`: a session listed
+ * undated, between its neighbours' dates) may lie in one of the windows.
+ */
+export function inWindows(windows: readonly CreateWindow[], fromMs: number, toMs = fromMs): boolean {
+  return fromMs <= toMs && windows.some((window) => window.fromMs <= toMs && window.toMs >= fromMs);
 }

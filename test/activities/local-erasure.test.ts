@@ -77,8 +77,11 @@ describe('deleteLocalSessionData', () => {
     const activities = createActivities({ ...deps, vault: failingOnce });
     const environment = new MockActivityEnvironment();
     const erase = (id: string, dataKeyId: string) => activities.deleteLocalSessionData(id, dataKeyId);
+    await deps.blobs.put(sessionId, 'att-1', Readable.from([Buffer.from('sealed attachment')]));
     await expect(environment.run(erase, sessionId, keyId)).rejects.toThrow(/connection terminated/);
     await expect(deps.dataKeys.seal(keyId, 'x')).rejects.toMatchObject({ name: 'DataKeyDestroyedError' });
+    // The attachments went all the same: one step failing holds no other back.
+    expect(await deps.blobs.read(sessionId, 'att-1')).toBeUndefined();
     await expect(environment.run(erase, sessionId, keyId)).resolves.toMatchObject({ dataKeyDestroyed: true });
     expect(destroys).toBe(2);
   });

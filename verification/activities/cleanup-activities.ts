@@ -421,11 +421,16 @@ export function cleanupActivities(deps: VerificationDeps) {
       for (const keyId of keyIds)
         if (keyId !== undefined && (await deps.dataKeys.destroy(keyId))) dataKeyDestroyed = true;
       // After the keys, which make every sealed copy unreadable (in histories too): a removal
-      // that fails (the store down, a folder's sync) holds none of them back; it fails the step,
-      // tried again (the claim keeps naming the key until its entry goes).
-      await deps.vault.destroy(sessionId);
-      const attachmentsDeleted = await deps.blobs.deleteSession(sessionId);
-      return { attachmentsDeleted, dataKeyDestroyed };
+      // that fails (the store down, a folder's sync, an entry it cannot read) holds none of them
+      // back, nor the other removal; it fails the step, tried again (the claim keeps naming the
+      // key until its entry goes).
+      const [destroyed, deleted] = await Promise.allSettled([
+        deps.vault.destroy(sessionId),
+        deps.blobs.deleteSession(sessionId),
+      ]);
+      if (destroyed.status === 'rejected') throw destroyed.reason;
+      if (deleted.status === 'rejected') throw deleted.reason;
+      return { attachmentsDeleted: deleted.value, dataKeyDestroyed };
     },
 
     /**

@@ -106,9 +106,16 @@ const TABLES_DIGEST = createHash('sha256').update(TABLES).digest('hex');
  * (an `ALTER TABLE`, even one that changes nothing, waits for every transaction on its table).
  */
 export async function migrate(pool: Pool): Promise<void> {
-  if (await alreadyApplied(pool)) return;
+  const client = await pool.connect();
+  try {
+    if (await alreadyApplied(client)) return;
+  } finally {
+    client.release();
+  }
   await inTransaction(pool, async (client) => {
     await client.query(`SELECT pg_advisory_xact_lock(hashtext('idv-temporal schema'))`);
+    // Another process of this build may have run them while this one waited for the lock.
+    if (await alreadyApplied(client)) return;
     await client.query(TABLES);
     const version = await versionOf(client);
     if (version === null)
@@ -122,19 +129,14 @@ export async function migrate(pool: Pool): Promise<void> {
 }
 
 /** Whether this build's statements were run on the database at its version (a newer one is refused). */
-async function alreadyApplied(pool: Pool): Promise<boolean> {
-  const { rows } = await pool.query<{ present: boolean }>(
+async function alreadyApplied(client: PoolClient): Promise<boolean> {
+  const { rows } = await client.query<{ present: boolean }>(
     `SELECT to_regclass('idv_schema_applied') IS NOT NULL AS present`,
   );
   if (!rows[0]?.present) return false;
-  const client = await pool.connect();
-  try {
-    const version = await versionOf(client);
-    const applied = await client.query('SELECT 1 FROM idv_schema_applied WHERE digest = $1', [TABLES_DIGEST]);
-    return version === SCHEMA_VERSION && applied.rowCount === 1;
-  } finally {
-    client.release();
-  }
+  const version = await versionOf(client);
+  const applied = await client.query('SELECT 1 FROM idv_schema_applied WHERE digest = $1', [TABLES_DIGEST]);
+  return version === SCHEMA_VERSION && applied.rowCount === 1;
 }
 
 /** The database's schema version, none before the first start; one newer than this build's is refused. */

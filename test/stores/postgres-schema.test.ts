@@ -1,6 +1,6 @@
-import { Client } from 'pg';
+import { Client, Pool } from 'pg';
 import { openPostgresStore } from '../../stores/postgres/postgres-store';
-import { SCHEMA_VERSION } from '../../stores/postgres/schema';
+import { migrate, SCHEMA_VERSION } from '../../stores/postgres/schema';
 import { harnessEnv, harnessValue } from '../harness/env';
 import { createTestDatabase, type TestDatabase } from '../harness/postgres';
 
@@ -54,5 +54,40 @@ describe('the PostgreSQL store’s schema at start', () => {
     } finally {
       await other.query('UPDATE idv_schema SET version = $1', [SCHEMA_VERSION]);
     }
+  });
+
+  it('runs its statements once when processes of one build start together on a store without them', async () => {
+    await other.query('DELETE FROM idv_schema_applied');
+    let runs = 0;
+    // Each process's pool, counting the runs of the schema's statements.
+    const counted = () => {
+      const pool = new Pool({ connectionString: database.url, max: 2 });
+      const connect = pool.connect.bind(pool);
+      const wrapped = new WeakSet<object>();
+      Object.assign(pool, {
+        connect: async () => {
+          const client = await connect();
+          // A client the pool gives again is counted once.
+          if (wrapped.has(client)) return client;
+          wrapped.add(client);
+          const query = client.query.bind(client) as (text: unknown, values?: unknown) => Promise<unknown>;
+          return Object.assign(client, {
+            query: (text: unknown, values?: unknown) => {
+              if (typeof text === 'string' && text.includes('CREATE TABLE IF NOT EXISTS idv_schema '))
+                runs += 1;
+              return query(text, values);
+            },
+          });
+        },
+      });
+      return pool;
+    };
+    const pools = [counted(), counted(), counted()];
+    try {
+      await Promise.all(pools.map((pool) => migrate(pool)));
+    } finally {
+      await Promise.all(pools.map((pool) => pool.end()));
+    }
+    expect(runs).toBe(1);
   });
 });

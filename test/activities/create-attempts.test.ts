@@ -479,7 +479,7 @@ describe('create attempts', () => {
       orphanPage: number;
       newer: SessionRecord[];
     }) => ListSessionsResponse,
-    options: { covered?: boolean } = {},
+    options: { covered?: boolean; placeOnPage?: number } = {},
   ): Promise<OrphanLook> {
     const HOUR = 3_600_000;
     const nowMs = Date.now();
@@ -504,13 +504,14 @@ describe('create attempts', () => {
     const listedBefore = [...emulator.store.sessions.values()].filter(
       (session) => session.profileId === profileId() && session.createdMs > orphan.createdMs,
     ).length;
-    const newer = Array.from({ length: 100 + ((50 - (listedBefore % 50)) % 50) }, (_, n) => ({
+    const placeOnPage = options.placeOnPage ?? 0;
+    const newer = Array.from({ length: 100 + ((50 - (listedBefore % 50)) % 50) + placeOnPage }, (_, n) => ({
       ...orphan,
       id: randomUUID(),
       createdMs: nowMs - HOUR + n * 1_000,
     }));
     for (const session of newer) emulator.store.sessions.set(session.id, session);
-    const orphanPage = (listedBefore + newer.length) / 50 + 1;
+    const orphanPage = Math.floor((listedBefore + newer.length) / 50) + 1;
     const list: IdentityClient['sessions']['list'] = async (...args) =>
       answer({
         answer: await identity.sessions.list(...args),
@@ -557,12 +558,16 @@ describe('create attempts', () => {
   });
 
   it('sweeps an orphan the service lists without its creation date, between dated ones', async () => {
-    await sweptThoughTheListingChanges('undated-orphan', ({ answer, orphan }) => ({
-      ...answer,
-      sessions: answer.sessions.map(({ created, ...session }) =>
-        session.id === orphan.id ? session : { ...session, created },
-      ),
-    }));
+    await sweptThoughTheListingChanges(
+      'undated-orphan',
+      ({ answer, orphan }) => ({
+        ...answer,
+        sessions: answer.sessions.map(({ created, ...session }) =>
+          session.id === orphan.id ? session : { ...session, created },
+        ),
+      }),
+      { placeOnPage: 1 },
+    );
   });
 
   it('bounds the pages a look reads whole after the listing failed long, going on at the next look', async () => {
@@ -628,6 +633,127 @@ describe('create attempts', () => {
     } finally {
       for (const session of created) emulator.store.sessions.delete(session.id);
       await deps.vault.forgetCreateAttempts(profileId(), attempts);
+    }
+  });
+
+  /** A profile of its own (no other test's sessions in its listing), its sweep's activities listing through `list`. */
+  const ownProfile = (list?: IdentityClient['sessions']['list']) => {
+    const profile = emulator.store.addProfile('env-1', 30 * 86_400_000, 7_200_000);
+    const sessions = new Proxy(identity.sessions, {
+      get: (target, property, receiver) =>
+        property === 'list' && list ? list : (Reflect.get(target, property, receiver) as unknown),
+    });
+    const activities = createActivities({
+      ...deps,
+      identity: { ...deps.identity, sessions },
+      orphans: { horizonMs: 3_600_000 },
+    });
+    type LookArgs = Parameters<typeof activities.sweepOrphans>[0];
+    const sweep = (args: LookArgs) => activities.sweepOrphans(args);
+    const look = () =>
+      environment(`idv-orphans-${profile.id}`).run<[LookArgs], OrphanLook, typeof sweep>(sweep, {
+        verificationProfileId: profile.id,
+      });
+    /** Sessions of the profile, as the service lists them, created at these times. */
+    const created = async (times: number[]) => {
+      await emulatorControl(emulator.controlUrl)('PUT', '/script', { outcome: 'manual' });
+      const { sessionId } = await identity.sessions.createDirectProviderSession({
+        verificationProfileId: profile.id,
+        provider: 'yoti',
+        capabilities: ['DeeplinkToMobile', 'PollResult', 'RefreshStepContent'],
+      });
+      const template = emulator.store.sessions.get(sessionId) as SessionRecord;
+      emulator.store.sessions.delete(sessionId);
+      return times.map((createdMs) => {
+        const session = { ...template, id: randomUUID(), createdMs };
+        emulator.store.sessions.set(session.id, session);
+        return session;
+      });
+    };
+    return { profileId: profile.id, look, created };
+  };
+
+  it('takes no session listed undated at the head of a page, whose create may still be under way', async () => {
+    const nowMs = Date.now();
+    const startedAtMs = nowMs - 60_000;
+    let shifted = false;
+    let insert: () => Promise<unknown> = () => Promise.resolve();
+    let undatedId = '';
+    const { profileId, look, created } = ownProfile(async (...args) => {
+      // Two sessions created between the reads: the first page's last two begin the second.
+      if ((args[1]?.page ?? 1) === 2 && !shifted) {
+        shifted = true;
+        await insert();
+      }
+      const answer = await identity.sessions.list(...args);
+      return {
+        ...answer,
+        sessions: answer.sessions.map(({ created: date, ...session }) =>
+          session.id === undatedId ? session : { ...session, created: date },
+        ),
+      };
+    });
+    // A create under way since a minute ago (its session may be claimed any time now), and one
+    // whose answer was lost before it, whose window covers it.
+    const underWay = await deps.vault.recordCreateAttempt({
+      workflowId: 'idv-under-way',
+      profileId,
+      startedAtMs,
+    });
+    const lost = await deps.vault.recordCreateAttempt({
+      workflowId: 'idv-lost-before',
+      profileId,
+      startedAtMs: startedAtMs - 60_000,
+    });
+    await deps.vault.endCreateAttempt(profileId, lost, { endedAtMs: startedAtMs - 50_000, settled: false });
+    try {
+      await created(Array.from({ length: 48 }, (_, n) => nowMs - 5_000 - n));
+      // The create under way's session, listed undated, then one of the lost create's window.
+      const [underWaySession] = await created([startedAtMs + 2_000]);
+      undatedId = (underWaySession as SessionRecord).id;
+      await created([startedAtMs - 30_000]);
+      // And older ones, before every window, on the second page.
+      await created(Array.from({ length: 5 }, (_, n) => startedAtMs - 200_000 - n));
+      insert = () => created([nowMs - 1_000, nowMs - 1_001]);
+      await look();
+      expect(shifted).toBe(true);
+      expect(await deps.vault.orphans(profileId)).not.toContain(undatedId);
+      expect(emulator.store.sessions.get(undatedId)?.redacted).toBeUndefined();
+    } finally {
+      await deps.vault.forgetCreateAttempts(profileId, [underWay, lost]);
+    }
+  });
+
+  it('reads no page again while the listing holds still, however wide the windows', async () => {
+    const nowMs = Date.now();
+    const pages: number[] = [];
+    const { profileId, look, created } = ownProfile((...args) => {
+      pages.push(args[1]?.page ?? 1);
+      return identity.sessions.list(...args);
+    });
+    // A lost answer an hour ago: its window spans every page listed.
+    const lost = await deps.vault.recordCreateAttempt({
+      workflowId: 'idv-wide-window',
+      profileId,
+      startedAtMs: nowMs - 55 * 60_000,
+    });
+    await deps.vault.endCreateAttempt(profileId, lost, { endedAtMs: nowMs - 54 * 60_000, settled: false });
+    try {
+      // Every one of them kept by a verification: accounted for, none to sweep.
+      const sessions = await created(Array.from({ length: 160 }, (_, n) => nowMs - 50 * 60_000 + n * 1_000));
+      for (const [n, session] of sessions.entries())
+        await deps.vault.claim(session.id, {
+          workflowId: `idv-wide-${n}-${profileId}`,
+          profileId,
+          resultsAccessKey: 'key',
+          dataKeyId: 'dk-1',
+          collectionMethod: 'PollResult',
+          nextStep: { method: 'LaunchBrowser', content: 'https://idv.example/launch', refresh: null },
+        });
+      await look();
+      expect(pages).toEqual([1, 2, 3, 4]);
+    } finally {
+      await deps.vault.forgetCreateAttempts(profileId, [lost]);
     }
   });
 });

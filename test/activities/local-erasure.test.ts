@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
@@ -84,5 +84,19 @@ describe('deleteLocalSessionData', () => {
     expect(await deps.blobs.read(sessionId, 'att-1')).toBeUndefined();
     await expect(environment.run(erase, sessionId, keyId)).resolves.toMatchObject({ dataKeyDestroyed: true });
     expect(destroys).toBe(2);
+  });
+
+  it('destroys the named key and the attachments though the session’s vault entry cannot be read', async () => {
+    const sessionId = randomUUID();
+    const keyId = await deps.dataKeys.create();
+    await deps.blobs.put(sessionId, 'att-1', Readable.from([Buffer.from('sealed attachment')]));
+    // An entry the directory store cannot parse (a disk's damage, a write of another build).
+    await mkdir(join(dataDir, 'vault', 'sessions'), { recursive: true });
+    await writeFile(join(dataDir, 'vault', 'sessions', `${sessionId}.json`), '{"workflowId":');
+    const activities = createActivities(deps);
+    const erase = (id: string, dataKeyId: string) => activities.deleteLocalSessionData(id, dataKeyId);
+    await expect(new MockActivityEnvironment().run(erase, sessionId, keyId)).rejects.toThrow();
+    await expect(deps.dataKeys.seal(keyId, 'x')).rejects.toMatchObject({ name: 'DataKeyDestroyedError' });
+    expect(await deps.blobs.read(sessionId, 'att-1')).toBeUndefined();
   });
 });

@@ -294,17 +294,18 @@ export function cleanupActivities(deps: VerificationDeps) {
         inWindows(plan.windows, Math.max(fromMs, reachMs), Math.min(toMs, plan.coverToMs));
       /**
        * Takes a page's sessions that may lie in the windows. One listed undated was created
-       * between its dated neighbours in the listing (`aboveMs`: the date of the session listed
-       * just before the page, when known): taken when those bounds meet a window and none of
-       * them is past what this look covers.
+       * between its dated neighbours on the page: taken when those dates meet a window and the
+       * newer one is within what this look covers. One with no dated session above it on its
+       * page is not (what the page before ended with may have moved below it since): it is
+       * judged when a look finds it under a dated one.
        */
-      const takePage = async (sessions: ListSessionsResponse['sessions'], aboveMs: number) => {
+      const takePage = async (sessions: ListSessionsResponse['sessions']) => {
         const dates = sessions.map(createdMs);
         const dated = (at: number | undefined) => at !== undefined && !Number.isNaN(at);
         const candidates = sessions.filter((_, n) => {
           const toMs = dated(dates[n])
             ? (dates[n] as number)
-            : (dates.slice(0, n).findLast(dated) ?? aboveMs);
+            : (dates.slice(0, n).findLast(dated) ?? Number.POSITIVE_INFINITY);
           const fromMs = dated(dates[n])
             ? (dates[n] as number)
             : (dates.slice(n + 1).find(dated) ?? Number.NEGATIVE_INFINITY);
@@ -319,25 +320,28 @@ export function cleanupActivities(deps: VerificationDeps) {
           if (stateOf(session).done) knownDone.add(id);
         }
       };
-      // The page read last, and the date of its last session (at most its oldest date).
-      let before: { page: number; lastMs: number } | undefined;
+      // The page read last, a date its last session was created at or before, and the count of
+      // sessions the service gave with it.
+      let before: { page: number; lastMs: number; total: number } | undefined;
       for (let page = 1; ;) {
         const answer = await listPage(page);
         pagesRead += 1;
-        const aboveMs = before?.page === page - 1 ? before.lastMs : Number.POSITIVE_INFINITY;
-        await takePage(answer.sessions, aboveMs);
+        const after = before?.page === page - 1 ? before : undefined;
+        await takePage(answer.sessions);
         const dates = datesOf(answer.sessions);
         const newest = dates.reduce((most, at) => Math.max(most, at), Number.NEGATIVE_INFINITY);
         const oldest = dates.reduce((least, at) => Math.min(least, at), Number.POSITIVE_INFINITY);
         // Sessions the service stopped listing on the pages read before move the later ones up:
-        // the first of this page may have moved onto the page before, read already. It is read
-        // again when a window lies between the two (up to a page of sessions dropped meanwhile;
-        // at most once a page read, so outside the bound). Between two pages that date nothing
-        // it is not: what moved there comes undated among undated ones, and is judged by none.
-        const dating = dates.length > 0 || Number.isFinite(before?.lastMs);
-        if (before?.page === page - 1 && dating && meetsWindows(newest, before.lastMs))
-          await takePage((await listPage(page - 1)).sessions, Number.POSITIVE_INFINITY);
-        before = { page, lastMs: dates.length > 0 ? oldest : aboveMs };
+        // the first of this page may have moved onto the page before, read already. When the
+        // service counts fewer sessions than with that page and a window lies between the two,
+        // that page is read again (up to a page of sessions dropped meanwhile; at most once a
+        // page read, so outside the bound). Between two pages that date nothing it is not: what
+        // moved there comes undated among undated ones, and is judged by none.
+        const lastBeforeMs = after?.lastMs ?? Number.POSITIVE_INFINITY;
+        const dating = dates.length > 0 || Number.isFinite(lastBeforeMs);
+        if (after && answer.total < after.total && dating && meetsWindows(newest, lastBeforeMs))
+          await takePage((await listPage(page - 1)).sessions);
+        before = { page, lastMs: dates.length > 0 ? oldest : lastBeforeMs, total: answer.total };
         if (page === 1 && dates.length > 0) newestMs = newest;
         const seenNewest = going?.newestMs;
         if (seenNewest !== undefined) pushed += dates.filter((at) => at > seenNewest).length;
@@ -416,7 +420,13 @@ export function cleanupActivities(deps: VerificationDeps) {
       // The session's claim names the key its data is sealed under: that one goes whatever key
       // the caller named (none, or another start's: a record written by a start that lost a
       // race). The named key goes too: the caller asked for its erasure.
-      const keyIds = new Set([await deps.vault.dataKeyOf(sessionId), dataKeyId]);
+      // A claim that cannot be read (the store down, an entry it cannot parse) holds back none
+      // of the rest: the named key goes, the removals run, and the step fails to be tried again.
+      const claimed = await deps.vault.dataKeyOf(sessionId).then(
+        (keyId) => ({ keyId }),
+        (error: unknown) => ({ error }),
+      );
+      const keyIds = new Set(['keyId' in claimed ? claimed.keyId : undefined, dataKeyId]);
       let dataKeyDestroyed = false;
       for (const keyId of keyIds)
         if (keyId !== undefined && (await deps.dataKeys.destroy(keyId))) dataKeyDestroyed = true;
@@ -428,6 +438,7 @@ export function cleanupActivities(deps: VerificationDeps) {
         deps.vault.destroy(sessionId),
         deps.blobs.deleteSession(sessionId),
       ]);
+      if ('error' in claimed) throw claimed.error;
       if (destroyed.status === 'rejected') throw destroyed.reason;
       if (deleted.status === 'rejected') throw deleted.reason;
       return { attachmentsDeleted: deleted.value, dataKeyDestroyed };

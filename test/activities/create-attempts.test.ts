@@ -54,6 +54,30 @@ describe('create attempts', () => {
   const environment = (workflowId: string) =>
     new MockActivityEnvironment({ workflowExecution: { workflowId, runId: 'run-1' } });
 
+  type LookArgs = Parameters<ReturnType<typeof createActivities>['sweepOrphans']>[0];
+  /**
+   * One look of the sweep (run `idv-orphans-<name>`) whose ListSessions `list` answers (the
+   * service's own without it), with sessions landing up to `horizonMs` after their attempt.
+   */
+  const sweepLook = (
+    name: string,
+    list?: IdentityClient['sessions']['list'],
+    horizonMs?: number,
+  ): ((args: LookArgs) => Promise<OrphanLook>) => {
+    const sessions = new Proxy(identity.sessions, {
+      get: (target, property, receiver) =>
+        property === 'list' && list ? list : (Reflect.get(target, property, receiver) as unknown),
+    });
+    const activities = createActivities({
+      ...deps,
+      identity: { ...deps.identity, sessions },
+      ...(horizonMs === undefined ? {} : { orphans: { horizonMs } }),
+    });
+    const sweep = (args: LookArgs) => activities.sweepOrphans(args);
+    return (args) =>
+      environment(`idv-orphans-${name}`).run<[LookArgs], OrphanLook, typeof sweep>(sweep, args);
+  };
+
   /** How a verification ended, for its record. */
   const ending = (reference: string) => ({
     reference,
@@ -289,19 +313,7 @@ describe('create attempts', () => {
       const answer = await identity.sessions.list(...args);
       return !firstLook && secondAnswer ? secondAnswer(answer, args[1]?.page ?? 1) : answer;
     };
-    const sessions = new Proxy(identity.sessions, {
-      get: (target, property, receiver) =>
-        property === 'list' ? list : (Reflect.get(target, property, receiver) as unknown),
-    });
-    const activities = createActivities({
-      ...deps,
-      identity: { ...deps.identity, sessions },
-      orphans: { horizonMs: HOUR },
-    });
-    type LookArgs = Parameters<typeof activities.sweepOrphans>[0];
-    const sweep = (args: LookArgs) => activities.sweepOrphans(args);
-    const look = (args: LookArgs) =>
-      environment(`idv-orphans-${name}`).run<[LookArgs], OrphanLook, typeof sweep>(sweep, args);
+    const look = sweepLook(name, list, HOUR);
     try {
       const first = await look({ verificationProfileId: profileId() });
       firstLook = false;
@@ -419,16 +431,7 @@ describe('create attempts', () => {
       const sessions = Array.from({ length: 50 }, () => ({ id: randomUUID(), state: 'Pending' }));
       return Promise.resolve({ sessions, total: 1_000_000, more: true });
     };
-    const sessions = new Proxy(identity.sessions, {
-      get: (target, property, receiver) =>
-        property === 'list' ? list : (Reflect.get(target, property, receiver) as unknown),
-    });
-    const activities = createActivities({ ...deps, identity: { ...deps.identity, sessions } });
-    type LookArgs = Parameters<typeof activities.sweepOrphans>[0];
-    const sweep = (args: LookArgs) => activities.sweepOrphans(args);
-    const looked = await environment('idv-orphans-undated').run<[LookArgs], OrphanLook, typeof sweep>(sweep, {
-      verificationProfileId: profileId(),
-    });
+    const looked = await sweepLook('undated', list)({ verificationProfileId: profileId() });
     expect(looked).toMatchObject({ open: true, lastListing: { page: LAST_LISTING_PAGES_PER_LOOK + 1 } });
     // No place to go on from (a date that is none would reach the next look as null).
     expect(looked.lastListing).not.toHaveProperty('stoppedAtMs');
@@ -520,25 +523,15 @@ describe('create attempts', () => {
         orphanPage,
         newer,
       });
-    const sessions = new Proxy(identity.sessions, {
-      get: (target, property, receiver) =>
-        property === 'list' ? list : (Reflect.get(target, property, receiver) as unknown),
-    });
-    const activities = createActivities({
-      ...deps,
-      identity: { ...deps.identity, sessions },
-      orphans: { horizonMs: HOUR },
-    });
-    type LookArgs = Parameters<typeof activities.sweepOrphans>[0];
-    const sweep = (args: LookArgs) => activities.sweepOrphans(args);
     try {
-      const looked = await environment(`idv-orphans-${name}`).run<[LookArgs], OrphanLook, typeof sweep>(
-        sweep,
-        {
-          verificationProfileId: profileId(),
-          ...(options.covered ? { coveredToMs: startedAtMs - HOUR } : {}),
-        },
-      );
+      const looked = await sweepLook(
+        name,
+        list,
+        HOUR,
+      )({
+        verificationProfileId: profileId(),
+        ...(options.covered ? { coveredToMs: startedAtMs - HOUR } : {}),
+      });
       expect(looked.redacted).toContain(sessionId);
       expect(orphan.redacted?.by).toBe('request');
       return looked;
@@ -605,19 +598,7 @@ describe('create attempts', () => {
       listed += 1;
       return identity.sessions.list(...args);
     };
-    const sessions = new Proxy(identity.sessions, {
-      get: (target, property, receiver) =>
-        property === 'list' ? list : (Reflect.get(target, property, receiver) as unknown),
-    });
-    const activities = createActivities({
-      ...deps,
-      identity: { ...deps.identity, sessions },
-      orphans: { horizonMs: 60_000 },
-    });
-    type LookArgs = Parameters<typeof activities.sweepOrphans>[0];
-    const sweep = (args: LookArgs) => activities.sweepOrphans(args);
-    const look = (args: LookArgs) =>
-      environment('idv-orphans-long-outage').run<[LookArgs], OrphanLook, typeof sweep>(sweep, args);
+    const look = sweepLook('long-outage', list, 60_000);
     try {
       const first = await look({ verificationProfileId: profileId(), coveredToMs: nowMs - HOUR });
       // The pages of the bound, and the first page read again for the newest.
@@ -639,21 +620,7 @@ describe('create attempts', () => {
   /** A profile of its own (no other test's sessions in its listing), its sweep's activities listing through `list`. */
   const ownProfile = (list?: IdentityClient['sessions']['list']) => {
     const profile = emulator.store.addProfile('env-1', 30 * 86_400_000, 7_200_000);
-    const sessions = new Proxy(identity.sessions, {
-      get: (target, property, receiver) =>
-        property === 'list' && list ? list : (Reflect.get(target, property, receiver) as unknown),
-    });
-    const activities = createActivities({
-      ...deps,
-      identity: { ...deps.identity, sessions },
-      orphans: { horizonMs: 3_600_000 },
-    });
-    type LookArgs = Parameters<typeof activities.sweepOrphans>[0];
-    const sweep = (args: LookArgs) => activities.sweepOrphans(args);
-    const look = () =>
-      environment(`idv-orphans-${profile.id}`).run<[LookArgs], OrphanLook, typeof sweep>(sweep, {
-        verificationProfileId: profile.id,
-      });
+    const look = () => sweepLook(profile.id, list, 3_600_000)({ verificationProfileId: profile.id });
     /** Sessions of the profile, as the service lists them, created at these times. */
     const created = async (times: number[]) => {
       await emulatorControl(emulator.controlUrl)('PUT', '/script', { outcome: 'manual' });

@@ -508,13 +508,19 @@ describe('create attempts', () => {
       (session) => session.profileId === profileId() && session.createdMs > orphan.createdMs,
     ).length;
     const placeOnPage = options.placeOnPage ?? 0;
-    const newer = Array.from({ length: 100 + ((50 - (listedBefore % 50)) % 50) + placeOnPage }, (_, n) => ({
-      ...orphan,
-      id: randomUUID(),
-      createdMs: nowMs - HOUR + n * 1_000,
-    }));
+    const newer: SessionRecord[] = Array.from(
+      { length: 100 + ((50 - (listedBefore % 50)) % 50) + placeOnPage },
+      (_, n) => ({
+        ...orphan,
+        id: randomUUID(),
+        createdMs: nowMs - HOUR + n * 1_000,
+      }),
+    );
+    // And one older than every window below it, so that an undated orphan has a dated neighbour
+    // on either side.
+    newer.push({ ...orphan, id: randomUUID(), createdMs: startedAtMs - HOUR });
     for (const session of newer) emulator.store.sessions.set(session.id, session);
-    const orphanPage = Math.floor((listedBefore + newer.length) / 50) + 1;
+    const orphanPage = Math.floor((listedBefore + newer.length - 1) / 50) + 1;
     const list: IdentityClient['sessions']['list'] = async (...args) =>
       answer({
         answer: await identity.sessions.list(...args),
@@ -682,9 +688,10 @@ describe('create attempts', () => {
       // And older ones, before every window, on the second page.
       await created(Array.from({ length: 5 }, (_, n) => startedAtMs - 200_000 - n));
       insert = () => created([nowMs - 1_000, nowMs - 1_001]);
-      await look();
+      const looked = await look();
       expect(shifted).toBe(true);
-      expect(await deps.vault.orphans(profileId)).not.toContain(undatedId);
+      expect([...looked.cancelled, ...looked.redacted]).not.toContain(undatedId);
+      expect(await deps.vault.accountedFor([undatedId])).toEqual(new Set());
       expect(emulator.store.sessions.get(undatedId)?.redacted).toBeUndefined();
     } finally {
       await deps.vault.forgetCreateAttempts(profileId, [underWay, lost]);
@@ -721,6 +728,71 @@ describe('create attempts', () => {
       expect(pages).toEqual([1, 2, 3, 4]);
     } finally {
       await deps.vault.forgetCreateAttempts(profileId, [lost]);
+    }
+  });
+
+  /**
+   * A create under way since about a minute ago, its window covering up to `coverToMs` (a time
+   * 500 ms into a second), and a create whose answer was lost before it, whose window covers
+   * the minute before.
+   */
+  const underWayAndLost = async (profileId: string) => {
+    const secondMs = Math.floor((Date.now() - 60_000) / 1_000) * 1_000;
+    const coverToMs = secondMs + 500;
+    const underWay = await deps.vault.recordCreateAttempt({
+      workflowId: 'idv-under-way',
+      profileId,
+      startedAtMs: coverToMs + CLOCK_SLACK_MS,
+    });
+    const lost = await deps.vault.recordCreateAttempt({
+      workflowId: 'idv-lost-before',
+      profileId,
+      startedAtMs: secondMs - 60_000,
+    });
+    await deps.vault.endCreateAttempt(profileId, lost, { endedAtMs: secondMs - 50_000, settled: false });
+    return { secondMs, coverToMs, attempts: [underWay, lost] };
+  };
+
+  it('takes no session dated in the second that ends after what the look covers', async () => {
+    const { profileId, look, created } = ownProfile();
+    const { secondMs, attempts } = await underWayAndLost(profileId);
+    try {
+      // Created 400 ms after what the look covers (a service's clock a little behind), dated the
+      // whole second before it.
+      const [late] = await created([secondMs + 900]);
+      const looked = await look();
+      expect([...looked.cancelled, ...looked.redacted]).not.toContain((late as SessionRecord).id);
+      expect(await deps.vault.accountedFor([(late as SessionRecord).id])).toEqual(new Set());
+    } finally {
+      await deps.vault.forgetCreateAttempts(profileId, attempts);
+    }
+  });
+
+  it('takes no session listed undated below every dated one (a service listing them apart)', async () => {
+    let undatedId = '';
+    const { profileId, look, created } = ownProfile(async (...args) => {
+      const answer = await identity.sessions.list(...args);
+      const undated = answer.sessions.filter((session) => session.id === undatedId);
+      // Listed last, without a date, whatever its date.
+      return {
+        ...answer,
+        sessions: [
+          ...answer.sessions.filter((session) => session.id !== undatedId),
+          ...undated.map(({ created: _created, ...session }) => session),
+        ],
+      };
+    });
+    const { secondMs, attempts } = await underWayAndLost(profileId);
+    try {
+      await created([secondMs - 40_000, secondMs - 41_000]);
+      // The create under way's session.
+      const [underWaySession] = await created([secondMs + 12_000]);
+      undatedId = (underWaySession as SessionRecord).id;
+      const looked = await look();
+      expect([...looked.cancelled, ...looked.redacted]).not.toContain(undatedId);
+      expect(await deps.vault.accountedFor([undatedId])).toEqual(new Set());
+    } finally {
+      await deps.vault.forgetCreateAttempts(profileId, attempts);
     }
   });
 });

@@ -289,15 +289,20 @@ export function cleanupActivities(deps: VerificationDeps) {
       /** The creation dates a page gives (some may give none). */
       const datesOf = (sessions: ReadonlyArray<{ created?: number | null }>) =>
         sessions.map(createdMs).filter((at) => !Number.isNaN(at));
-      /** Whether sessions created between the two dates could lie in a window this look judges. */
-      const meetsWindows = (fromMs: number, toMs: number) =>
-        inWindows(plan.windows, Math.max(fromMs, reachMs), Math.min(toMs, plan.coverToMs));
       /**
-       * Takes a page's sessions that may lie in the windows. One listed undated was created
-       * between its dated neighbours on the page: taken when those dates meet a window and the
-       * newer one is within what this look covers. One with no dated session above it on its
-       * page is not (what the page before ended with may have moved below it since): it is
-       * judged when a look finds it under a dated one.
+       * Whether sessions created between the two dates could lie in a window this look judges.
+       * A date is a whole second: a session dated `toMs` was created up to 999 ms later.
+       */
+      const meetsWindows = (fromMs: number, toMs: number) =>
+        inWindows(plan.windows, Math.max(fromMs, reachMs), Math.min(toMs + 999, plan.coverToMs));
+      /**
+       * Takes a page's sessions that may lie in the windows, none created after what this look
+       * covers (to the end of its dated second). One listed undated was created between its
+       * dated neighbours on the page: taken when those dates meet a window and the newer one is
+       * within what this look covers. One without a dated session on either side of it on its
+       * page is not: at a page's head, what the page before ended with may have moved below it
+       * since; at its end (or anywhere, if the service lists undated sessions apart from the
+       * dated ones), nothing bounds it.
        */
       const takePage = async (sessions: ListSessionsResponse['sessions']) => {
         const dates = sessions.map(createdMs);
@@ -308,8 +313,8 @@ export function cleanupActivities(deps: VerificationDeps) {
             : (dates.slice(0, n).findLast(dated) ?? Number.POSITIVE_INFINITY);
           const fromMs = dated(dates[n])
             ? (dates[n] as number)
-            : (dates.slice(n + 1).find(dated) ?? Number.NEGATIVE_INFINITY);
-          return toMs <= plan.coverToMs && meetsWindows(fromMs, toMs);
+            : (dates.slice(n + 1).find(dated) ?? Number.POSITIVE_INFINITY);
+          return toMs + 999 <= plan.coverToMs && meetsWindows(fromMs, toMs);
         });
         const accounted = await deps.vault.accountedFor(
           candidates.map((session) => session.id.toLowerCase()),
@@ -327,20 +332,23 @@ export function cleanupActivities(deps: VerificationDeps) {
         const answer = await listPage(page);
         pagesRead += 1;
         const after = before?.page === page - 1 ? before : undefined;
-        await takePage(answer.sessions);
         const dates = datesOf(answer.sessions);
         const newest = dates.reduce((most, at) => Math.max(most, at), Number.NEGATIVE_INFINITY);
         const oldest = dates.reduce((least, at) => Math.min(least, at), Number.POSITIVE_INFINITY);
         // Sessions the service stopped listing on the pages read before move the later ones up:
         // the first of this page may have moved onto the page before, read already. When the
         // service counts fewer sessions than with that page and a window lies between the two,
-        // that page is read again (up to a page of sessions dropped meanwhile; at most once a
-        // page read, so outside the bound). Between two pages that date nothing it is not: what
-        // moved there comes undated among undated ones, and is judged by none.
+        // that page is read again at once (up to a page of sessions dropped meanwhile; at most
+        // once a page read, so outside the bound). Between two pages that date nothing it is
+        // not: what moved there comes undated among undated ones, and is judged by none.
         const lastBeforeMs = after?.lastMs ?? Number.POSITIVE_INFINITY;
         const dating = dates.length > 0 || Number.isFinite(lastBeforeMs);
-        if (after && answer.total < after.total && dating && meetsWindows(newest, lastBeforeMs))
-          await takePage((await listPage(page - 1)).sessions);
+        const again =
+          after && answer.total < after.total && dating && meetsWindows(newest, lastBeforeMs)
+            ? await listPage(page - 1)
+            : undefined;
+        await takePage(answer.sessions);
+        if (again) await takePage(again.sessions);
         before = { page, lastMs: dates.length > 0 ? oldest : lastBeforeMs, total: answer.total };
         if (page === 1 && dates.length > 0) newestMs = newest;
         const seenNewest = going?.newestMs;

@@ -172,6 +172,7 @@ describe('the polling activity: timeouts, refusals, learning', () => {
     const { learning, stored } = await learningOnAClock();
     const { created } = await runningSession();
     const startedAtMs = Date.now() - 30_000;
+    // Each poll a second older than the one before: the time between two polls is never nothing.
     const poll = (attempt: number) =>
       new MockActivityEnvironment({ attempt, activityId: 'cancelled' })
         .run((plan: Parameters<typeof learning.pollSession>[0]) => learning.pollSession(plan), {
@@ -179,15 +180,20 @@ describe('the polling activity: timeouts, refusals, learning', () => {
           initialMs: 100,
           maxMs: 100,
           provider: 'idnow',
-          startedAtMs,
+          startedAtMs: startedAtMs - attempt * 1_000,
         })
         .catch((e: unknown) => e);
     expect(await poll(1)).toBeInstanceOf(ApplicationFailure);
-    expect(await poll(2)).toBeInstanceOf(ApplicationFailure);
+    // Polls until one finds the session running (one may find no turn under the client's budget
+    // on a loaded machine: it passes the series on).
+    let attempt = 2;
+    let running = await poll(attempt);
+    while (running instanceof ApplicationFailure && running.message !== 'session running' && attempt < 12)
+      running = await poll((attempt += 1));
+    expect(running).toMatchObject({ message: 'session running' });
     // Cancelled by its verification (the deadline, the caller) while the poll had not heard.
     await suite().identity.sessions.cancel(created.sessionId);
-    let attempt = 3;
-    let outcome = await poll(attempt);
+    let outcome = await poll((attempt += 1));
     while (outcome instanceof ApplicationFailure && attempt < 12) outcome = await poll((attempt += 1));
     expect(outcome).toMatchObject({ state: { status: 'cancelled' } });
     const counts = await stored('idnow');

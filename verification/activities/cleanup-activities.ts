@@ -327,11 +327,12 @@ export function cleanupActivities(deps: VerificationDeps) {
       };
       // The page read last, a date its last session was created at or before, and the count of
       // sessions the service gave with it.
-      let before: { page: number; lastMs: number; total: number } | undefined;
+      let lastRead: { page: number; lastMs: number; total: number } | undefined;
       for (let page = 1; ;) {
         const answer = await listPage(page);
         pagesRead += 1;
-        const after = before?.page === page - 1 ? before : undefined;
+        // The page just before this one, when it was the one read last.
+        const previous = lastRead?.page === page - 1 ? lastRead : undefined;
         const dates = datesOf(answer.sessions);
         const newest = dates.reduce((most, at) => Math.max(most, at), Number.NEGATIVE_INFINITY);
         const oldest = dates.reduce((least, at) => Math.min(least, at), Number.POSITIVE_INFINITY);
@@ -341,15 +342,15 @@ export function cleanupActivities(deps: VerificationDeps) {
         // that page is read again at once (up to a page of sessions dropped meanwhile; at most
         // once a page read, so outside the bound). Between two pages that date nothing it is
         // not: what moved there comes undated among undated ones, and is judged by none.
-        const lastBeforeMs = after?.lastMs ?? Number.POSITIVE_INFINITY;
+        const lastBeforeMs = previous?.lastMs ?? Number.POSITIVE_INFINITY;
         const dating = dates.length > 0 || Number.isFinite(lastBeforeMs);
         const again =
-          after && answer.total < after.total && dating && meetsWindows(newest, lastBeforeMs)
+          previous && answer.total < previous.total && dating && meetsWindows(newest, lastBeforeMs)
             ? await listPage(page - 1)
             : undefined;
         await takePage(answer.sessions);
         if (again) await takePage(again.sessions);
-        before = { page, lastMs: dates.length > 0 ? oldest : lastBeforeMs, total: answer.total };
+        lastRead = { page, lastMs: dates.length > 0 ? oldest : lastBeforeMs, total: answer.total };
         if (page === 1 && dates.length > 0) newestMs = newest;
         const seenNewest = going?.newestMs;
         if (seenNewest !== undefined) pushed += dates.filter((at) => at > seenNewest).length;
@@ -430,11 +431,12 @@ export function cleanupActivities(deps: VerificationDeps) {
       // race). The named key goes too: the caller asked for its erasure.
       // A claim that cannot be read (the store down, an entry it cannot parse) holds back none
       // of the rest: the named key goes, the removals run, and the step fails to be tried again.
-      const claimed = await deps.vault.dataKeyOf(sessionId).then(
-        (keyId) => ({ keyId }),
-        (error: unknown) => ({ error }),
-      );
-      const keyIds = new Set(['keyId' in claimed ? claimed.keyId : undefined, dataKeyId]);
+      const failures: unknown[] = [];
+      const failed = (error: unknown) => {
+        failures.push(error);
+        return undefined;
+      };
+      const keyIds = new Set([await deps.vault.dataKeyOf(sessionId).catch(failed), dataKeyId]);
       let dataKeyDestroyed = false;
       for (const keyId of keyIds)
         if (keyId !== undefined && (await deps.dataKeys.destroy(keyId))) dataKeyDestroyed = true;
@@ -442,14 +444,12 @@ export function cleanupActivities(deps: VerificationDeps) {
       // that fails (the store down, a folder's sync, an entry it cannot read) holds none of them
       // back, nor the other removal; it fails the step, tried again (the claim keeps naming the
       // key until its entry goes).
-      const [destroyed, deleted] = await Promise.allSettled([
-        deps.vault.destroy(sessionId),
-        deps.blobs.deleteSession(sessionId),
+      const [, attachmentsDeleted] = await Promise.all([
+        deps.vault.destroy(sessionId).catch(failed),
+        deps.blobs.deleteSession(sessionId).catch(failed),
       ]);
-      if ('error' in claimed) throw claimed.error;
-      if (destroyed.status === 'rejected') throw destroyed.reason;
-      if (deleted.status === 'rejected') throw deleted.reason;
-      return { attachmentsDeleted: deleted.value, dataKeyDestroyed };
+      if (failures.length > 0) throw failures[0];
+      return { attachmentsDeleted: attachmentsDeleted ?? 0, dataKeyDestroyed };
     },
 
     /**

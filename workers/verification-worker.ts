@@ -1,5 +1,11 @@
 import { Context } from '@temporalio/activity';
-import { type NativeConnection, Runtime, Worker, type WorkerOptions } from '@temporalio/worker';
+import {
+  type NativeConnection,
+  Runtime,
+  Worker,
+  type WorkerOptions,
+  type WorkerPlugin,
+} from '@temporalio/worker';
 import { createActivities } from '../workers/activities';
 import { type AgentPlatform } from '../agent-platform/activities/deps';
 import { DataKeys } from '../codec/data-keys';
@@ -7,6 +13,7 @@ import { type IdvStore } from '../stores/idv-store';
 import { type ResultLimits } from '../verification/activities/result-limits';
 import { type OrphanSettings } from '../verification/activities/orphan-settings';
 import { PollLearning, type PollPlacementMode } from '../verification/activities/poll-learning';
+import { HeldPolls } from '../verification/activities/held-polls';
 import { type KeyringSettings } from '../keyring/activities';
 import { TemporalKeyring } from '../keyring/client';
 import { type IdentityClient } from '../api/identity/identity-client';
@@ -93,7 +100,13 @@ export type WorkerTuning = Pick<
 
 /** A worker for the verification workflows, the webhook registries and connection workflows, and their activities. */
 export async function createVerificationWorker(options: VerificationWorkerOptions): Promise<Worker> {
+  const heldPolls = new HeldPolls({
+    warn: (message) => {
+      Runtime.instance().logger.warn(message);
+    },
+  });
   const activities = createActivities({
+    heldPolls,
     identity: options.identity,
     vault: options.store.vault,
     blobs: options.store.blobs,
@@ -129,6 +142,7 @@ export async function createVerificationWorker(options: VerificationWorkerOption
     ...(options.workerIdentity ? { identity: options.workerIdentity } : {}),
     taskQueue: options.taskQueue,
     activities,
+    plugins: [holdingPolls(heldPolls)],
     dataConverter: encryptingDataConverter(options.encryptionKeys),
     ...(options.workflowBundle
       ? { workflowBundle: options.workflowBundle }
@@ -151,4 +165,23 @@ export async function createVerificationWorker(options: VerificationWorkerOption
       `build ${deployment.buildId} of deployment ${deployment.name} is not the current build: it takes new work once made current (idv deployment promote ${deployment.buildId})`,
     );
   return worker;
+}
+
+/**
+ * Holds poll attempts while the worker runs (see `HeldPolls`) and hands every one held back to
+ * the server once it has stopped, before its caller closes the connection.
+ */
+function holdingPolls(held: HeldPolls): WorkerPlugin {
+  return {
+    name: 'idv-held-polls',
+    async runWorker(worker, next) {
+      if (!worker.client) throw new Error('the worker has no client to complete held polls with');
+      held.open(worker.client.activity);
+      try {
+        await next(worker);
+      } finally {
+        await held.release();
+      }
+    },
+  };
 }

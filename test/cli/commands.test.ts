@@ -356,7 +356,7 @@ describe('idv commands on the embedded stack', () => {
     expect(waiting.code).toBe(0);
     expect(waiting.out).toContain('summary:   Verification cli-meta-wait · ');
     expect(waiting.out).toMatch(
-      /now:\n {2}pending: waiting for the user \(\w+\); polling the session \(the next poll is the pending pollSession's next attempt\)\n {2}Session: [0-9a-f-]{36}\n {2}Deadline: /,
+      /now:\n {2}pending: waiting for the user \(\w+\); polling the session \(the pending pollSession makes the polls\)\n {2}Session: [0-9a-f-]{36}\n {2}Deadline: /,
     );
     await idv('cancel', 'cli-meta-wait');
 

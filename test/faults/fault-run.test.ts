@@ -89,7 +89,9 @@ describe('fault run', () => {
           timeout: plan === 'times-out' ? '6s' : '2m',
           redactAfter: 0,
 
-          polling: { initialMs: 300, maxMs: 1_000 },
+          // One poll per attempt: a killed worker's held polls would come back only after their
+          // attempt's bound, past these verifications' deadline (worker-process.test.ts has one).
+          polling: { initialMs: 300, maxMs: 1_000, attemptMs: 60_000 },
         });
         const start = await idv.startVerification(request).catch((error: unknown) => error);
         return { plan, reference: request.reference, start };

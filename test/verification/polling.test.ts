@@ -1,17 +1,35 @@
 import { temporal } from '@temporalio/proto';
 import { decodeArrayFromPayloads } from '@temporalio/common/lib/internal-non-workflow';
+import { type HeldPollDetails } from '../../verification/activities/held-polls';
 import { type PollingPlan } from '../../verification/activities/polling-activities';
-import { POLL_PRIORITY_KEY } from '../../verification/domain/polling';
+import { POLL_PRIORITY_KEY, SESSION_RUNNING } from '../../verification/domain/polling';
 import { eventually } from '../harness/eventually';
 import { useVerificationStack } from '../harness/verification-stack';
 
-const { EventType } = temporal.api.enums.v1;
+const { EventType, PendingActivityState } = temporal.api.enums.v1;
 const BUDGET = 6;
 
-// Polling as retried one-call activities under the worker's call budget: open verifications hold
-// nothing on the worker between polls, their histories do not grow with the polls, a redirect is
-// checked at once whatever the poll interval, and the service never sees more calls per second
-// than the budget.
+/** The event ids of the `pollSession` activities scheduled in a history. */
+function pollScheduledIds(events: temporal.api.history.v1.IHistoryEvent[]): Set<number> {
+  return new Set(
+    events
+      .filter((event) => event.activityTaskScheduledEventAttributes?.activityType?.name === 'pollSession')
+      .map((event) => Number(event.eventId)),
+  );
+}
+
+/** The attempt of each started `pollSession` that ended (completed, failed or cancelled) in a history. */
+function pollAttempts(events: temporal.api.history.v1.IHistoryEvent[]): number[] {
+  const polls = pollScheduledIds(events);
+  return events
+    .filter((event) => polls.has(Number(event.activityTaskStartedEventAttributes?.scheduledEventId ?? -1)))
+    .map((event) => event.activityTaskStartedEventAttributes?.attempt ?? 0);
+}
+
+// Polling as held, retried activities under the worker's call budget: open verifications hold no
+// activity slot between polls, one attempt makes many polls, their histories do not grow with
+// the polls, a redirect is checked at once whatever the poll interval, a stopping worker hands its
+// polls back, and the service never sees more calls per second than the budget.
 describe('polling open verifications', () => {
   // Two activity slots for many waiting verifications: a poll held in a slot would starve the rest.
   const stack = useVerificationStack(
@@ -68,19 +86,56 @@ describe('polling open verifications', () => {
     expect(polls).toHaveLength(1);
     // Behind every other activity of the task queue (a redirect check, a results fetch, a create).
     expect(polls[0]?.activityTaskScheduledEventAttributes?.priority?.priorityKey).toBe(POLL_PRIORITY_KEY);
+    // Held by the worker between its polls: one attempt made them all.
+    expect(pollAttempts(events ?? [])).toEqual([1]);
   });
 
-  it('waits a long interval at the server (past the retry policy’s maximum), and checks a redirect at once', async () => {
+  it('hands its held polls back when the worker stops, and another worker goes on with them', async () => {
+    const { handle, nextStep } = await stack().idv.startVerification(
+      stack().request({ polling: { initialMs: 100, maxMs: 100 } }),
+    );
+    const pending = async () => {
+      const { raw } = await handle.workflow.describe();
+      return raw.pendingActivities?.find((activity) => activity.activityType?.name === 'pollSession');
+    };
+    await eventually(
+      async () => ((await callsOf(nextStep.sessionId)) >= 3 ? true : undefined),
+      'three polls',
+    );
+    expect((await pending())?.attempt).toBe(1);
+    await stack().stopWorker();
+    // Handed back with the next poll's delay: the server schedules the next attempt, not at the
+    // attempt's 10-minute timeout.
+    const handedBack = await pending();
+    expect(handedBack?.attempt).toBe(2);
+    expect(handedBack?.lastFailure?.applicationFailureInfo?.type).toBe(SESSION_RUNNING);
+    // With the number of its last poll, for the next attempt's polls to go on from.
+    const [details] = await decodeArrayFromPayloads(
+      stack().client.options.loadedDataConverter,
+      handedBack?.heartbeatDetails?.payloads,
+    );
+    expect((details as HeldPollDetails).polls).toBeGreaterThanOrEqual(3);
+    const before = await callsOf(nextStep.sessionId);
+    await stack().startWorker();
+    await eventually(
+      async () => ((await callsOf(nextStep.sessionId)) > before ? true : undefined),
+      'a poll by the next worker',
+    );
+    await stack().control('POST', `/sessions/${nextStep.sessionId}/complete`);
+    expect((await handle.result()).status).toBe('succeeded');
+    expect(pollAttempts((await handle.workflow.fetchHistory()).events ?? [])).toEqual([2]);
+  });
+
+  it('waits a long interval on the worker (past the retry policy’s maximum), and checks a redirect at once', async () => {
     const { handle, nextStep } = await stack().idv.startVerification(
       stack().request({ polling: { initialMs: 60_000, maxMs: 60_000 } }),
     );
-    const waitMs = await eventually(async () => {
+    // The first attempt is held by the worker for its first interval (no slot: see above).
+    await eventually(async () => {
       const { raw } = await handle.workflow.describe();
       const poll = raw.pendingActivities?.find((activity) => activity.activityType?.name === 'pollSession');
-      const next = poll?.nextAttemptScheduleTime?.seconds;
-      return next ? Number(next) * 1000 - Date.now() : undefined;
-    }, 'the next poll to be scheduled');
-    expect(waitMs).toBeGreaterThan(45_000);
+      return poll?.state === PendingActivityState.PENDING_ACTIVITY_STATE_STARTED ? poll : undefined;
+    }, 'the poll held by the worker');
     await stack().control('POST', `/sessions/${nextStep.sessionId}/complete`);
     const returned = Date.now();
     await handle.redirectCaptured();
@@ -125,6 +180,16 @@ describe('polling open verifications', () => {
     for (const plan of plans)
       expect(Math.abs((plan.startedAtMs ?? 0) - Date.parse(startedAt))).toBeLessThan(1_000);
     expect(plans[0]).not.toHaveProperty('afterReturn');
+    // The held attempt the redirect cancelled polled on, but asked before it acted on the outcome:
+    // only the poll started after the return completed.
+    const completedPolls = (events ?? []).filter(
+      (event) =>
+        event.eventType === EventType.EVENT_TYPE_ACTIVITY_TASK_COMPLETED &&
+        pollScheduledIds(events ?? []).has(
+          Number(event.activityTaskCompletedEventAttributes?.scheduledEventId),
+        ),
+    );
+    expect(completedPolls).toHaveLength(1);
   });
 
   it('never sends more calls in a second than the worker’s budget, and spreads the polls', async () => {

@@ -27,7 +27,8 @@ describe('the idv worker process', () => {
     const idv = harnessIdvClient(stack().client, await openLocalStore(dataDir), taskQueue);
     const first = await startWorkerProcess(env);
     const { handle, nextStep } = await idv.startVerification(
-      stack().request({ redactAfter: 'never', polling: { initialMs: 200, maxMs: 500 } }),
+      // Held by the worker for 30 s at most (the attempt's 2 minutes less one poll's bound).
+      stack().request({ redactAfter: 'never', polling: { initialMs: 200, maxMs: 500, attemptMs: 120_000 } }),
     );
     await first.kill();
     await stack().control('POST', `/sessions/${nextStep.sessionId}/complete`);
@@ -41,9 +42,9 @@ describe('the idv worker process', () => {
       expect(await second.stop()).toBe(0);
       await stack().control('PUT', '/script', { outcome: 'by-input' });
     }
-    // A poll attempt the killed worker held comes back after its start-to-close (1 minute), on top
-    // of a worker's start (bundling its workflows); 90 s left a loaded machine a few seconds.
-  }, 150_000);
+    // The poll attempt the killed worker held comes back after its start-to-close (2 minutes), on
+    // top of a worker's start (bundling its workflows).
+  }, 240_000);
 
   it('stops at start with one line naming an invalid variable', async () => {
     const child = spawn(process.execPath, idvArgs('worker'), {

@@ -3,6 +3,7 @@ import { type DataKeys } from '../../codec/data-keys';
 import { type BlobStore } from '../../stores/blob-store';
 import { type SessionVault } from '../../stores/session-vault';
 import { type VerificationRecords } from '../../stores/verification-records';
+import { type HeldPolls } from './held-polls';
 import { type OrphanSettings } from './orphan-settings';
 import { type PollLearning } from './poll-learning';
 import { type ResultLimits } from './result-limits';
@@ -18,6 +19,8 @@ export interface VerificationDeps {
   dataKeys: DataKeys;
   /** What polls learn of completion times, to place the next polls by (see `PollLearning`). @default polls by the fixed rule only */
   pollLearning?: PollLearning;
+  /** Where poll attempts are held between their polls (see `HeldPolls`). @default one poll per attempt */
+  heldPolls?: HeldPolls;
   /** Bounds of results fetching. @default defaultResultLimits */
   resultLimits?: Partial<ResultLimits>;
   /** The orphan sweep's horizon. @default 24 hours */

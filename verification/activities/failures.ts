@@ -45,13 +45,17 @@ export function toActivityFailure(error: unknown): unknown {
 /**
  * Runs an activity body, classifying its failure once. An activity cancelled meanwhile reports
  * the cancellation, whatever its aborted call threw, so the workflow (and the server) see it
- * cancelled rather than failed and retried.
+ * cancelled rather than failed and retried. `signal` is the activity's cancellation (a poll held
+ * between its calls has one of its own: see `HeldPolls`).
  */
-export async function classified<T>(body: () => Promise<T>): Promise<T> {
+export async function classified<T>(
+  body: () => Promise<T>,
+  signal: () => AbortSignal = () => Context.current().cancellationSignal,
+): Promise<T> {
   try {
     return await body();
   } catch (error) {
-    const { cancellationSignal } = Context.current();
+    const cancellationSignal = signal();
     if (cancellationSignal.aborted) throw cancellationSignal.reason ?? error;
     throw toActivityFailure(error);
   }

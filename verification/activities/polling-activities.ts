@@ -1,11 +1,12 @@
 import { Context } from '@temporalio/activity';
-import { ApplicationFailure, ApplicationFailureCategory } from '@temporalio/common';
+import { ApplicationFailure, ApplicationFailureCategory, CompleteAsyncError } from '@temporalio/common';
 import { type PollPlacement } from '../../api/http/call-budget';
 import { OverBudgetError, RateLimitedError } from '../../api/http/errors';
 import { pollIntervalMs, ruleIntervalAtAgeMs, SESSION_RUNNING } from '../domain/polling';
 import { type NormalisedSessionState } from '../domain/session-status';
 import { type VerificationDeps } from './deps';
 import { classified, MAX_RETRY_AFTER_MS } from './failures';
+import { type HeldPollCall, type HeldPollDetails, type PollStep } from './held-polls';
 import { type FetchedResults, type ResultsAlong, resultsAlong } from './result-activities';
 import { stateOf } from './wire-views';
 
@@ -37,9 +38,26 @@ export interface PolledOutcome {
 /** How long a poll waits for a turn under the call budget before it gives the turn up. */
 export const POLL_BUDGET_WAIT_MS = 2_000;
 
+/**
+ * The most one poll may take: its turn under the budget, the GetSession's answer and the results
+ * fetched along, each bounded by the client's answer timeout. A held attempt starts no poll
+ * later than this before its own bound.
+ */
+const ONE_POLL_BOUND_MS = 90_000;
+
+/** Ends a poll attempt: Temporal runs the next one (the next poll) after `delayMs`, no slot held meanwhile. */
+function pollAgain(delayMs: number, reason: string): ApplicationFailure {
+  return ApplicationFailure.create({
+    type: SESSION_RUNNING,
+    message: reason,
+    nextRetryDelay: delayMs,
+    category: ApplicationFailureCategory.BENIGN,
+  });
+}
+
 /** Polling: each GetSession is one attempt of `pollSession`, the next attempt the next poll. */
 export function pollingActivities(deps: VerificationDeps) {
-  const { pollLearning: learning, identity } = deps;
+  const { pollLearning: learning, heldPolls: held, identity } = deps;
   const budget = identity.budget;
   const fetchAlong = resultsAlong(deps);
   /**
@@ -51,15 +69,6 @@ export function pollingActivities(deps: VerificationDeps) {
     if (!learning || provider === undefined || startedAtMs === undefined || plan.afterReturn)
       return undefined;
     return { learning, provider, ageMs: Math.max(0, Date.now() - startedAtMs) };
-  };
-  /** Ends this attempt; Temporal runs the next one (the next poll) after `delayMs`, no slot held meanwhile. */
-  const pollAgainAfter = (delayMs: number, reason: string): never => {
-    throw ApplicationFailure.create({
-      type: SESSION_RUNNING,
-      message: reason,
-      nextRetryDelay: delayMs,
-      category: ApplicationFailureCategory.BENIGN,
-    });
   };
   /** The delay before the next poll: the session's own interval, placed and stretched by the budget. */
   const nextPollMs = (plan: PollingPlan, ownMs: number, session: ReturnType<typeof learned>): number => {
@@ -76,32 +85,28 @@ export function pollingActivities(deps: VerificationDeps) {
         : undefined;
     return budget.pollDelayMs(plan.sessionId, ownMs, placement);
   };
-  return {
-    /**
-     * One poll of a running session, as one attempt of a long-retried activity: it resolves when
-     * the session is done; otherwise it fails `SessionRunning` with the next poll's delay as
-     * `nextRetryDelay` (the session's own growing interval, stretched by the worker's call budget
-     * when the budget is shared by many sessions). Between polls nothing runs or is held on the
-     * worker, and no history event is written; the first attempt only arms the first interval.
-     * The workflow cancels it to check at once (a redirect); a cancel while waiting between
-     * attempts takes effect at the server without the worker.
-     */
-    async pollSession(plan: PollingPlan): Promise<PolledOutcome> {
-      const context = Context.current();
-      const polls = context.info.attempt - 1;
-      // The attempts of this poll activity: its poll numbers start again with another (a
-      // redirect restarts the poll, a new run starts its own).
-      const series = `${context.info.workflowExecution?.runId ?? ''}/${context.info.activityId}`;
-      const session = learned(plan);
-      if (polls === 0) {
-        session?.learning.running(series, session.provider, session.ageMs, polls);
-        return pollAgainAfter(nextPollMs(plan, plan.initialMs, session), 'first poll after one interval');
-      }
-      const state = await classified(async () => {
+  /**
+   * One poll (number `polls`; 0 arms the first interval and makes no call), cancelled by
+   * `signal`, within an attempt whose bound ends at `attemptEndsAtMs`.
+   */
+  const pollOnce = async (
+    plan: PollingPlan,
+    series: string,
+    polls: number,
+    call: { signal: AbortSignal; attemptEndsAtMs: number; stillWanted?: HeldPollCall['stillWanted'] },
+  ): Promise<PollStep<PolledOutcome>> => {
+    const { signal, attemptEndsAtMs } = call;
+    const session = learned(plan);
+    if (polls === 0) {
+      session?.learning.running(series, session.provider, session.ageMs, polls);
+      return { againMs: nextPollMs(plan, plan.initialMs, session), reason: 'first poll after one interval' };
+    }
+    const state = await classified(
+      async () => {
         try {
           return stateOf(
             await deps.identity.sessions.get(plan.sessionId, {
-              signal: context.cancellationSignal,
+              signal,
               priority: 'poll',
               budgetWaitMs: POLL_BUDGET_WAIT_MS,
             }),
@@ -112,36 +117,89 @@ export function pollingActivities(deps: VerificationDeps) {
             return { notPolled: error.retryAfterMs ?? 0, turnLost: error instanceof OverBudgetError };
           throw error;
         }
-      }).catch((error: unknown) => ({ failed: error }));
-      // An attempt that learnt nothing of the session (no turn, a 429, a 5xx, a timeout) passes
-      // the learning's chain on to the next one.
-      if ('failed' in state || 'notPolled' in state) session?.learning.notPolled(series, polls);
-      if ('failed' in state) throw state.failed;
-      if ('notPolled' in state) {
-        const retryAfterMs = Math.min(state.notPolled, MAX_RETRY_AFTER_MS);
-        // A lost turn: the poll was due, only the budget's part was full; it comes back at a turn
-        // of its own (see turnLostDelayMs). A 429: the session's own interval, stretched by the
-        // budget, or the Retry-After, whichever is later.
-        const delayMs =
-          budget && state.turnLost
-            ? budget.turnLostDelayMs(plan.sessionId, retryAfterMs)
-            : nextPollMs(plan, Math.max(pollIntervalMs(plan, polls - 1), retryAfterMs), undefined);
-        return pollAgainAfter(delayMs, 'not polled: over budget or refused');
-      }
-      if (state.done) {
-        // A session cancelled was ended by its business (the verification's deadline or caller,
-        // whose cancel may come while an attempt runs): not a completion of the user's.
-        if (state.status === 'cancelled') session?.learning.notPolled(series, polls);
-        else session?.learning.completed(series, session.provider, session.ageMs, polls);
-        budget?.forget(plan.sessionId);
-        const results = await fetchAlong(plan.sessionId, plan.resultsAlong, state, {
-          signal: context.cancellationSignal,
-          priority: 'first',
+      },
+      () => signal,
+    ).catch((error: unknown) => ({ failed: error }));
+    // An attempt that learnt nothing of the session (no turn, a 429, a 5xx, a timeout) passes
+    // the learning's chain on to the next one.
+    if ('failed' in state || 'notPolled' in state) session?.learning.notPolled(series, polls);
+    if ('failed' in state) throw state.failed;
+    if ('notPolled' in state) {
+      const retryAfterMs = Math.min(state.notPolled, MAX_RETRY_AFTER_MS);
+      // A lost turn: the poll was due, only the budget's part was full; it comes back at a turn
+      // of its own (see turnLostDelayMs). A 429: the session's own interval, stretched by the
+      // budget, or the Retry-After, whichever is later.
+      const againMs =
+        budget && state.turnLost
+          ? budget.turnLostDelayMs(plan.sessionId, retryAfterMs)
+          : nextPollMs(plan, Math.max(pollIntervalMs(plan, polls - 1), retryAfterMs), undefined);
+      return { againMs, reason: 'not polled: over budget or refused' };
+    }
+    if (state.done) {
+      // A session cancelled was ended by its business (the verification's deadline or caller,
+      // whose cancel may come while an attempt runs): not a completion of the user's.
+      if (state.status === 'cancelled') session?.learning.notPolled(series, polls);
+      else session?.learning.completed(series, session.provider, session.ageMs, polls);
+      budget?.forget(plan.sessionId);
+      // A held attempt may have been cancelled since it was handed to the worker: no results
+      // are fetched for a workflow that no longer waits for them.
+      if (call.stillWanted && !(await call.stillWanted())) return { unwanted: true };
+      const results = await fetchAlong(plan.sessionId, plan.resultsAlong, state, {
+        signal,
+        priority: 'first',
+        attemptEndsAtMs,
+      });
+      return { outcome: { state, polls, ...(results ? { results } : {}) } };
+    }
+    session?.learning.running(series, session.provider, session.ageMs, polls);
+    return { againMs: nextPollMs(plan, pollIntervalMs(plan, polls), session), reason: 'session running' };
+  };
+  return {
+    /**
+     * Polls a running session until it is done: it resolves with the outcome; the workflow sees
+     * it fail only when the polls ran out of their bound (`SessionRunning`) or a call failed for
+     * good. Each poll is one GetSession at the session's own growing interval, placed and
+     * stretched by the worker's call budget. An attempt is held by the worker between its polls
+     * (see `HeldPolls`) for as long as its start-to-close timeout allows, then handed back with
+     * the next poll's delay as its retry delay; an attempt whose bound holds no wait (or when
+     * the worker holds as many as it may) makes one poll and ends, the next attempt being the
+     * next poll. The first poll only arms the first interval. The workflow cancels it to check
+     * at once (a redirect); a held attempt learns it at its next heartbeat.
+     */
+    async pollSession(plan: PollingPlan): Promise<PolledOutcome> {
+      const context = Context.current();
+      const { info } = context;
+      const carried = (info.heartbeatDetails as HeldPollDetails | undefined)?.polls;
+      const polls = typeof carried === 'number' ? carried + 1 : info.attempt - 1;
+      // The attempts of this poll activity: its poll numbers start again with another (a
+      // redirect restarts the poll, a new run starts its own).
+      const series = `${info.workflowExecution?.runId ?? ''}/${info.activityId}`;
+      const startedAtMs = Date.now();
+      const holdUntilMs =
+        Math.min(
+          startedAtMs + info.startToCloseTimeoutMs,
+          info.scheduleToCloseTimeoutMs > 0
+            ? info.scheduledTimestampMs + info.scheduleToCloseTimeoutMs
+            : Number.POSITIVE_INFINITY,
+        ) - ONE_POLL_BOUND_MS;
+      if (held?.accepting && holdUntilMs > startedAtMs) {
+        held.hold({
+          taskToken: info.taskToken,
+          poll: polls,
+          holdUntilMs,
+          run: (poll, call) =>
+            pollOnce(plan, series, poll, { ...call, attemptEndsAtMs: holdUntilMs + ONE_POLL_BOUND_MS }),
+          handBack: pollAgain,
         });
-        return { state, polls, ...(results ? { results } : {}) };
+        throw new CompleteAsyncError();
       }
-      session?.learning.running(series, session.provider, session.ageMs, polls);
-      return pollAgainAfter(nextPollMs(plan, pollIntervalMs(plan, polls), session), 'session running');
+      const step = await pollOnce(plan, series, polls, {
+        signal: context.cancellationSignal,
+        attemptEndsAtMs: info.currentAttemptScheduledTimestampMs + info.startToCloseTimeoutMs,
+      });
+      if ('outcome' in step) return step.outcome;
+      if ('unwanted' in step) throw new Error('a poll of its own attempt is always wanted');
+      throw pollAgain(step.againMs, step.reason);
     },
   };
 }

@@ -1,6 +1,6 @@
 import { createHash, type Hash } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { Context } from '@temporalio/activity';
+import { Context, type Info } from '@temporalio/activity';
 import { attachmentAad, type Sealed } from '../../codec/sealed';
 import { type CallPriority } from '../../api/http/call-budget';
 import { NotFoundError } from '../../api/http/errors';
@@ -44,6 +44,11 @@ export interface ResultsAlong {
 export const RESULTS_ALONG_BOUND_MS = 15_000;
 /** What the fetch along leaves of its attempt's time, so that the success found is answered. */
 const ATTEMPT_MARGIN_MS = 5_000;
+
+/** When an activity's attempt runs out of its start-to-close timeout (ms since the epoch). */
+function attemptEndsAtMs(info: Info): number {
+  return info.currentAttemptScheduledTimestampMs + info.startToCloseTimeoutMs;
+}
 
 /** Results: identity data and attachments. */
 export function resultActivities(deps: VerificationDeps) {
@@ -99,14 +104,12 @@ export function resultsAlong(deps: VerificationDeps) {
     sessionId: string,
     along: ResultsAlong | undefined,
     found: NormalisedSessionState,
-    call: { signal: AbortSignal; priority: CallPriority },
+    /** `attemptEndsAtMs`: when the attempt's bound ends (ms since the epoch). @default the activity's own attempt's */
+    call: { signal: AbortSignal; priority: CallPriority; attemptEndsAtMs?: number },
   ): Promise<FetchedResults | undefined> => {
     if (!along || found.status !== 'succeeded') return undefined;
-    const { startToCloseTimeoutMs, currentAttemptScheduledTimestampMs } = Context.current().info;
-    const boundMs = Math.min(
-      RESULTS_ALONG_BOUND_MS,
-      currentAttemptScheduledTimestampMs + startToCloseTimeoutMs - ATTEMPT_MARGIN_MS - Date.now(),
-    );
+    const endsAtMs = call.attemptEndsAtMs ?? attemptEndsAtMs(Context.current().info);
+    const boundMs = Math.min(RESULTS_ALONG_BOUND_MS, endsAtMs - ATTEMPT_MARGIN_MS - Date.now());
     if (!(boundMs > 0)) return undefined;
     const bound = AbortSignal.timeout(boundMs);
     const fetched = fetch(

@@ -14,6 +14,8 @@ export const verificationLimits = {
   /** Poll intervals. */
   pollingMs: { minMs: 100, maxMs: 300_000 },
   pollingInitialMaxMs: 60_000,
+  /** A poll attempt's bound (see `polling.attemptMs`): 1 minute holds one poll, 1 hour the most. */
+  pollAttemptMs: { minMs: 60 * SECOND, maxMs: 3_600 * SECOND },
   /**
    * The person's `providerInput`, as JSON: it travels sealed (a third larger) in the workflow's
    * input and the create's, Temporal payloads of at most 2 MB each.

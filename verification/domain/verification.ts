@@ -162,7 +162,12 @@ export const verificationRequestSchema = z.strictObject({
   results: z.enum(resultModes).default('data'),
   /** How long after the outcome the person's data is redacted, or `never`. @default 0 (right after delivery) */
   redactAfter: durationOrNever(verificationLimits.redactAfter).default(0),
-  /** Advanced: polling bounds (the interval starts at `initialMs` and grows to `maxMs`). @default 1 s to 10 s */
+  /**
+   * Advanced: polling bounds (the interval starts at `initialMs` and grows to `maxMs`; @default
+   * 1 s to 10 s) and `attemptMs`, how long a worker holds one poll attempt between its polls
+   * (over it the attempt goes back to the server; a worker that crashed leaves its polls to the
+   * server for that long; 1 minute makes one poll per attempt). @default 10 minutes
+   */
   polling: z
     .strictObject({
       initialMs: z
@@ -176,6 +181,12 @@ export const verificationRequestSchema = z.strictObject({
         .int()
         .min(verificationLimits.pollingMs.minMs)
         .max(verificationLimits.pollingMs.maxMs)
+        .optional(),
+      attemptMs: z
+        .number()
+        .int()
+        .min(verificationLimits.pollAttemptMs.minMs)
+        .max(verificationLimits.pollAttemptMs.maxMs)
         .optional(),
     })
     .optional(),

@@ -190,19 +190,22 @@ export const results = proxyActivities<VerificationActivities>({
 });
 
 /**
- * Polls: one GetSession per attempt of `pollSession`, the next attempt the next poll (its delay
- * is the failure's `nextRetryDelay`). The workflow cancels it at its deadline; the bound after
- * that is a safety net, and a poll that ran out of it is told apart by its `SessionRunning` type.
+ * Polls: an attempt of `pollSession` is held by its worker and makes the polls that fit in its
+ * start-to-close timeout, the next attempt the next ones (its delay is the handing back's
+ * `nextRetryDelay`). The workflow cancels it at its deadline; the bound after that is a safety
+ * net, and a poll that ran out of it is told apart by its `SessionRunning` type.
  */
-export function sessionPolls(remainingMs: number) {
+export function sessionPolls(remainingMs: number, attemptMs: number) {
   return proxyActivities<VerificationActivities>({
-    // A redirect, a cancel or the deadline acts at once: an attempt under way (a read, bounded by
-    // its minute) is not waited for; its answer, once cancelled, is dropped by the server.
+    // A redirect, a cancel or the deadline acts at once: an attempt under way is not waited for;
+    // its worker learns of the cancel at its next heartbeat, and a late answer is dropped.
     cancellationType: ActivityCancellationType.TRY_CANCEL,
     priority: { priorityKey: POLL_PRIORITY_KEY },
-    // Shown in the UI beside the pending activity, whose next attempt is the next poll.
-    summary: 'Polls the session: one GetSession per attempt, the next attempt is the next poll',
-    startToCloseTimeout: '1 minute',
+    // Shown in the UI beside the pending activity.
+    summary: 'Polls the session: an attempt makes the polls its worker holds it for, its retry the next ones',
+    // A worker holds an attempt between its polls for this long (see `HeldPolls`); one lost
+    // with its worker is retried after it.
+    startToCloseTimeout: attemptMs,
     scheduleToCloseTimeout: Math.max(0, remainingMs) + 10 * 60_000,
     retry,
   });

@@ -21,7 +21,7 @@ import { refusalCode, sessionUnknown } from '../shared/failure-types';
 import { OwnedActivity, type Settled } from '../../common/owned-activity';
 import { MAX_REFRESH_REFUSALS, MIN_REFRESH_GAP_MS, type SessionState } from './session-state';
 
-const DEFAULT_POLLING = { initialMs: 1_000, maxMs: 10_000 };
+const DEFAULT_POLLING = { initialMs: 1_000, maxMs: 10_000, attemptMs: 600_000 };
 /** A native challenge session is checked at most this often (each check writes history). */
 const NATIVE_CHECK_FLOOR_MS = 30_000;
 /** A refresh that failed for a while is tried again this much later. */
@@ -214,8 +214,13 @@ function resultsAlongFor(input: VerificationInput): ResultsAlong | undefined {
 }
 
 /** Starts the poll: a retried one-call activity, bounded by the deadline (see `sessionPolls`). */
-function startPoll(poll: OwnedActivity<PolledOutcome>, plan: PollingPlan, deadlineMs: number): void {
-  const { pollSession } = sessionPolls(deadlineMs - Date.now());
+function startPoll(
+  poll: OwnedActivity<PolledOutcome>,
+  plan: PollingPlan,
+  deadlineMs: number,
+  attemptMs: number,
+): void {
+  const { pollSession } = sessionPolls(deadlineMs - Date.now(), attemptMs);
   poll.start(() => pollSession(plan));
 }
 
@@ -252,7 +257,8 @@ export async function awaitOutcome(
   const returnCheck = () => sessionCalls.checkSession(sessionId, { ...resultsAlong, userReturned: true });
   const plan = (): PollingPlan => ({
     sessionId,
-    ...polling,
+    initialMs: polling.initialMs,
+    maxMs: polling.maxMs,
     ...(along ? { resultsAlong: along } : {}),
     provider: input.provider,
     startedAtMs: Date.parse(state.progress.startedAt),
@@ -322,7 +328,7 @@ export async function awaitOutcome(
       // (A read again due within seconds is waited for: the next run would start undoubting.)
       if (historyFull() && !unknown.doubting) return 'continue';
       if (holdsPoll && !poll.active && !pollRanOut && !unknown.doubting)
-        startPoll(poll, plan(), state.deadlineMs);
+        startPoll(poll, plan(), state.deadlineMs, polling.attemptMs);
       const step = state.progress.nextStep;
       const wakeAt = Math.min(
         state.deadlineMs,

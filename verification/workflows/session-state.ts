@@ -279,7 +279,7 @@ export class SessionState {
     const method = this.#progress.collectionMethod;
     return method === 'SubmitNativeChallengeResponse'
       ? 'waiting for the native challenge response'
-      : `waiting for the user (${method ?? 'step'}); polling the session (the next poll is the pending pollSession's next attempt)`;
+      : `waiting for the user (${method ?? 'step'}); polling the session (the pending pollSession makes the polls)`;
   }
 
   /**

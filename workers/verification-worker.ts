@@ -13,6 +13,7 @@ import { type IdvStore } from '../stores/idv-store';
 import { type ResultLimits } from '../verification/activities/result-limits';
 import { type OrphanSettings } from '../verification/activities/orphan-settings';
 import { PollLearning, type PollPlacementMode } from '../verification/activities/poll-learning';
+import { attemptServer } from '../verification/activities/attempt-server';
 import { HeldPolls } from '../verification/activities/held-polls';
 import { type KeyringSettings } from '../keyring/activities';
 import { TemporalKeyring } from '../keyring/client';
@@ -100,6 +101,8 @@ export type WorkerTuning = Pick<
 
 /** A worker for the verification workflows, the webhook registries and connection workflows, and their activities. */
 export async function createVerificationWorker(options: VerificationWorkerOptions): Promise<Worker> {
+  // The worker's client, once it is built (the keyring's reads from held polls need it).
+  const built: { worker?: Worker } = {};
   const heldPolls = new HeldPolls({
     warn: (message) => {
       Runtime.instance().logger.warn(message);
@@ -113,8 +116,12 @@ export async function createVerificationWorker(options: VerificationWorkerOption
     records: options.store.records,
     dataKeys: new DataKeys(
       options.store.dataKeys,
-      // Read from activities, through the worker's own client.
-      new TemporalKeyring({ client: () => Context.current().client, taskQueue: options.taskQueue }),
+      // Read from activities, and from held polls (run outside any activity: see `HeldPolls`),
+      // through the worker's own client.
+      new TemporalKeyring({
+        client: () => built.worker?.client ?? Context.current().client,
+        taskQueue: options.taskQueue,
+      }),
     ),
     ...(options.pollPlacement !== 'rule'
       ? {
@@ -148,6 +155,7 @@ export async function createVerificationWorker(options: VerificationWorkerOption
       ? { workflowBundle: options.workflowBundle }
       : { workflowsPath: require.resolve('../package/workflows') }),
   });
+  built.worker = worker;
   if (!worker.client) throw new Error('the worker has no client to read its deployment with');
   const promoted = await promoteBuild(worker.client, deployment, {
     onlyIfNone: options.promote !== 'on-start',
@@ -176,7 +184,7 @@ function holdingPolls(held: HeldPolls): WorkerPlugin {
     name: 'idv-held-polls',
     async runWorker(worker, next) {
       if (!worker.client) throw new Error('the worker has no client to complete held polls with');
-      held.open(worker.client.activity);
+      held.open(attemptServer(worker.client));
       try {
         await next(worker);
       } finally {

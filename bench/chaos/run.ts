@@ -180,7 +180,9 @@ async function main(): Promise<number> {
         timeout: plan === 'times-out' ? '90s' : '10m',
         redactAfter: 0,
 
-        polling: { initialMs: 500, maxMs: 2_000 },
+        // A SIGKILLed worker's held polls come back at their attempt's bound: 2 minutes, within
+        // the deadline of 10.
+        polling: { initialMs: 500, maxMs: 2_000, attemptMs: 120_000 },
       });
       const start = await withinDeadline(idv.startVerification(request), START_WAIT_MS).catch(
         (error: unknown) => error,

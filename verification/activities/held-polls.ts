@@ -1,16 +1,20 @@
+import { AsyncResource } from 'node:async_hooks';
+import { setTimeout as sleep } from 'node:timers/promises';
 import {
   ActivityCancelledError,
   ActivityNotFoundError,
   ActivityPausedError,
   ActivityResetError,
-  type AsyncCompletionClient,
 } from '@temporalio/client';
+import { type AttemptServer, type HeldPollDetails } from './attempt-server';
 
 /**
  * What one poll of a held attempt came to: the outcome to complete the attempt with, the next
- * poll's delay, or nothing more to do (the attempt was cancelled or is gone: see `stillWanted`).
+ * poll's delay (`handBack`: through the server, so any worker may make it), or nothing more to do
+ * (the attempt was cancelled or is gone: see {@link HeldPollCall.stillWanted}).
  */
-export type PollStep<T> = { outcome: T } | { againMs: number; reason: string } | { unwanted: true };
+export type PollStep<T> =
+  { outcome: T } | { againMs: number; reason: string; handBack?: true } | { unwanted: true };
 
 /** How a poll of a held attempt is run. */
 export interface HeldPollCall {
@@ -25,19 +29,20 @@ export interface HeldPollCall {
 /** A poll activity's attempt handed to {@link HeldPolls} (it completes asynchronously). */
 export interface HeldAttempt<T> {
   taskToken: Uint8Array;
+  /** Whose polls these are (the session): a newer attempt of the same key supersedes this one. */
+  key: string;
+  /** The activity's attempt number, carried with the poll count (see {@link HeldPollDetails}). */
+  attempt: number;
   /** The number of the attempt's first poll (0 arms the first interval and makes no call). */
   poll: number;
   /** No poll of this attempt starts later than this (ms since the epoch): the attempt's bound less one poll's. */
   holdUntilMs: number;
+  /** When the attempt's start-to-close timeout ends (ms since the epoch): past it the server retries it. */
+  endsAtMs: number;
   /** One poll: a step, or a failure to fail the attempt with (Temporal's retry policy takes it from there). */
   run: (poll: number, call: HeldPollCall) => Promise<PollStep<T>>;
   /** The failure that hands the attempt back to the server, its next attempt `delayMs` later. */
   handBack: (delayMs: number, reason: string) => Error;
-}
-
-/** What a held attempt records in its heartbeat for the next attempt: the number of its last poll. */
-export interface HeldPollDetails {
-  polls: number;
 }
 
 /** Options of {@link HeldPolls}. */
@@ -46,10 +51,12 @@ export interface HeldPollsOptions {
   max?: number;
   /** Told when an attempt could not be completed or handed back (the server retries it at its bound). */
   warn?: (message: string) => void;
+  /** How long a worker's release may take to hand its attempts back. @default 15_000 */
+  releaseBoundMs?: number;
 }
 
 interface Held {
-  attempt: HeldAttempt<unknown>;
+  readonly attempt: HeldAttempt<unknown>;
   timer: NodeJS.Timeout | undefined;
   /** When the next poll is due (ms since the epoch), while one waits. */
   dueAtMs: number;
@@ -57,47 +64,62 @@ interface Held {
   made: number;
   /** Aborts the poll under way when the attempt is handed back. */
   readonly abort: AbortController;
+  /** The attempt's ending being told to the server (retried until told or the attempt's bound). */
+  settling: Promise<void> | undefined;
 }
 
-/** How long a worker's release may take to hand its held attempts back before it lets them go. */
-const RELEASE_BOUND_MS = 15_000;
-/** Hand-backs sent at once while releasing. */
-const RELEASE_BATCH = 100;
+/** Hand-backs under way at once while releasing. */
+const RELEASE_CONCURRENCY = 200;
+/** The first wait before a failed settle is tried again; doubled each time, up to 30 s. */
+const SETTLE_RETRY_MS = 500;
 
 /**
  * A worker's held poll attempts. A poll activity's attempt, instead of ending after one GetSession
  * with the next poll as its retry, is completed asynchronously and held here between its polls
- * (its task token, a timer and its plan: no activity slot, no SDK state), so one activity task
- * carries every poll that fits in its start-to-close timeout. Once the next poll would start past
- * that bound, and when the worker stops, the attempt is handed back to the server with the next
- * poll's delay as its retry delay (its heartbeat carrying the poll count to the next attempt), as
- * a poll of one call per attempt is. An attempt lost with a crashed worker is retried by the
- * server at its start-to-close timeout.
+ * (its task token, a timer and its plan: no activity slot), so one activity task carries every
+ * poll that fits in its start-to-close timeout. Once the next poll would start past that bound, or
+ * a poll lost its turn under the call budget (any worker may make it), and when the worker stops,
+ * the attempt is handed back to the server with the next poll's delay as its retry delay and the
+ * poll count as its heartbeat details, as a poll of one call per attempt is. An attempt lost with
+ * a crashed worker is retried by the server at its start-to-close timeout; an ending the server
+ * could not be told is told again until then.
  *
  * A held attempt heartbeats only before it acts on an outcome (a cancelled one then reports the
- * cancel and fetches nothing) and when it is handed back: a heartbeat costs about as much worker
- * CPU as the call it would guard. So an attempt the workflow cancelled while its session still
- * runs (a redirect restarts the poll) keeps polling, at most until its bound, before it learns so.
+ * cancel and fetches nothing) and when a newer attempt of its session comes to this worker: a
+ * heartbeat costs about as much worker CPU as the call it would guard. So an attempt the workflow
+ * cancelled while its session still runs, whose successor went to another worker, keeps polling,
+ * at most until its bound, before it learns so.
+ *
+ * Its timers and their callbacks run in the async context of {@link open}, not of the activity
+ * that handed the attempt over, so nothing of that activity (its context, its SDK state) is kept
+ * alive while the attempt is held.
  */
 export class HeldPolls {
   readonly #held = new Set<Held>();
+  /** The newest attempt held for each key. */
+  readonly #byKey = new Map<string, Held>();
   readonly #max: number;
   readonly #warn: (message: string) => void;
-  #client: AsyncCompletionClient | undefined;
+  readonly #releaseBoundMs: number;
+  #server: AttemptServer | undefined;
+  /** Runs a function in the async context `open` was called in. */
+  #outside: (run: () => void) => void = (run) => run();
 
   constructor(options: HeldPollsOptions = {}) {
     this.#max = options.max ?? 50_000;
     this.#warn = options.warn ?? (() => undefined);
+    this.#releaseBoundMs = options.releaseBoundMs ?? 15_000;
   }
 
-  /** The worker runs: attempts may be held, completed through its client. */
-  open(client: AsyncCompletionClient): void {
-    this.#client = client;
+  /** The worker runs: attempts may be held, their endings told through `server`. */
+  open(server: AttemptServer): void {
+    this.#server = server;
+    this.#outside = AsyncResource.bind((run: () => void) => run());
   }
 
   /** True when another attempt can be held (the worker runs and there is room). */
   get accepting(): boolean {
-    return this.#client !== undefined && this.#held.size < this.#max;
+    return this.#server !== undefined && this.#held.size < this.#max;
   }
 
   /** How many attempts are held now. */
@@ -113,60 +135,88 @@ export class HeldPolls {
       dueAtMs: Date.now(),
       made: attempt.poll - 1,
       abort: new AbortController(),
+      settling: undefined,
     };
     this.#held.add(held);
-    held.timer = setTimeout(() => void this.#poll(held, attempt.poll), 0);
+    const older = this.#byKey.get(attempt.key);
+    this.#byKey.set(attempt.key, held);
+    this.#outside(() => {
+      // The workflow polls a session through one attempt at a time: an older one held here was
+      // cancelled (a redirect, a new run) or timed out, and is asked so at once.
+      if (older) void this.#stillWanted(older);
+      this.#wait(held, attempt.poll, 0);
+    });
   }
 
   /**
    * The worker stopped: every held attempt is handed back to the server (a poll under way is
-   * aborted; its attempt comes back at once), so another worker goes on with it now rather than
-   * at its timeout.
+   * aborted; its attempt comes back at once), and endings being told are waited for, within the
+   * release's bound, so another worker goes on now rather than at the attempts' timeout.
    */
   async release(): Promise<void> {
-    const client = this.#client;
-    this.#client = undefined;
+    const server = this.#server;
+    this.#server = undefined;
     const all = [...this.#held];
     this.#held.clear();
-    if (!client) return;
+    this.#byKey.clear();
+    if (!server) return;
     const now = Date.now();
+    const settling: Promise<void>[] = [];
+    const waiting: Held[] = [];
     for (const held of all) {
       clearTimeout(held.timer);
       held.abort.abort();
+      if (held.settling) settling.push(held.settling);
+      else waiting.push(held);
     }
+    let failed = 0;
+    const handBack = async (held: Held) => {
+      const { taskToken, handBack: failure } = held.attempt;
+      await server
+        .fail(taskToken, failure(Math.max(0, held.dueAtMs - now), 'the worker stopped'), this.#details(held))
+        .catch((error: unknown) => {
+          if (!(error instanceof ActivityNotFoundError)) failed += 1;
+        });
+    };
     const handBacks = (async () => {
-      for (let i = 0; i < all.length; i += RELEASE_BATCH)
-        await Promise.all(
-          all
-            .slice(i, i + RELEASE_BATCH)
-            .map((held) =>
-              this.#handBack(client, held, Math.max(0, held.dueAtMs - now), 'the worker stopped').catch(
-                () => undefined,
-              ),
-            ),
-        );
+      let next = 0;
+      const lane = async () => {
+        while (next < waiting.length) await handBack(waiting[next++] as Held);
+      };
+      await Promise.all([...Array.from({ length: RELEASE_CONCURRENCY }, lane), ...settling]);
     })();
     let timer: NodeJS.Timeout | undefined;
-    const bound = new Promise<'bound'>(
-      (resolve) => (timer = setTimeout(() => resolve('bound'), RELEASE_BOUND_MS)),
-    );
+    const bound = new Promise<'bound'>((resolve) => {
+      timer = setTimeout(() => resolve('bound'), this.#releaseBoundMs);
+    });
     try {
-      if ((await Promise.race([handBacks.then(() => 'done' as const), bound])) === 'bound')
+      const ended = await Promise.race([handBacks.then(() => 'done' as const), bound]);
+      if (ended === 'bound' || failed > 0)
         this.#warn(
-          `held polls not all handed back within ${RELEASE_BOUND_MS} ms: the server retries the rest at their timeout`,
+          `held polls: ${ended === 'bound' ? `not all handed back within ${this.#releaseBoundMs} ms` : `${failed} not handed back`}; the server retries them at their attempt's timeout`,
         );
     } finally {
       clearTimeout(timer);
     }
   }
 
-  /** The client to act on `held` with, while it is still this worker's (not released, settled or dropped). */
-  #ours(held: Held): AsyncCompletionClient | undefined {
-    return this.#held.has(held) ? this.#client : undefined;
+  #details(held: Held): HeldPollDetails {
+    return { polls: held.made, attempt: held.attempt.attempt };
+  }
+
+  /** True while `held` is still this worker's to act on (not released, settled or dropped). */
+  #ours(held: Held): boolean {
+    return this.#held.has(held) && held.settling === undefined && this.#server !== undefined;
+  }
+
+  #wait(held: Held, poll: number, delayMs: number): void {
+    held.dueAtMs = Date.now() + delayMs;
+    held.timer = setTimeout(() => void this.#poll(held, poll), delayMs);
   }
 
   async #poll(held: Held, poll: number): Promise<void> {
     held.timer = undefined;
+    if (!this.#ours(held)) return;
     held.made = poll;
     const { attempt } = held;
     let step: PollStep<unknown>;
@@ -176,69 +226,69 @@ export class HeldPolls {
         stillWanted: () => this.#stillWanted(held),
       });
     } catch (error) {
-      return this.#settle(held, (client) => client.fail(attempt.taskToken, error));
+      return this.#settle(held, (server) => server.fail(attempt.taskToken, error, this.#details(held)));
     }
-    if ('unwanted' in step) return;
+    if ('unwanted' in step || !this.#ours(held)) return;
     if ('outcome' in step)
-      return this.#settle(held, (client) => client.complete(attempt.taskToken, step.outcome));
-    const now = Date.now();
-    if (now + step.againMs > attempt.holdUntilMs)
-      return this.#settle(held, (client) => this.#handBack(client, held, step.againMs, step.reason));
-    if (!this.#ours(held)) return;
-    held.dueAtMs = now + step.againMs;
-    held.timer = setTimeout(() => void this.#poll(held, poll + 1), step.againMs);
+      return this.#settle(held, (server) => server.complete(attempt.taskToken, step.outcome));
+    if (step.handBack || Date.now() + step.againMs > attempt.holdUntilMs) {
+      const failure = attempt.handBack(step.againMs, step.reason);
+      return this.#settle(held, (server) => server.fail(attempt.taskToken, failure, this.#details(held)));
+    }
+    this.#wait(held, poll + 1, step.againMs);
   }
 
   /** A heartbeat: false (and the attempt settled) when the workflow cancelled it or it is gone. */
   async #stillWanted(held: Held): Promise<boolean> {
-    const client = this.#ours(held);
-    if (!client) return false;
-    const { taskToken } = held.attempt;
-    const details: HeldPollDetails = { polls: held.made };
+    const server = this.#server;
+    if (!server || !this.#ours(held)) return false;
+    const { taskToken, handBack } = held.attempt;
     try {
-      await client.heartbeat(taskToken, details);
+      await server.heartbeat(taskToken, this.#details(held));
       return true;
     } catch (error) {
-      if (error instanceof ActivityCancelledError)
-        await this.#settle(held, (c) => c.reportCancellation(taskToken));
-      else if (error instanceof ActivityNotFoundError) this.#held.delete(held);
+      if (error instanceof ActivityCancelledError) this.#settle(held, (s) => s.reportCancellation(taskToken));
+      else if (error instanceof ActivityNotFoundError) this.#drop(held);
       else if (error instanceof ActivityPausedError || error instanceof ActivityResetError)
-        await this.#settle(held, (c) => c.fail(taskToken, held.attempt.handBack(0, 'paused or reset')));
+        this.#settle(held, (s) => s.fail(taskToken, handBack(0, 'paused or reset'), this.#details(held)));
       // The server could not be asked: the outcome is acted on (a late answer is dropped).
       else return true;
       return false;
     }
   }
 
-  /** Hands the attempt back: its poll count for the next attempt, then its retry `delayMs` later. */
-  async #handBack(client: AsyncCompletionClient, held: Held, delayMs: number, reason: string): Promise<void> {
-    const { taskToken, handBack } = held.attempt;
-    const details: HeldPollDetails = { polls: held.made };
-    try {
-      await client.heartbeat(taskToken, details);
-    } catch (error) {
-      // Cancelled meanwhile: said so, not retried. Gone: nothing to hand back. Otherwise (paused,
-      // reset, not reached) it is handed back all the same.
-      if (error instanceof ActivityCancelledError) return client.reportCancellation(taskToken);
-      if (error instanceof ActivityNotFoundError) return;
-    }
-    await client.fail(taskToken, handBack(delayMs, reason));
+  #drop(held: Held): void {
+    clearTimeout(held.timer);
+    this.#held.delete(held);
+    if (this.#byKey.get(held.attempt.key) === held) this.#byKey.delete(held.attempt.key);
   }
 
-  /** Ends the attempt at the server (completed, failed, handed back or cancelled) and lets it go. */
-  async #settle(held: Held, call: (client: AsyncCompletionClient) => Promise<void>): Promise<void> {
-    const client = this.#ours(held);
-    if (!client) return;
-    this.#held.delete(held);
-    try {
-      await call(client);
-    } catch (error) {
-      // Not found or cancelled: the attempt ended meanwhile (the workflow closed or cancelled it,
-      // or the attempt timed out).
-      if (!(error instanceof ActivityNotFoundError || error instanceof ActivityCancelledError))
-        this.#warn(
-          `a held poll could not be settled (the server retries it at its timeout): ${error instanceof Error ? error.message : String(error)}`,
-        );
-    }
+  /**
+   * Tells the server how the attempt ends (completed, failed, handed back or cancelled), trying
+   * again while it cannot be reached, until the attempt's own bound (the server retries it then).
+   */
+  #settle(held: Held, call: (server: AttemptServer) => Promise<void>): void {
+    if (!this.#ours(held)) return;
+    clearTimeout(held.timer);
+    held.settling = (async () => {
+      for (let waitMs = SETTLE_RETRY_MS; ; waitMs = Math.min(30_000, waitMs * 2)) {
+        const server = this.#server;
+        try {
+          if (server) await call(server);
+          return;
+        } catch (error) {
+          // Not found or cancelled: the attempt ended meanwhile (the workflow closed or cancelled
+          // it, or the attempt timed out).
+          if (error instanceof ActivityNotFoundError || error instanceof ActivityCancelledError) return;
+          if (Date.now() + waitMs >= held.attempt.endsAtMs || !this.#server) {
+            this.#warn(
+              `a held poll's ending could not be told to the server (it retries the attempt at its timeout): ${error instanceof Error ? error.message : String(error)}`,
+            );
+            return;
+          }
+          await sleep(waitMs);
+        }
+      }
+    })().finally(() => this.#drop(held));
   }
 }

@@ -45,7 +45,8 @@ const FORGET_AFTER_MS = 15 * 60_000;
  * What this worker's polls learn of each provider's completion times (see `CompletionTimes`):
  * each poll that finds a session running counts the time since the previous one as running; the
  * poll that finds it done counts a completion halfway between the two. Only a pair of consecutive
- * attempts of one poll activity (a series) that both ran here counts: with several workers a session's polls go to any of them, and a worker
+ * polls of one series (the polls of one held attempt, or the one-poll attempts of one poll
+ * activity) that both ran here counts: with several workers a session's polls go to any of them, and a worker
  * counting from the last poll it saw would count again what another worker counted between, so
  * that running time would be counted up to once per worker against one completion. The pairs
  * that count are a sample of all pairs independent of when sessions complete, so the curve stays

@@ -6,7 +6,8 @@ import { pollIntervalMs, ruleIntervalAtAgeMs, SESSION_RUNNING } from '../domain/
 import { type NormalisedSessionState } from '../domain/session-status';
 import { type VerificationDeps } from './deps';
 import { classified, MAX_RETRY_AFTER_MS } from './failures';
-import { type HeldPollCall, type HeldPollDetails, type PollStep } from './held-polls';
+import { isHeldPollDetails } from './attempt-server';
+import { type PollStep } from './held-polls';
 import { type FetchedResults, type ResultsAlong, resultsAlong } from './result-activities';
 import { stateOf } from './wire-views';
 
@@ -55,7 +56,7 @@ function pollAgain(delayMs: number, reason: string): ApplicationFailure {
   });
 }
 
-/** Polling: each GetSession is one attempt of `pollSession`, the next attempt the next poll. */
+/** Polling: `pollSession`, whose attempts a worker holds between their polls (see `HeldPolls`). */
 export function pollingActivities(deps: VerificationDeps) {
   const { pollLearning: learning, heldPolls: held, identity } = deps;
   const budget = identity.budget;
@@ -86,16 +87,10 @@ export function pollingActivities(deps: VerificationDeps) {
     return budget.pollDelayMs(plan.sessionId, ownMs, placement);
   };
   /**
-   * One poll (number `polls`; 0 arms the first interval and makes no call), cancelled by
-   * `signal`, within an attempt whose bound ends at `attemptEndsAtMs`.
+   * One poll of `plan`'s session (number `polls` of its `series`; 0 arms the first interval and
+   * makes no call), cancelled by `signal`: the session found done, or the next poll's delay.
    */
-  const pollOnce = async (
-    plan: PollingPlan,
-    series: string,
-    polls: number,
-    call: { signal: AbortSignal; attemptEndsAtMs: number; stillWanted?: HeldPollCall['stillWanted'] },
-  ): Promise<PollStep<PolledOutcome>> => {
-    const { signal, attemptEndsAtMs } = call;
+  const pollOnce = async ({ plan, series, polls, signal }: OnePoll): Promise<Polled> => {
     const session = learned(plan);
     if (polls === 0) {
       session?.learning.running(series, session.provider, session.ageMs, polls);
@@ -127,13 +122,17 @@ export function pollingActivities(deps: VerificationDeps) {
     if ('notPolled' in state) {
       const retryAfterMs = Math.min(state.notPolled, MAX_RETRY_AFTER_MS);
       // A lost turn: the poll was due, only the budget's part was full; it comes back at a turn
-      // of its own (see turnLostDelayMs). A 429: the session's own interval, stretched by the
-      // budget, or the Retry-After, whichever is later.
-      const againMs =
-        budget && state.turnLost
-          ? budget.turnLostDelayMs(plan.sessionId, retryAfterMs)
-          : nextPollMs(plan, Math.max(pollIntervalMs(plan, polls - 1), retryAfterMs), undefined);
-      return { againMs, reason: 'not polled: over budget or refused' };
+      // of its own (see turnLostDelayMs), through the server, which may hand it to another
+      // worker. A 429: the session's own interval, stretched by the budget, or the Retry-After,
+      // whichever is later.
+      if (budget && state.turnLost)
+        return {
+          againMs: budget.turnLostDelayMs(plan.sessionId, retryAfterMs),
+          reason: 'not polled: over budget',
+          handBack: true,
+        };
+      const ownMs = Math.max(pollIntervalMs(plan, polls - 1), retryAfterMs);
+      return { againMs: nextPollMs(plan, ownMs, undefined), reason: 'not polled: refused' };
     }
     if (state.done) {
       // A session cancelled was ended by its business (the verification's deadline or caller,
@@ -141,18 +140,22 @@ export function pollingActivities(deps: VerificationDeps) {
       if (state.status === 'cancelled') session?.learning.notPolled(series, polls);
       else session?.learning.completed(series, session.provider, session.ageMs, polls);
       budget?.forget(plan.sessionId);
-      // A held attempt may have been cancelled since it was handed to the worker: no results
-      // are fetched for a workflow that no longer waits for them.
-      if (call.stillWanted && !(await call.stillWanted())) return { unwanted: true };
-      const results = await fetchAlong(plan.sessionId, plan.resultsAlong, state, {
-        signal,
-        priority: 'first',
-        attemptEndsAtMs,
-      });
-      return { outcome: { state, polls, ...(results ? { results } : {}) } };
+      return { done: state };
     }
     session?.learning.running(series, session.provider, session.ageMs, polls);
     return { againMs: nextPollMs(plan, pollIntervalMs(plan, polls), session), reason: 'session running' };
+  };
+  /** The outcome of a poll that found the session done, with the results fetched along. */
+  const outcomeOf = async (
+    { plan, polls, signal }: OnePoll,
+    { state, attemptEndsAtMs }: { state: NormalisedSessionState; attemptEndsAtMs: number },
+  ): Promise<PolledOutcome> => {
+    const results = await fetchAlong(plan.sessionId, plan.resultsAlong, state, {
+      signal,
+      priority: 'first',
+      attemptEndsAtMs,
+    });
+    return { state, polls, ...(results ? { results } : {}) };
   };
   return {
     /**
@@ -164,42 +167,64 @@ export function pollingActivities(deps: VerificationDeps) {
      * the next poll's delay as its retry delay; an attempt whose bound holds no wait (or when
      * the worker holds as many as it may) makes one poll and ends, the next attempt being the
      * next poll. The first poll only arms the first interval. The workflow cancels it to check
-     * at once (a redirect); a held attempt learns it at its next heartbeat.
+     * at once (a redirect); a held attempt learns it before it acts on an outcome.
      */
     async pollSession(plan: PollingPlan): Promise<PolledOutcome> {
       const context = Context.current();
       const { info } = context;
-      const carried = (info.heartbeatDetails as HeldPollDetails | undefined)?.polls;
-      const polls = typeof carried === 'number' ? carried + 1 : info.attempt - 1;
-      // The attempts of this poll activity: its poll numbers start again with another (a
-      // redirect restarts the poll, a new run starts its own).
-      const series = `${info.workflowExecution?.runId ?? ''}/${info.activityId}`;
+      // The poll's number goes on from what the attempts before left (a held attempt makes many
+      // polls); otherwise each attempt before was one poll.
+      const left = isHeldPollDetails(info.heartbeatDetails) ? info.heartbeatDetails : undefined;
+      const polls = left ? left.polls + info.attempt - left.attempt : info.attempt - 1;
+      // The polls of one activity (a redirect restarts the poll, a new run starts its own) pair
+      // up for the learning; a held attempt's among themselves, since the poll count it was left
+      // may be behind (its predecessor's worker crashed) and must not pair with an older poll.
+      const activity = `${info.workflowExecution?.runId ?? ''}/${info.activityId}`;
       const startedAtMs = Date.now();
-      const holdUntilMs =
-        Math.min(
-          startedAtMs + info.startToCloseTimeoutMs,
-          info.scheduleToCloseTimeoutMs > 0
-            ? info.scheduledTimestampMs + info.scheduleToCloseTimeoutMs
-            : Number.POSITIVE_INFINITY,
-        ) - ONE_POLL_BOUND_MS;
+      const endsAtMs = Math.min(
+        startedAtMs + info.startToCloseTimeoutMs,
+        info.scheduleToCloseTimeoutMs > 0
+          ? info.scheduledTimestampMs + info.scheduleToCloseTimeoutMs
+          : Number.POSITIVE_INFINITY,
+      );
+      const holdUntilMs = endsAtMs - ONE_POLL_BOUND_MS;
       if (held?.accepting && holdUntilMs > startedAtMs) {
+        const series = `${activity}#${info.attempt}`;
         held.hold({
           taskToken: info.taskToken,
+          key: plan.sessionId,
+          attempt: info.attempt,
           poll: polls,
           holdUntilMs,
-          run: (poll, call) =>
-            pollOnce(plan, series, poll, { ...call, attemptEndsAtMs: holdUntilMs + ONE_POLL_BOUND_MS }),
+          endsAtMs,
+          run: async (poll, { signal, stillWanted }): Promise<PollStep<PolledOutcome>> => {
+            const one = { plan, series, polls: poll, signal };
+            const step = await pollOnce(one);
+            if (!('done' in step)) return step;
+            // Cancelled since it was handed over: no results for a workflow that no longer waits.
+            if (!(await stillWanted())) return { unwanted: true };
+            return { outcome: await outcomeOf(one, { state: step.done, attemptEndsAtMs: endsAtMs }) };
+          },
           handBack: pollAgain,
         });
         throw new CompleteAsyncError();
       }
-      const step = await pollOnce(plan, series, polls, {
-        signal: context.cancellationSignal,
-        attemptEndsAtMs: info.currentAttemptScheduledTimestampMs + info.startToCloseTimeoutMs,
-      });
-      if ('outcome' in step) return step.outcome;
-      if ('unwanted' in step) throw new Error('a poll of its own attempt is always wanted');
+      const one = { plan, series: activity, polls, signal: context.cancellationSignal };
+      const step = await pollOnce(one);
+      const attemptEndsAtMs = info.currentAttemptScheduledTimestampMs + info.startToCloseTimeoutMs;
+      if ('done' in step) return await outcomeOf(one, { state: step.done, attemptEndsAtMs });
       throw pollAgain(step.againMs, step.reason);
     },
   };
 }
+
+/** One poll: whose, its number in its series (see `PollLearning`), and what cancels it. */
+interface OnePoll {
+  plan: PollingPlan;
+  series: string;
+  polls: number;
+  signal: AbortSignal;
+}
+
+/** What one poll found: the session done, or the next poll's delay (`handBack`: through the server). */
+type Polled = { done: NormalisedSessionState } | { againMs: number; reason: string; handBack?: true };

@@ -213,14 +213,13 @@ function resultsAlongFor(input: VerificationInput): ResultsAlong | undefined {
   return input.results === 'data' ? { dataKeyId: input.dataKeyId } : undefined;
 }
 
-/** Starts the poll: a retried one-call activity, bounded by the deadline (see `sessionPolls`). */
+/** Starts the poll: a retried activity whose attempts make `attemptMs` of polls, bounded by the deadline (see `sessionPolls`). */
 function startPoll(
   poll: OwnedActivity<PolledOutcome>,
   plan: PollingPlan,
-  deadlineMs: number,
-  attemptMs: number,
+  bounds: { deadlineMs: number; attemptMs: number },
 ): void {
-  const { pollSession } = sessionPolls(deadlineMs - Date.now(), attemptMs);
+  const { pollSession } = sessionPolls(bounds.deadlineMs - Date.now(), bounds.attemptMs);
   poll.start(() => pollSession(plan));
 }
 
@@ -328,7 +327,7 @@ export async function awaitOutcome(
       // (A read again due within seconds is waited for: the next run would start undoubting.)
       if (historyFull() && !unknown.doubting) return 'continue';
       if (holdsPoll && !poll.active && !pollRanOut && !unknown.doubting)
-        startPoll(poll, plan(), state.deadlineMs, polling.attemptMs);
+        startPoll(poll, plan(), { deadlineMs: state.deadlineMs, attemptMs: polling.attemptMs });
       const step = state.progress.nextStep;
       const wakeAt = Math.min(
         state.deadlineMs,

@@ -433,6 +433,11 @@ export class CallBudget {
     return delay;
   }
 
+  /** True when several processes share the rate: a poll that lost its turn here may find one in another's part. */
+  get shared(): boolean {
+    return this.#workers > 1;
+  }
+
   #fairDelayOf(sessionId: string): number {
     const counted = this.#sessions.has(sessionId) || this.#ended.has(sessionId);
     return this.#fairDelay(counted ? 0 : 1);

@@ -1,4 +1,5 @@
-import { ActivityCancelledError } from '@temporalio/client';
+import { AsyncLocalStorage } from 'node:async_hooks';
+import { ActivityCancelledError, ActivityNotFoundError } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
 import { type AttemptServer, type HeldPollDetails } from '../../verification/activities/attempt-server';
 import { type HeldAttempt, HeldPolls, type PollStep } from '../../verification/activities/held-polls';
@@ -94,6 +95,51 @@ describe('held poll attempts', () => {
     await until(() => held.size === 0, 'the outcome told');
     expect(calls.map((call) => call.kind)).toEqual(['complete', 'complete', 'complete']);
     expect(warnings).toEqual([]);
+  });
+
+  it('tells an ending being told again once more at once when released, before the release ends', async () => {
+    let refusals = 1;
+    const { server, calls } = recordingServer((call) =>
+      call.kind === 'complete' && refusals-- > 0 ? new Error('unavailable') : undefined,
+    );
+    const held = new HeldPolls();
+    held.open(server);
+    held.hold(attempt('a', [done('succeeded')]));
+    await until(() => calls.length === 1, 'the first try');
+    await held.release();
+    expect(calls.map((call) => call.kind)).toEqual(['complete', 'complete']);
+  });
+
+  it('stops telling an ending the server no longer knows, without a warning', async () => {
+    const { server, calls } = recordingServer(() => new ActivityNotFoundError('Not found'));
+    const warnings: string[] = [];
+    const held = new HeldPolls({ warn: (message) => warnings.push(message) });
+    held.open(server);
+    held.hold(attempt('a', [done('succeeded')]));
+    await until(() => held.size === 0, 'the attempt let go');
+    expect(calls).toHaveLength(1);
+    expect(warnings).toEqual([]);
+  });
+
+  it('runs its polls outside the async context of the activity that handed the attempt over', async () => {
+    const { server } = recordingServer();
+    const held = new HeldPolls();
+    held.open(server);
+    const activityContext = new AsyncLocalStorage<string>();
+    const seen: (string | undefined)[] = [];
+    const one = attempt('a', [
+      () => {
+        seen.push(activityContext.getStore());
+        return Promise.resolve({ againMs: 10, reason: 'running' });
+      },
+      () => {
+        seen.push(activityContext.getStore());
+        return Promise.resolve({ outcome: 'succeeded' });
+      },
+    ]);
+    activityContext.run('the activity', () => held.hold(one));
+    await until(() => held.size === 0, 'the outcome');
+    expect(seen).toEqual([undefined, undefined]);
   });
 
   it('hands the attempt back in one call, with its poll count, once the next poll would start past its bound', async () => {

@@ -114,6 +114,7 @@ describe('polling open verifications', () => {
       stack().client.options.loadedDataConverter,
       handedBack?.heartbeatDetails?.payloads,
     );
+    expect(details).toMatchObject({ attempt: 1 });
     expect((details as HeldPollDetails).polls).toBeGreaterThanOrEqual(3);
     const before = await callsOf(nextStep.sessionId);
     await stack().startWorker();

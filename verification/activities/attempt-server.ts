@@ -1,5 +1,5 @@
 import { ActivityNotFoundError, type Client, isGrpcServiceError } from '@temporalio/client';
-import { ensureTemporalFailure } from '@temporalio/common';
+import { ensureApplicationFailure } from '@temporalio/common';
 import { encodeErrorToFailure, encodeToPayloads } from '@temporalio/common/lib/internal-non-workflow';
 
 /** What a held attempt leaves the next one (its last heartbeat's details): its last poll's number, and its own. */
@@ -38,7 +38,7 @@ export function attemptServer(client: Client): AttemptServer {
         namespace,
         identity,
         taskToken,
-        failure: await encodeErrorToFailure(loadedDataConverter, ensureTemporalFailure(failure)),
+        failure: await encodeErrorToFailure(loadedDataConverter, ensureApplicationFailure(failure)),
         lastHeartbeatDetails: { payloads: await encodeToPayloads(loadedDataConverter, details) },
       };
       try {

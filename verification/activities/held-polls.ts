@@ -5,7 +5,9 @@ import {
   ActivityNotFoundError,
   ActivityPausedError,
   ActivityResetError,
+  isGrpcServiceError,
 } from '@temporalio/client';
+import { ApplicationFailure } from '@temporalio/common';
 import { type AttemptServer, type HeldPollDetails } from './attempt-server';
 
 /**
@@ -62,23 +64,24 @@ interface Held {
   dueAtMs: number;
   /** The number of the last poll started (the next attempt goes on after it). */
   made: number;
-  /** Aborts the poll under way when the attempt is handed back. */
-  readonly abort: AbortController;
+  /** Aborts the poll under way when the attempt is released (one per poll: see `#poll`). */
+  poll: AbortController | undefined;
   /** The attempt's ending being told to the server (retried until told or the attempt's bound). */
   settling: Promise<void> | undefined;
 }
 
 /** Hand-backs under way at once while releasing. */
 const RELEASE_CONCURRENCY = 200;
-/** The first wait before a failed settle is tried again; doubled each time, up to 30 s. */
+/** The first wait before a failed settle is tried again; doubled each time, up to {@link SETTLE_RETRY_MAX_MS}. */
 const SETTLE_RETRY_MS = 500;
+const SETTLE_RETRY_MAX_MS = 30_000;
 
 /**
  * A worker's held poll attempts. A poll activity's attempt, instead of ending after one GetSession
  * with the next poll as its retry, is completed asynchronously and held here between its polls
  * (its task token, a timer and its plan: no activity slot), so one activity task carries every
  * poll that fits in its start-to-close timeout. Once the next poll would start past that bound, or
- * a poll lost its turn under the call budget (any worker may make it), and when the worker stops,
+ * a poll lost its turn under a budget other workers share (any of them may make it), and when the worker stops,
  * the attempt is handed back to the server with the next poll's delay as its retry delay and the
  * poll count as its heartbeat details, as a poll of one call per attempt is. An attempt lost with
  * a crashed worker is retried by the server at its start-to-close timeout; an ending the server
@@ -102,6 +105,10 @@ export class HeldPolls {
   readonly #warn: (message: string) => void;
   readonly #releaseBoundMs: number;
   #server: AttemptServer | undefined;
+  /** Aborted when the worker stopped: endings being told again are tried once more at once. */
+  #released = new AbortController();
+  /** Endings not told while releasing (one warning for all of them). */
+  #untold = 0;
   /** Runs a function in the async context `open` was called in. */
   #outside: (run: () => void) => void = (run) => run();
 
@@ -114,6 +121,8 @@ export class HeldPolls {
   /** The worker runs: attempts may be held, their endings told through `server`. */
   open(server: AttemptServer): void {
     this.#server = server;
+    this.#released = new AbortController();
+    this.#untold = 0;
     this.#outside = AsyncResource.bind((run: () => void) => run());
   }
 
@@ -134,7 +143,7 @@ export class HeldPolls {
       timer: undefined,
       dueAtMs: Date.now(),
       made: attempt.poll - 1,
-      abort: new AbortController(),
+      poll: undefined,
       settling: undefined,
     };
     this.#held.add(held);
@@ -160,12 +169,13 @@ export class HeldPolls {
     this.#held.clear();
     this.#byKey.clear();
     if (!server) return;
+    this.#released.abort();
     const now = Date.now();
     const settling: Promise<void>[] = [];
     const waiting: Held[] = [];
     for (const held of all) {
       clearTimeout(held.timer);
-      held.abort.abort();
+      held.poll?.abort();
       if (held.settling) settling.push(held.settling);
       else waiting.push(held);
     }
@@ -191,9 +201,10 @@ export class HeldPolls {
     });
     try {
       const ended = await Promise.race([handBacks.then(() => 'done' as const), bound]);
-      if (ended === 'bound' || failed > 0)
+      const untold = failed + this.#untold;
+      if (ended === 'bound' || untold > 0)
         this.#warn(
-          `held polls: ${ended === 'bound' ? `not all handed back within ${this.#releaseBoundMs} ms` : `${failed} not handed back`}; the server retries them at their attempt's timeout`,
+          `held polls: ${ended === 'bound' ? `not all handed back or told within ${this.#releaseBoundMs} ms` : `${untold} not handed back or told`}; the server retries them at their attempt's timeout`,
         );
     } finally {
       clearTimeout(timer);
@@ -219,14 +230,22 @@ export class HeldPolls {
     if (!this.#ours(held)) return;
     held.made = poll;
     const { attempt } = held;
+    // A controller of its own per poll: a signal that lived as long as the attempt would gather
+    // the listeners of every call's combined signal.
+    const controller = new AbortController();
+    held.poll = controller;
     let step: PollStep<unknown>;
     try {
       step = await attempt.run(poll, {
-        signal: held.abort.signal,
+        signal: controller.signal,
         stillWanted: () => this.#stillWanted(held),
       });
     } catch (error) {
+      if (!this.#ours(held)) return;
+      this.#warn(`a held poll failed (its attempt fails with it): ${failureType(error)}`);
       return this.#settle(held, (server) => server.fail(attempt.taskToken, error, this.#details(held)));
+    } finally {
+      held.poll = undefined;
     }
     if ('unwanted' in step || !this.#ours(held)) return;
     if ('outcome' in step)
@@ -265,30 +284,50 @@ export class HeldPolls {
 
   /**
    * Tells the server how the attempt ends (completed, failed, handed back or cancelled), trying
-   * again while it cannot be reached, until the attempt's own bound (the server retries it then).
+   * again while it cannot be reached, until the attempt's own bound (the server retries it then);
+   * once the worker stopped, once more at once, within the release's bound.
    */
   #settle(held: Held, call: (server: AttemptServer) => Promise<void>): void {
-    if (!this.#ours(held)) return;
+    const server = this.#server;
+    if (!server || !this.#ours(held)) return;
     clearTimeout(held.timer);
+    const released = this.#released.signal;
     held.settling = (async () => {
-      for (let waitMs = SETTLE_RETRY_MS; ; waitMs = Math.min(30_000, waitMs * 2)) {
-        const server = this.#server;
+      for (let waitMs = SETTLE_RETRY_MS; ; waitMs = Math.min(SETTLE_RETRY_MAX_MS, waitMs * 2)) {
         try {
-          if (server) await call(server);
+          await call(server);
           return;
         } catch (error) {
           // Not found or cancelled: the attempt ended meanwhile (the workflow closed or cancelled
           // it, or the attempt timed out).
           if (error instanceof ActivityNotFoundError || error instanceof ActivityCancelledError) return;
-          if (Date.now() + waitMs >= held.attempt.endsAtMs || !this.#server) {
+          if (released.aborted) {
+            this.#untold += 1;
+            return;
+          }
+          if (!toldAgain(error) || Date.now() + waitMs >= held.attempt.endsAtMs) {
             this.#warn(
               `a held poll's ending could not be told to the server (it retries the attempt at its timeout): ${error instanceof Error ? error.message : String(error)}`,
             );
             return;
           }
-          await sleep(waitMs);
+          await sleep(waitMs, undefined, { signal: released }).catch(() => undefined);
         }
       }
     })().finally(() => this.#drop(held));
   }
+}
+
+/** gRPC statuses that no later try changes: invalid argument, failed precondition, permission denied, unauthenticated. */
+const LASTING_GRPC_STATUSES = new Set([3, 7, 9, 16]);
+
+/** True when telling the server an ending may work later (it was not reached, or was busy). */
+function toldAgain(error: unknown): boolean {
+  return !(isGrpcServiceError(error) && LASTING_GRPC_STATUSES.has(Number(error.code)));
+}
+
+/** A failure's type for a log line: no message (it may carry the service's words). */
+function failureType(error: unknown): string {
+  if (error instanceof ApplicationFailure) return error.type ?? 'ApplicationFailure';
+  return error instanceof Error ? error.name : typeof error;
 }

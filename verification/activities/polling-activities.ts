@@ -122,14 +122,14 @@ export function pollingActivities(deps: VerificationDeps) {
     if ('notPolled' in state) {
       const retryAfterMs = Math.min(state.notPolled, MAX_RETRY_AFTER_MS);
       // A lost turn: the poll was due, only the budget's part was full; it comes back at a turn
-      // of its own (see turnLostDelayMs), through the server, which may hand it to another
-      // worker. A 429: the session's own interval, stretched by the budget, or the Retry-After,
-      // whichever is later.
+      // of its own (see turnLostDelayMs), through the server when other workers share the
+      // budget (their parts may have turns). A 429: the session's own interval, stretched by the
+      // budget, or the Retry-After, whichever is later.
       if (budget && state.turnLost)
         return {
           againMs: budget.turnLostDelayMs(plan.sessionId, retryAfterMs),
           reason: 'not polled: over budget',
-          handBack: true,
+          ...(budget.shared ? { handBack: true as const } : {}),
         };
       const ownMs = Math.max(pollIntervalMs(plan, polls - 1), retryAfterMs);
       return { againMs: nextPollMs(plan, ownMs, undefined), reason: 'not polled: refused' };
@@ -175,7 +175,9 @@ export function pollingActivities(deps: VerificationDeps) {
       // The poll's number goes on from what the attempts before left (a held attempt makes many
       // polls); otherwise each attempt before was one poll.
       const left = isHeldPollDetails(info.heartbeatDetails) ? info.heartbeatDetails : undefined;
-      const polls = left ? left.polls + info.attempt - left.attempt : info.attempt - 1;
+      // (An attempt reset, or unpaused, starts its count again: the number carried is then passed.)
+      const polls =
+        left && info.attempt > left.attempt ? left.polls + info.attempt - left.attempt : info.attempt - 1;
       // The polls of one activity (a redirect restarts the poll, a new run starts its own) pair
       // up for the learning; a held attempt's among themselves, since the poll count it was left
       // may be behind (its predecessor's worker crashed) and must not pair with an older poll.
@@ -191,7 +193,8 @@ export function pollingActivities(deps: VerificationDeps) {
       if (held?.accepting && holdUntilMs > startedAtMs) {
         const series = `${activity}#${info.attempt}`;
         held.hold({
-          taskToken: info.taskToken,
+          // A copy: the token is a view of the whole task's bytes, which it would keep alive.
+          taskToken: Uint8Array.from(info.taskToken),
           key: plan.sessionId,
           attempt: info.attempt,
           poll: polls,

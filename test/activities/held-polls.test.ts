@@ -220,6 +220,25 @@ describe('held poll attempts', () => {
     await held.release();
   });
 
+  it('asks the attempt of a session the workflow checks itself, and stops it when cancelled', async () => {
+    const { server, calls } = recordingServer((call) =>
+      call.kind === 'heartbeat' ? new ActivityCancelledError('cancelled') : undefined,
+    );
+    const held = new HeldPolls();
+    held.open(server);
+    const one = attempt('a', [again(30_000)], { key: 'session' });
+    held.hold(one);
+    await until(() => one.polls.length > 0, 'the first poll');
+    held.ask('another session');
+    held.ask('session');
+    await until(() => held.size === 0, 'the attempt stopped');
+    expect(calls.map(({ kind, token }) => ({ kind, token }))).toEqual([
+      { kind: 'heartbeat', token: 'a' },
+      { kind: 'cancelled', token: 'a' },
+    ]);
+    expect(one.polls).toEqual([5]);
+  });
+
   it('hands every attempt back when released, with the time left to its next poll, and polls no more', async () => {
     const { server, calls } = recordingServer();
     const held = new HeldPolls();

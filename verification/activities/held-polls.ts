@@ -158,6 +158,16 @@ export class HeldPolls {
   }
 
   /**
+   * Asks the attempt held for `key`, if any, whether it is still wanted (a heartbeat): the
+   * workflow checks its session itself after it stopped the poll, so a cancelled attempt stops
+   * here instead of polling once more.
+   */
+  ask(key: string): void {
+    const held = this.#byKey.get(key);
+    if (held) this.#outside(() => void this.#stillWanted(held));
+  }
+
+  /**
    * The worker stopped: every held attempt is handed back to the server (a poll under way is
    * aborted; its attempt comes back at once), and endings being told are waited for, within the
    * release's bound, so another worker goes on now rather than at the attempts' timeout.

@@ -154,6 +154,9 @@ export function sessionActivities(deps: VerificationDeps) {
      * session succeeded; a returning user's before any other call under the budget.
      */
     async checkSession(sessionId: string, options: CheckOptions = {}): Promise<CheckedSession> {
+      // The workflow stopped its poll to check at once (a redirect): the attempt held here, if
+      // any, is asked now, rather than polling once more to find the session this check reads.
+      deps.heldPolls?.ask(sessionId);
       return await classified(async () => {
         const priority: CallPriority = options.userReturned ? 'user' : 'first';
         const call = { signal: signal(), priority };

@@ -124,6 +124,11 @@ const providerIdSchema = z
   .regex(/^[A-Za-z0-9][A-Za-z0-9._:-]*$/, { message: 'may contain only letters, digits, . _ : and -' });
 
 /** What a business service passes to start a verification (validated in the client). */
+/** An optional whole number of milliseconds within `minMs` and `maxMs` (the polling bounds). */
+function wholeMs(minMs: number, maxMs: number) {
+  return z.number().int().min(minMs).max(maxMs).optional();
+}
+
 export const verificationRequestSchema = z.strictObject({
   reference: newReferenceSchema,
   verificationProfileId: z.guid({ message: 'must be a uuid' }),
@@ -170,24 +175,9 @@ export const verificationRequestSchema = z.strictObject({
    */
   polling: z
     .strictObject({
-      initialMs: z
-        .number()
-        .int()
-        .min(verificationLimits.pollingMs.minMs)
-        .max(verificationLimits.pollingInitialMaxMs)
-        .optional(),
-      maxMs: z
-        .number()
-        .int()
-        .min(verificationLimits.pollingMs.minMs)
-        .max(verificationLimits.pollingMs.maxMs)
-        .optional(),
-      attemptMs: z
-        .number()
-        .int()
-        .min(verificationLimits.pollAttemptMs.minMs)
-        .max(verificationLimits.pollAttemptMs.maxMs)
-        .optional(),
+      initialMs: wholeMs(verificationLimits.pollingMs.minMs, verificationLimits.pollingInitialMaxMs),
+      maxMs: wholeMs(verificationLimits.pollingMs.minMs, verificationLimits.pollingMs.maxMs),
+      attemptMs: wholeMs(verificationLimits.pollAttemptMs.minMs, verificationLimits.pollAttemptMs.maxMs),
     })
     .optional(),
 });

@@ -13,6 +13,7 @@ export const grpcStatus = {
   FAILED_PRECONDITION: 9,
   ABORTED: 10,
   UNIMPLEMENTED: 12,
+  UNAUTHENTICATED: 16,
 } as const;
 
 /**

@@ -1,6 +1,7 @@
-import { ActivityNotFoundError, type Client, isGrpcServiceError } from '@temporalio/client';
+import { ActivityNotFoundError, type Client } from '@temporalio/client';
 import { ensureApplicationFailure } from '@temporalio/common';
 import { encodeErrorToFailure, encodeToPayloads } from '@temporalio/common/lib/internal-non-workflow';
+import { grpcStatus, grpcStatusOf } from '../../common/grpc-status';
 
 /** What a held attempt leaves the next one (its last heartbeat's details): its last poll's number, and its own. */
 export interface HeldPollDetails {
@@ -44,13 +45,9 @@ export function attemptServer(client: Client): AttemptServer {
       try {
         await client.workflowService.respondActivityTaskFailed(request);
       } catch (error) {
-        if (isGrpcServiceError(error) && Number(error.code) === GRPC_NOT_FOUND)
-          throw new ActivityNotFoundError('Not found');
+        if (grpcStatusOf(error) === grpcStatus.NOT_FOUND) throw new ActivityNotFoundError('Not found');
         throw error;
       }
     },
   };
 }
-
-/** gRPC's NOT_FOUND status: the attempt ended meanwhile. */
-const GRPC_NOT_FOUND = 5;

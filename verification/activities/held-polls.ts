@@ -5,9 +5,9 @@ import {
   ActivityNotFoundError,
   ActivityPausedError,
   ActivityResetError,
-  isGrpcServiceError,
 } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
+import { grpcStatus, grpcStatusOf } from '../../common/grpc-status';
 import { type AttemptServer, type HeldPollDetails } from './attempt-server';
 
 /**
@@ -328,12 +328,18 @@ export class HeldPolls {
   }
 }
 
-/** gRPC statuses that no later try changes: invalid argument, failed precondition, permission denied, unauthenticated. */
-const LASTING_GRPC_STATUSES = new Set([3, 7, 9, 16]);
+/** gRPC statuses that no later try changes. */
+const LASTING_GRPC_STATUSES: ReadonlySet<number> = new Set([
+  grpcStatus.INVALID_ARGUMENT,
+  grpcStatus.PERMISSION_DENIED,
+  grpcStatus.FAILED_PRECONDITION,
+  grpcStatus.UNAUTHENTICATED,
+]);
 
 /** True when telling the server an ending may work later (it was not reached, or was busy). */
 function toldAgain(error: unknown): boolean {
-  return !(isGrpcServiceError(error) && LASTING_GRPC_STATUSES.has(Number(error.code)));
+  const status = grpcStatusOf(error);
+  return status === undefined || !LASTING_GRPC_STATUSES.has(status);
 }
 
 /** A failure's type for a log line: no message (it may carry the service's words). */

@@ -163,6 +163,8 @@ interface PolledSession {
   bornAt: number;
   /** Counted in the sums of the placed sessions (see {@link CallBudget.pollDelayMs}) since the last prune. */
   summed: boolean;
+  /** The fair delay that stretched its delay when planned, and its delay's least end (see {@link CallBudget.pollSooner}). */
+  stretch?: { fairMs: number; notBefore: number };
 }
 
 interface Waiter {
@@ -189,6 +191,13 @@ const RETURN_GRACE_MS = 30_000;
  * and a task's dispatch under load.
  */
 export const PLACED_LATE_MS = 5_000;
+/**
+ * A poll planned under a fair delay comes sooner once the fair delay has fallen to this part of
+ * it (see {@link CallBudget.pollSooner}): not for every small change in the other calls' turns.
+ */
+export const SOONER_SHARE = 0.8;
+/** A poll is brought sooner only when that gains at least this much. */
+const SOONER_GAIN_MS = 1_000;
 
 /**
  * A limit on calls per second to a service, shared by every caller in the process: at most
@@ -241,6 +250,8 @@ export class CallBudget {
    * (r), and the sum of r × their curve's weight at their age (w).
    */
   #placed = { ruleRate: 0, weighted: 0 };
+  /** The fair delay as of the last prune (see {@link pollSooner}). */
+  #fairAtPrune = Number.POSITIVE_INFINITY;
   #limit: number;
   #pausedUntil = 0;
   /** Since when the limit grows back (the last halving, then each step of growth). */
@@ -387,10 +398,41 @@ export class CallBudget {
     const now = this.#now();
     this.#prune(now);
     const own = placement ? placement.ruleMs(placement.ageMs) : ownIntervalMs;
-    const ruleDelay = Math.max(own, this.#fairDelayOf(sessionId));
+    const fairMs = this.#fairDelayOf(sessionId);
+    const ruleDelay = Math.max(own, fairMs);
     const delay = Math.round(placement ? this.#placedDelay(sessionId, ruleDelay, placement) : ruleDelay);
-    this.#plan(sessionId, now, delay, placement);
+    const stretch =
+      fairMs > own ? { fairMs, notBefore: now + (placement ? placement.floorMs : own) } : undefined;
+    this.#plan(sessionId, now, delay, placement, stretch);
     return delay;
+  }
+
+  /**
+   * The new delay before `sessionId`'s next poll (from now), when the fair delay that stretched
+   * it has fallen to {@link SOONER_SHARE} of what it was when planned or less: what is left of it
+   * shortened in the same proportion (never before its own interval, or its placement's floor,
+   * from when it was planned). Polls planned while a burst of other calls took their turns (the
+   * fair delay planned for half the polls' part) would otherwise leave the turns freed once the
+   * burst is over unused for a whole delay, minutes at many open sessions; shortened in
+   * proportion, the polls to come keep their order and spread, at the density the turns now
+   * allow. Undefined when its plan stands (not stretched, or the gain is under a second).
+   */
+  pollSooner(sessionId: string): number | undefined {
+    const now = this.#now();
+    this.#prune(now);
+    const session = this.#sessions.get(sessionId);
+    const stretch = session?.stretch;
+    if (!session || !stretch || session.returnsAt <= now) return undefined;
+    const fairMs = this.#fairAtPrune;
+    if (!(fairMs <= stretch.fairMs * SOONER_SHARE)) return undefined;
+    const returnsAt = Math.max(
+      stretch.notBefore,
+      now + ((session.returnsAt - now) * fairMs) / stretch.fairMs,
+    );
+    if (returnsAt > session.returnsAt - SOONER_GAIN_MS) return undefined;
+    session.returnsAt = returnsAt;
+    session.stretch = { fairMs, notBefore: stretch.notBefore };
+    return Math.round(returnsAt - now);
   }
 
   /**
@@ -444,7 +486,13 @@ export class CallBudget {
   }
 
   /** Counts `sessionId` as polled again after `delay`. */
-  #plan(sessionId: string, now: number, delay: number, placement?: PollPlacement): void {
+  #plan(
+    sessionId: string,
+    now: number,
+    delay: number,
+    placement?: PollPlacement,
+    stretch?: PolledSession['stretch'],
+  ): void {
     // A session seen done (by a check or a cancel while this poll was under way) stays forgotten.
     if (!this.#ended.has(sessionId))
       this.#sessions.set(sessionId, {
@@ -452,6 +500,7 @@ export class CallBudget {
         bornAt: now - (placement?.ageMs ?? 0),
         summed: this.#sessions.get(sessionId)?.summed ?? false,
         ...(placement ? { placement: { curve: placement.curve, ruleMs: placement.ruleMs } } : {}),
+        ...(stretch ? { stretch } : {}),
       });
   }
 
@@ -828,6 +877,7 @@ export class CallBudget {
     }
     this.#awaited = awaited;
     const fair = this.#fairDelay(0);
+    this.#fairAtPrune = fair;
     // Only the sessions whose next poll is still to come, or late by a little (its turn, its
     // task): one long past its announced return was polled since by another worker (or found
     // done there), and counting it on, at the ages it would have reached, would weigh the sums

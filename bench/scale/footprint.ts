@@ -66,7 +66,7 @@ async function main(): Promise<void> {
       await worker.stop();
       const startsPerSecond = open.count / open.startSeconds;
       rows.push(
-        `| ${variant.name === 'default' ? `default (\`IDV_WORKFLOW_CACHE=${DEFAULT_WORKFLOW_CACHE}\`)` : `\`${variant.name}\``} | ${open.count} | ${cell(open.rssMiB)} | ${cell(open.peakRssMiB)} | ${cell(open.idleCpuPercent)} | ${cell(open.idleCpuMsPerCall)} | ${cell(open.idlePollAttemptsPerCall)} | ${cell(open.idleCallsPerMinute)} | ${cell(startsPerSecond)} | ${cell((startsPerSecond / RATE) * 100)} | ${open.busiestSecond} | ${cell(open.drainSeconds)} | ${open.succeeded}/${open.sampled} |`,
+        `| ${variant.name === 'default' ? `default (\`IDV_WORKFLOW_CACHE=${DEFAULT_WORKFLOW_CACHE}\`)` : `\`${variant.name}\``} | ${open.count} | ${cell(open.rssMiB)} | ${cell(open.peakRssMiB)} (${open.peakPhase}) | ${cell(open.idleCpuPercent)} | ${cell(open.idleCpuMsPerCall)} | ${cell(open.idlePollAttemptsPerCall)} | ${cell(open.idleCallsPerMinute)} | ${cell(startsPerSecond)} | ${cell((startsPerSecond / RATE) * 100)} | ${open.busiestSecond} | ${cell(open.drainSeconds)} | ${open.succeeded}/${open.sampled} |`,
       );
       log(rows.at(-1) ?? '');
     }
@@ -78,7 +78,7 @@ async function main(): Promise<void> {
     '',
     `Run: \`npm run bench:footprint\`, ${new Date().toISOString().slice(0, 10)}, Node ${process.version}, ${cpus().length} cores, ${round(totalmem() / 2 ** 30, 0)} GiB. For each worker setting, one \`idv worker\` (\`IDV_API_RATE=${RATE}\`, measured from /proc) and a fresh emulator: ${OPEN} verifications started 100 at a time whose users never finish on their own; 20 s after the last start, ${IDLE_SECONDS} s idle are measured (nearly every call then is a poll; the poll activity's tasks are counted by the worker's Prometheus endpoint, \`temporal_activity_execution_latency_count\`: a held attempt makes many calls, an attempt of one poll one or none); then every user finishes at once and the drain is the time until none runs. Outcomes are checked on a sample.`,
     '',
-    '| worker setting | open | RSS MiB (idle) | peak RSS MiB | idle CPU % of one core | CPU ms per call (idle) | poll attempts per call (idle) | calls/min (idle) | starts/s | starts, % of budget | busiest second (calls) | drain s | sample succeeded |',
+    '| worker setting | open | RSS MiB (idle) | peak RSS MiB (phase) | idle CPU % of one core | CPU ms per call (idle) | poll attempts per call (idle) | calls/min (idle) | starts/s | starts, % of budget | busiest second (calls) | drain s | sample succeeded |',
     '|---|---|---|---|---|---|---|---|---|---|---|---|---|',
     ...rows,
   ].join('\n');

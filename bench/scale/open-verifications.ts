@@ -14,6 +14,8 @@ export interface OpenRun {
   idleSeconds: number;
   rssMiB: number;
   peakRssMiB: number;
+  /** The phase the peak came in. */
+  peakPhase: Phase;
   idleCpuPercent: number;
   idleCallsPerMinute: number;
   /** The worker's CPU while idle over the calls it made meanwhile (nearly all polls). */
@@ -42,6 +44,8 @@ async function running(client: Client, taskQueue: string): Promise<number> {
   return count;
 }
 
+type Phase = 'starts' | 'idle' | 'drain';
+
 export async function runOpenVerifications(options: {
   idv: IdvClient;
   client: Client;
@@ -57,7 +61,12 @@ export async function runOpenVerifications(options: {
   await emulator.control('PUT', '/script', { outcome: 'manual' });
   await emulator.control('DELETE', '/counters');
   let peakRss = 0;
-  const sampler = setInterval(() => (peakRss = Math.max(peakRss, processUsage(workerPid).rssMiB)), 1_000);
+  let phase: Phase = 'starts';
+  let peakPhase: Phase = phase;
+  const sampler = setInterval(() => {
+    const { rssMiB } = processUsage(workerPid);
+    if (rssMiB > peakRss) [peakRss, peakPhase] = [rssMiB, phase];
+  }, 1_000);
   const stamp = Date.now();
   const started: Array<{ reference: string; sessionId: string }> = [];
   let startFailures = 0;
@@ -88,6 +97,7 @@ export async function runOpenVerifications(options: {
   const startSeconds = (Date.now() - stamp) / 1000;
   // Settle (the last starts' first polls), then the idle window.
   await sleep(20_000);
+  phase = 'idle';
   const attempts = async () => (options.pollAttempts ? await options.pollAttempts() : Number.NaN);
   const before = {
     usage: processUsage(workerPid),
@@ -104,6 +114,7 @@ export async function runOpenVerifications(options: {
   };
   const idleSeconds = (after.at - before.at) / 1000;
   const drainStart = Date.now();
+  phase = 'drain';
   await inLanes(started.length, 100, async (i) => {
     await emulator.control('POST', `/sessions/${started[i]?.sessionId}/complete`);
   });
@@ -121,6 +132,7 @@ export async function runOpenVerifications(options: {
     idleSeconds,
     rssMiB: after.usage.rssMiB,
     peakRssMiB: peakRss,
+    peakPhase,
     idleCpuPercent: ((after.usage.cpuSeconds - before.usage.cpuSeconds) / idleSeconds) * 100,
     idleCallsPerMinute: ((after.calls - before.calls) / idleSeconds) * 60,
     idleCpuMsPerCall:

@@ -83,6 +83,26 @@ describe('held poll attempts', () => {
     expect(held.size).toBe(0);
   });
 
+  it('brings a waiting poll sooner when its attempt asks for it, and keeps numbering its polls', async () => {
+    const { server, calls } = recordingServer();
+    const held = new HeldPolls({ retimeEveryMs: 10 });
+    held.open(server);
+    const asked: number[] = [];
+    const one = attempt('a', [again(10), again(50_000), done('succeeded')], {
+      // Asked while the second poll's long wait runs: it comes 20 ms from then instead.
+      sooner: () => {
+        asked.push(one.polls.length);
+        return one.polls.length === 2 ? 20 : undefined;
+      },
+    });
+    held.hold(one);
+    await until(() => calls.length > 0, 'the completion');
+    expect(one.polls).toEqual([5, 6, 7]);
+    expect(calls).toEqual([{ kind: 'complete', token: 'a', result: 'succeeded' }]);
+    expect(asked).toContain(2);
+    await held.release();
+  });
+
   it('tells an outcome the server could not be told again, until it is told', async () => {
     let refusals = 2;
     const { server, calls } = recordingServer((call) =>

@@ -520,6 +520,36 @@ describe('the call budget', () => {
     await Promise.all(creates);
   });
 
+  it('brings sooner, in proportion, the polls planned while a burst of creates took their turns, once it is over', async () => {
+    const budget = new CallBudget({ callsPerSecond: 10, pollShare: 0.5 });
+    for (let i = 1; i <= 100; i += 1) budget.pollDelayMs(`s-${i}`, 2_000);
+    const creates = Array.from({ length: 100 }, () => budget.acquire('first'));
+    await jest.advanceTimersByTimeAsync(REFUSAL_WINDOW_MS);
+    // Planned for half the polls' part while the creates take every turn: 44 s.
+    expect(budget.pollDelayMs('s-1', 2_000)).toBe(44_000);
+    const plannedAt = Date.now();
+    expect(budget.pollSooner('s-1')).toBeUndefined();
+    // The burst ends, and its turns leave the last 10 s: the polls have their whole part again
+    // (a fair delay of 22 s), so what is left of s-1's 44 s is halved.
+    await jest.advanceTimersByTimeAsync(2 * REFUSAL_WINDOW_MS);
+    await Promise.all(creates);
+    const left = plannedAt + 44_000 - Date.now();
+    const sooner = budget.pollSooner('s-1');
+    expect(sooner).toBeGreaterThanOrEqual(left / 2 - 1);
+    expect(sooner).toBeLessThanOrEqual(left / 2 + 1);
+    // Once brought sooner, its plan stands until the turns grow again.
+    expect(budget.pollSooner('s-1')).toBeUndefined();
+    budget.close();
+  });
+
+  it('leaves the plan of a poll its own interval bounds as it is', () => {
+    const budget = new CallBudget({ callsPerSecond: 10, pollShare: 0.5 });
+    expect(budget.pollDelayMs('s-1', 60_000)).toBe(60_000);
+    jest.advanceTimersByTime(REFUSAL_WINDOW_MS);
+    expect(budget.pollSooner('s-1')).toBeUndefined();
+    expect(budget.pollSooner('unknown')).toBeUndefined();
+  });
+
   it('does not count again a session it was told had ended (a poll attempt under way then)', () => {
     const budget = new CallBudget({ callsPerSecond: 10 });
     budget.pollDelayMs('s-1', 1_000);

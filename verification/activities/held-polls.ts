@@ -45,6 +45,11 @@ export interface HeldAttempt<T> {
   run: (poll: number, call: HeldPollCall) => Promise<PollStep<T>>;
   /** The failure that hands the attempt back to the server, its next attempt `delayMs` later. */
   handBack: (delayMs: number, reason: string) => Error;
+  /**
+   * Asked while the next poll waits (see {@link HeldPollsOptions.retimeEveryMs}): a shorter delay
+   * for it from now, when its plan changed (the budget's turns freed), or undefined.
+   */
+  sooner?: () => number | undefined;
 }
 
 /** Options of {@link HeldPolls}. */
@@ -55,6 +60,8 @@ export interface HeldPollsOptions {
   warn?: (message: string) => void;
   /** How long a worker's release may take to hand its attempts back. @default 15_000 */
   releaseBoundMs?: number;
+  /** How often the attempts waiting for their next poll are asked whether it should come sooner (`HeldAttempt.sooner`). @default 5_000 */
+  retimeEveryMs?: number;
 }
 
 interface Held {
@@ -104,6 +111,8 @@ export class HeldPolls {
   readonly #max: number;
   readonly #warn: (message: string) => void;
   readonly #releaseBoundMs: number;
+  readonly #retimeEveryMs: number;
+  #retimer: NodeJS.Timeout | undefined;
   #server: AttemptServer | undefined;
   /** Aborted when the worker stopped: endings being told again are tried once more at once. */
   #released = new AbortController();
@@ -116,6 +125,7 @@ export class HeldPolls {
     this.#max = options.max ?? 50_000;
     this.#warn = options.warn ?? (() => undefined);
     this.#releaseBoundMs = options.releaseBoundMs ?? 15_000;
+    this.#retimeEveryMs = options.retimeEveryMs ?? 5_000;
   }
 
   /** The worker runs: attempts may be held, their endings told through `server`. */
@@ -124,6 +134,8 @@ export class HeldPolls {
     this.#released = new AbortController();
     this.#untold = 0;
     this.#outside = AsyncResource.bind((run: () => void) => run());
+    clearInterval(this.#retimer);
+    this.#retimer = setInterval(() => this.#retime(), this.#retimeEveryMs).unref();
   }
 
   /** True when another attempt can be held (the worker runs and there is room). */
@@ -175,6 +187,8 @@ export class HeldPolls {
   async release(): Promise<void> {
     const server = this.#server;
     this.#server = undefined;
+    clearInterval(this.#retimer);
+    this.#retimer = undefined;
     const all = [...this.#held];
     this.#held.clear();
     this.#byKey.clear();
@@ -228,6 +242,18 @@ export class HeldPolls {
   /** True while `held` is still this worker's to act on (not released, settled or dropped). */
   #ours(held: Held): boolean {
     return this.#held.has(held) && held.settling === undefined && this.#server !== undefined;
+  }
+
+  /** Brings sooner the next polls whose attempts ask for it (see {@link HeldAttempt.sooner}). */
+  #retime(): void {
+    const now = Date.now();
+    for (const held of this.#held) {
+      if (held.timer === undefined || !held.attempt.sooner || !this.#ours(held)) continue;
+      const delayMs = held.attempt.sooner();
+      if (delayMs === undefined || now + delayMs >= held.dueAtMs) continue;
+      clearTimeout(held.timer);
+      this.#wait(held, held.made + 1, delayMs);
+    }
   }
 
   #wait(held: Held, poll: number, delayMs: number): void {

@@ -163,8 +163,12 @@ interface PolledSession {
   bornAt: number;
   /** Counted in the sums of the placed sessions (see {@link CallBudget.pollDelayMs}) since the last prune. */
   summed: boolean;
-  /** The fair delay that stretched its delay when planned, and its delay's least end (see {@link CallBudget.pollSooner}). */
-  stretch?: { fairMs: number; notBefore: number };
+  /**
+   * Its delay was stretched by the fair delay (see {@link CallBudget.pollSooner}): its own
+   * interval, the rule's delay it was planned from (the fair one), and the earliest its next
+   * poll may come (the budget's clock).
+   */
+  stretch?: { ownMs: number; ruleMs: number; notBefore: number };
 }
 
 interface Waiter {
@@ -402,37 +406,49 @@ export class CallBudget {
     const ruleDelay = Math.max(own, fairMs);
     const delay = Math.round(placement ? this.#placedDelay(sessionId, ruleDelay, placement) : ruleDelay);
     const stretch =
-      fairMs > own ? { fairMs, notBefore: now + (placement ? placement.floorMs : own) } : undefined;
+      fairMs > own
+        ? { ownMs: own, ruleMs: ruleDelay, notBefore: now + (placement ? placement.floorMs : own) }
+        : undefined;
     this.#plan(sessionId, now, delay, placement, stretch);
     return delay;
   }
 
   /**
-   * The new delay before `sessionId`'s next poll (from now), when the fair delay that stretched
-   * it has fallen to {@link SOONER_SHARE} of what it was when planned or less: what is left of it
-   * shortened in the same proportion (never before its own interval, or its placement's floor,
-   * from when it was planned). Polls planned while a burst of other calls took their turns (the
-   * fair delay planned for half the polls' part) would otherwise leave the turns freed once the
-   * burst is over unused for a whole delay, minutes at many open sessions; shortened in
-   * proportion, the polls to come keep their order and spread, at the density the turns now
-   * allow. Undefined when its plan stands (not stretched, or the gain is under a second).
+   * A shorter delay before `sessionId`'s next poll, due in `leftMs`, when the fair delay that
+   * stretched it fell: once the rule's delay it gives now (its own interval, or the fair delay if
+   * longer) is {@link SOONER_SHARE} of the one it was planned from or less, what is left is
+   * shortened in that proportion (never before its own interval, or its placement's floor, from
+   * when it was planned). Polls planned while a burst of other calls took their turns (planned
+   * for half the polls' part) would otherwise leave the turns freed once the burst is over
+   * unused for a whole delay, minutes at many open sessions; shortened in proportion, the polls
+   * to come keep their order and spread, at the density the turns now allow. Fewer calls granted
+   * are not turns freed while 429s tightened the limit or pause every call, while first calls
+   * wait for the part, or while this process is held: its plan stands then, as it does when the
+   * gain is under a second. Undefined when it stands; otherwise the session counts as polled
+   * after the delay returned.
    */
-  pollSooner(sessionId: string): number | undefined {
+  pollSooner(sessionId: string, leftMs: number): number | undefined {
     const now = this.#now();
+    this.#recover(now);
     this.#prune(now);
     const session = this.#sessions.get(sessionId);
     const stretch = session?.stretch;
-    if (!session || !stretch || session.returnsAt <= now) return undefined;
-    const fairMs = this.#fairAtPrune;
-    if (!(fairMs <= stretch.fairMs * SOONER_SHARE)) return undefined;
-    const returnsAt = Math.max(
-      stretch.notBefore,
-      now + ((session.returnsAt - now) * fairMs) / stretch.fairMs,
-    );
-    if (returnsAt > session.returnsAt - SOONER_GAIN_MS) return undefined;
-    session.returnsAt = returnsAt;
-    session.stretch = { fairMs, notBefore: stretch.notBefore };
-    return Math.round(returnsAt - now);
+    if (
+      !session ||
+      !stretch ||
+      this.#limit < this.#share ||
+      this.pausedForMs() > 0 ||
+      this.#urgentWaiting() ||
+      this.#shareInForce(now) === 0
+    )
+      return undefined;
+    const ruleMs = Math.max(stretch.ownMs, this.#fairAtPrune);
+    if (!(ruleMs <= stretch.ruleMs * SOONER_SHARE)) return undefined;
+    const soonerMs = Math.max(stretch.notBefore - now, (leftMs * ruleMs) / stretch.ruleMs);
+    if (!(soonerMs <= leftMs - SOONER_GAIN_MS)) return undefined;
+    session.returnsAt = now + soonerMs;
+    session.stretch = { ...stretch, ruleMs };
+    return Math.round(soonerMs);
   }
 
   /**
@@ -471,7 +487,16 @@ export class CallBudget {
       }
     }
     delay = Math.round(delay);
-    this.#plan(sessionId, now, delay);
+    // While the part is full for everyone, the whole fair delay: a poll that comes sooner once
+    // it frees (see pollSooner).
+    const stretched = full && delay > ownIntervalMs;
+    this.#plan(
+      sessionId,
+      now,
+      delay,
+      undefined,
+      stretched ? { ownMs: ownIntervalMs, ruleMs: delay, notBefore: now + ownIntervalMs } : undefined,
+    );
     return delay;
   }
 

@@ -90,8 +90,9 @@ describe('held poll attempts', () => {
     const asked: number[] = [];
     const one = attempt('a', [again(10), again(50_000), done('succeeded')], {
       // Asked while the second poll's long wait runs: it comes 20 ms from then instead.
-      sooner: () => {
+      sooner: (leftMs) => {
         asked.push(one.polls.length);
+        expect(leftMs).toBeLessThanOrEqual(50_000);
         return one.polls.length === 2 ? 20 : undefined;
       },
     });

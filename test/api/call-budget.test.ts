@@ -520,34 +520,58 @@ describe('the call budget', () => {
     await Promise.all(creates);
   });
 
-  it('brings sooner, in proportion, the polls planned while a burst of creates took their turns, once it is over', async () => {
+  /** 100 sessions planned, then a burst of 100 creates that takes every turn for 10 s and more. */
+  async function burstOfCreates() {
     const budget = new CallBudget({ callsPerSecond: 10, pollShare: 0.5 });
     for (let i = 1; i <= 100; i += 1) budget.pollDelayMs(`s-${i}`, 2_000);
     const creates = Array.from({ length: 100 }, () => budget.acquire('first'));
     await jest.advanceTimersByTimeAsync(REFUSAL_WINDOW_MS);
-    // Planned for half the polls' part while the creates take every turn: 44 s.
+    return { budget, creates };
+  }
+
+  it('brings sooner, in proportion, the polls planned while a burst of creates took their turns, once it is over', async () => {
+    const { budget, creates } = await burstOfCreates();
+    // Planned for half the polls' part while the creates take every turn: 44 s; a lost turn
+    // comes back after the whole fair delay; a session's own interval of 30 s stays its floor.
     expect(budget.pollDelayMs('s-1', 2_000)).toBe(44_000);
+    expect(budget.turnLostDelayMs('s-2', 2_000)).toBe(44_000);
+    expect(budget.pollDelayMs('s-3', 30_000)).toBe(44_000);
     const plannedAt = Date.now();
-    expect(budget.pollSooner('s-1')).toBeUndefined();
+    // Creates still wait: no turn is free.
+    expect(budget.pollSooner('s-1', 44_000)).toBeUndefined();
     // The burst ends, and its turns leave the last 10 s: the polls have their whole part again
-    // (a fair delay of 22 s), so what is left of s-1's 44 s is halved.
+    // (a fair delay of 22 s), so what is left of each delay is halved, or cut to 30/44 of it
+    // for the session whose own interval is 30 s.
     await jest.advanceTimersByTimeAsync(2 * REFUSAL_WINDOW_MS);
     await Promise.all(creates);
     const left = plannedAt + 44_000 - Date.now();
-    const sooner = budget.pollSooner('s-1');
-    expect(sooner).toBeGreaterThanOrEqual(left / 2 - 1);
-    expect(sooner).toBeLessThanOrEqual(left / 2 + 1);
-    // Once brought sooner, its plan stands until the turns grow again.
-    expect(budget.pollSooner('s-1')).toBeUndefined();
+    expect(budget.pollSooner('s-1', left)).toBe(Math.round(left / 2));
+    expect(budget.pollSooner('s-2', left)).toBe(Math.round(left / 2));
+    expect(budget.pollSooner('s-3', left)).toBe(Math.round((left * 30) / 44));
+    // Once brought sooner, a plan stands until the turns grow again.
+    expect(budget.pollSooner('s-1', left / 2)).toBeUndefined();
     budget.close();
   });
 
-  it('leaves the plan of a poll its own interval bounds as it is', () => {
+  it('keeps the plans of polls while 429s pause the calls, though fewer calls were granted', async () => {
+    const { budget, creates } = await burstOfCreates();
+    expect(budget.pollDelayMs('s-1', 2_000)).toBe(44_000);
+    budget.close();
+    await Promise.all(creates);
+    await jest.advanceTimersByTimeAsync(REFUSAL_WINDOW_MS);
+    // The service answers 429 to a fifth of the calls and more: every call pauses for its Retry-After.
+    for (let i = 0; i < 30; i += 1) budget.throttled(60_000, budget.now());
+    await jest.advanceTimersByTimeAsync(REFUSAL_WINDOW_MS + BUDGET_WINDOW_MS);
+    expect(budget.pausedForMs()).toBeGreaterThan(0);
+    expect(budget.pollSooner('s-1', 30_000)).toBeUndefined();
+  });
+
+  it('leaves the plan of a poll its own interval bounds as it is, and of a session it does not know', () => {
     const budget = new CallBudget({ callsPerSecond: 10, pollShare: 0.5 });
     expect(budget.pollDelayMs('s-1', 60_000)).toBe(60_000);
     jest.advanceTimersByTime(REFUSAL_WINDOW_MS);
-    expect(budget.pollSooner('s-1')).toBeUndefined();
-    expect(budget.pollSooner('unknown')).toBeUndefined();
+    expect(budget.pollSooner('s-1', 50_000)).toBeUndefined();
+    expect(budget.pollSooner('unknown', 50_000)).toBeUndefined();
   });
 
   it('does not count again a session it was told had ended (a poll attempt under way then)', () => {

@@ -46,10 +46,10 @@ export interface HeldAttempt<T> {
   /** The failure that hands the attempt back to the server, its next attempt `delayMs` later. */
   handBack: (delayMs: number, reason: string) => Error;
   /**
-   * Asked while the next poll waits (see {@link HeldPollsOptions.retimeEveryMs}): a shorter delay
-   * for it from now, when its plan changed (the budget's turns freed), or undefined.
+   * Asked while the next poll waits, `leftMs` from now (see {@link HeldPollsOptions.retimeEveryMs}):
+   * a shorter delay for it from now, when its plan changed (the budget's turns freed), or undefined.
    */
-  sooner?: () => number | undefined;
+  sooner?: (leftMs: number) => number | undefined;
 }
 
 /** Options of {@link HeldPolls}. */
@@ -126,6 +126,7 @@ export class HeldPolls {
     this.#warn = options.warn ?? (() => undefined);
     this.#releaseBoundMs = options.releaseBoundMs ?? 15_000;
     this.#retimeEveryMs = options.retimeEveryMs ?? 5_000;
+    if (!(this.#retimeEveryMs >= 10)) throw new RangeError('retimeEveryMs must be at least 10');
   }
 
   /** The worker runs: attempts may be held, their endings told through `server`. */
@@ -244,12 +245,24 @@ export class HeldPolls {
     return this.#held.has(held) && held.settling === undefined && this.#server !== undefined;
   }
 
-  /** Brings sooner the next polls whose attempts ask for it (see {@link HeldAttempt.sooner}). */
+  /**
+   * Brings sooner the next polls whose attempts ask for it (see {@link HeldAttempt.sooner}); only
+   * the newest attempt of a session, whose poll the budget planned last.
+   */
   #retime(): void {
     const now = Date.now();
     for (const held of this.#held) {
-      if (held.timer === undefined || !held.attempt.sooner || !this.#ours(held)) continue;
-      const delayMs = held.attempt.sooner();
+      const { attempt } = held;
+      if (held.timer === undefined || !attempt.sooner || this.#byKey.get(attempt.key) !== held) continue;
+      if (!this.#ours(held)) continue;
+      let delayMs: number | undefined;
+      try {
+        delayMs = attempt.sooner(held.dueAtMs - now);
+      } catch (error) {
+        // Its plan stands: the poll comes when it was due.
+        this.#warn(`a held poll could not be planned again: ${failureType(error)}`);
+        continue;
+      }
       if (delayMs === undefined || now + delayMs >= held.dueAtMs) continue;
       clearTimeout(held.timer);
       this.#wait(held, held.made + 1, delayMs);

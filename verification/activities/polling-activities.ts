@@ -211,7 +211,7 @@ export function pollingActivities(deps: VerificationDeps) {
           handBack: pollAgain,
           // The budget's turns freed since the next poll was planned (a burst of creates ended):
           // it comes sooner rather than leave them unused.
-          ...(budget ? { sooner: () => budget.pollSooner(plan.sessionId) } : {}),
+          ...(budget ? { sooner: (leftMs: number) => budget.pollSooner(plan.sessionId, leftMs) } : {}),
         });
         throw new CompleteAsyncError();
       }

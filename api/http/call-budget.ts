@@ -433,15 +433,7 @@ export class CallBudget {
     this.#prune(now);
     const session = this.#sessions.get(sessionId);
     const stretch = session?.stretch;
-    if (
-      !session ||
-      !stretch ||
-      this.#limit < this.#share ||
-      this.pausedForMs() > 0 ||
-      this.#urgentWaiting() ||
-      this.#shareInForce(now) === 0
-    )
-      return undefined;
+    if (!session || !stretch || this.#partFull() || this.#shareInForce(now) === 0) return undefined;
     const ruleMs = Math.max(stretch.ownMs, this.#fairAtPrune);
     if (!(ruleMs <= stretch.ruleMs * SOONER_SHARE)) return undefined;
     const soonerMs = Math.max(stretch.notBefore - now, (leftMs * ruleMs) / stretch.ruleMs);
@@ -469,8 +461,7 @@ export class CallBudget {
     const now = this.#now();
     this.#recover(now);
     this.#prune(now);
-    const tightened = this.#limit < this.#share || this.pausedForMs() > 0;
-    const full = tightened || this.#urgentWaiting();
+    const full = this.#partFull();
     const parts = full ? 1 : Math.max(1, Math.min(this.#workers, this.#rate));
     let delay = Math.max(ownIntervalMs, this.#fairDelayOf(sessionId) / parts);
     // Held (no part yet, or it ran out), this process has no turns to hand out: the others' may.
@@ -498,6 +489,14 @@ export class CallBudget {
       stretched ? { ownMs: ownIntervalMs, ruleMs: delay, notBefore: now + ownIntervalMs } : undefined,
     );
     return delay;
+  }
+
+  /**
+   * True while this part has no turn to spare whatever the polls' plan: 429s tightened the limit
+   * or pause every call, or first calls wait for it (a burst of starts fills every part alike).
+   */
+  #partFull(): boolean {
+    return this.#limit < this.#share || this.pausedForMs() > 0 || this.#urgentWaiting();
   }
 
   /** True when several processes share the rate: a poll that lost its turn here may find one in another's part. */

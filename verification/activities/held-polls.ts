@@ -253,8 +253,8 @@ export class HeldPolls {
     const now = Date.now();
     for (const held of this.#held) {
       const { attempt } = held;
-      if (held.timer === undefined || !attempt.sooner || this.#byKey.get(attempt.key) !== held) continue;
-      if (!this.#ours(held)) continue;
+      const waiting = held.timer !== undefined && this.#ours(held);
+      if (!waiting || !attempt.sooner || this.#byKey.get(attempt.key) !== held) continue;
       let delayMs: number | undefined;
       try {
         delayMs = attempt.sooner(held.dueAtMs - now);

@@ -123,12 +123,12 @@ const providerIdSchema = z
   .max(100, { message: 'must be at most 100 characters' })
   .regex(/^[A-Za-z0-9][A-Za-z0-9._:-]*$/, { message: 'may contain only letters, digits, . _ : and -' });
 
-/** What a business service passes to start a verification (validated in the client). */
 /** An optional whole number of milliseconds within `minMs` and `maxMs` (the polling bounds). */
 function wholeMs(minMs: number, maxMs: number) {
   return z.number().int().min(minMs).max(maxMs).optional();
 }
 
+/** What a business service passes to start a verification (validated in the client). */
 export const verificationRequestSchema = z.strictObject({
   reference: newReferenceSchema,
   verificationProfileId: z.guid({ message: 'must be a uuid' }),

@@ -2,11 +2,13 @@
 // tried: its memory while idle and at peak, its CPU per poll, the start rate against the budget,
 // and the drain once every user finishes.
 // Sizes: BENCH_OPEN (default 10000), BENCH_OPEN_RATE (default 100 calls/s), BENCH_IDLE_SECONDS
-// (default 60). Settings: BENCH_FOOTPRINT_VARIANTS, `;`-separated, each a list of the worker's
+// (default: the default `polling.attemptMs`, 600, so that every held attempt is handed back once
+// in the idle window, as it is in each such span of a worker that stays up). Settings: BENCH_FOOTPRINT_VARIANTS, `;`-separated, each a list of the worker's
 // environment (`IDV_WORKFLOW_CACHE=100,NODE_OPTIONS=--max-old-space-size=512`); `default` is the
 // worker as shipped. Rewrites its section of docs/benchmarks.md.
 import { cpus, totalmem } from 'node:os';
 import { Runtime } from '@temporalio/worker';
+import { DEFAULT_POLLING } from '../../verification/domain/polling';
 import { DEFAULT_WORKFLOW_CACHE } from '../../workers/config';
 import { runtimeOptions } from '../../workers/logging';
 import { recordSection } from '../support/record';
@@ -20,7 +22,7 @@ import { pollAttempts } from './worker-metrics';
 const numberFrom = (name: string, fallback: number) => Number(process.env[name] ?? fallback);
 const OPEN = numberFrom('BENCH_OPEN', 10_000);
 const RATE = numberFrom('BENCH_OPEN_RATE', 100);
-const IDLE_SECONDS = numberFrom('BENCH_IDLE_SECONDS', 60);
+const IDLE_SECONDS = numberFrom('BENCH_IDLE_SECONDS', DEFAULT_POLLING.attemptMs / 1000);
 const VARIANTS = (process.env.BENCH_FOOTPRINT_VARIANTS ?? 'default').split(';').map((variant) => ({
   name: variant.trim(),
   env: Object.fromEntries(

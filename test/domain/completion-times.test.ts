@@ -42,6 +42,22 @@ describe('completion times', () => {
     expect(times.curve('another')).toBeUndefined();
   });
 
+  it('makes the curve again after a completion at once, after running time seen 64 times', () => {
+    const times = new CompletionTimes();
+    for (let i = 0; i < MIN_COMPLETIONS; i += 1) times.observe('p', 0, 10_000, true);
+    const first = times.curve('p');
+    for (let i = 0; i < 63; i += 1) times.observe('p', 10_000, 20_000, false);
+    expect(times.curve('p')).toBe(first);
+    times.observe('p', 10_000, 20_000, false);
+    const second = times.curve('p');
+    expect(second).not.toBe(first);
+    expect(second?.weight(15_000)).toBeLessThan(first?.weight(15_000) ?? 0);
+    times.observe('p', 0, 15_000, true);
+    expect(times.curve('p')).not.toBe(second);
+    times.shared(new Map());
+    expect(times.curve('p')).toBeDefined();
+  });
+
   it('learns where completions are likely, though most sessions leave before completing', () => {
     // Log-normal times (median 90 s); two sessions in three leave unseen (a redirect, a cancel)
     // at a uniform time of their own: their running time counts, no completion.

@@ -10,6 +10,14 @@ import {
 } from '../../common/completion-bins';
 import { InspectionCurve } from './inspection-curve';
 
+/**
+ * A provider's curve is made again once this many polls saw its sessions running since it was
+ * made (a completion, or the store's totals, make it again at once). Made again at every poll,
+ * it took about 3 % of a worker's main thread at many open verifications (bench:footprint),
+ * and one poll's running time moves it little.
+ */
+const RUNNING_BEFORE_NEW_CURVE = 64;
+
 /** Completions per provider: the counts, and their curve once enough were seen. */
 export class CompletionTimes {
   /** Counts as last read from the shared store (every worker's). */
@@ -17,6 +25,8 @@ export class CompletionTimes {
   /** Counts seen here since they were last handed to the store. */
   #pending = new Map<string, CompletionCounts>();
   readonly #curves = new Map<string, InspectionCurve | null>();
+  /** Running time seen per provider since its curve was made (see {@link RUNNING_BEFORE_NEW_CURVE}). */
+  readonly #runningSince = new Map<string, number>();
 
   /**
    * A session of `provider` was seen running from age `fromMs` to `toMs` (ms after its
@@ -35,7 +45,9 @@ export class CompletionTimes {
       const k = binOf(toMs);
       counts.events[k] = (counts.events[k] ?? 0) + 1;
     }
-    this.#curves.delete(provider);
+    const running = completed ? RUNNING_BEFORE_NEW_CURVE : (this.#runningSince.get(provider) ?? 0) + 1;
+    if (running < RUNNING_BEFORE_NEW_CURVE) this.#runningSince.set(provider, running);
+    else this.#forgetCurve(provider);
   }
 
   /** The provider's curve, or undefined while too few completions were seen (see {@link InspectionCurve.from}). */
@@ -78,6 +90,12 @@ export class CompletionTimes {
   shared(totals: ReadonlyMap<string, CompletionCounts>): void {
     this.#shared = new Map([...totals].map(([provider, counts]) => [provider, copyCounts(counts)]));
     this.#curves.clear();
+    this.#runningSince.clear();
+  }
+
+  #forgetCurve(provider: string): void {
+    this.#curves.delete(provider);
+    this.#runningSince.delete(provider);
   }
 
   #pendingOf(provider: string): CompletionCounts {

@@ -11,6 +11,12 @@ export const SESSION_RUNNING = 'SessionRunning';
  */
 export const POLL_PRIORITY_KEY = 4;
 
+/**
+ * The polling bounds a request leaves out (see the request's `polling`): the interval from 1 s
+ * growing to 10 s, and how long a worker holds one poll attempt between its polls.
+ */
+export const DEFAULT_POLLING = { initialMs: 1_000, maxMs: 10_000, attemptMs: 600_000 } as const;
+
 /** The interval after `polls` idle polls: `initialMs`, growing by half each poll up to `maxMs`. */
 export function pollIntervalMs(plan: { initialMs: number; maxMs: number }, polls: number): number {
   return Math.min(plan.maxMs, Math.round(plan.initialMs * 1.5 ** Math.max(0, polls)));

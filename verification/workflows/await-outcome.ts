@@ -4,6 +4,7 @@ import type { ResultsAlong } from '../activities/result-activities';
 import type { CheckedSession } from '../activities/session-activities';
 import type { VerificationInput } from '../domain/verification';
 import { verificationErrorCodes } from '../domain/outcome';
+import { DEFAULT_POLLING } from '../domain/polling';
 import {
   WAITS_GIVE_WAY,
   WAITS_GIVE_WAY_TO_OUTCOME,
@@ -21,7 +22,6 @@ import { refusalCode, sessionUnknown } from '../shared/failure-types';
 import { OwnedActivity, type Settled } from '../../common/owned-activity';
 import { MAX_REFRESH_REFUSALS, MIN_REFRESH_GAP_MS, type SessionState } from './session-state';
 
-const DEFAULT_POLLING = { initialMs: 1_000, maxMs: 10_000, attemptMs: 600_000 };
 /** A native challenge session is checked at most this often (each check writes history). */
 const NATIVE_CHECK_FLOOR_MS = 30_000;
 /** A refresh that failed for a while is tried again this much later. */
